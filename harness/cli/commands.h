@@ -1,0 +1,21 @@
+// The subcommands of `isoharness`. Each *_command.cc adds its subcommand to the app and
+// returns the action to run when that subcommand was chosen. Actions return an exit code
+// (see harness/common/error.h) and may throw UserError or InfraError, which main maps.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <utility>
+
+namespace isoharness::cli {
+
+using Action = std::function<int()>;
+using Command = std::pair<CLI::App*, Action>;
+
+Command version_command(CLI::App& app);
+Command plan_command(CLI::App& app);
+Command local_command(CLI::App& app);
+Command run_command(CLI::App& app);
+Command parity_command(CLI::App& app);
+
+}  // namespace isoharness::cli

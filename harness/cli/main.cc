@@ -1,0 +1,39 @@
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "harness/cli/commands.h"
+#include "harness/common/error.h"
+
+int main(int argc, char** argv) {
+  using namespace isoharness;
+  CLI::App app{"isoharness: proves eval sandboxes get the isolation their config asks for, "
+               "and measures what it costs in time."};
+  app.require_subcommand(1);
+  std::vector<cli::Command> commands = {
+      cli::version_command(app), cli::plan_command(app), cli::local_command(app),
+      cli::run_command(app),     cli::parity_command(app),
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitPass : kExitBadInput;
+  }
+  for (auto& [sub, action] : commands) {
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const UserError& e) {
+      std::fprintf(stderr, "isoharness: error: %s\n", e.what());
+      return kExitBadInput;
+    } catch (const InfraError& e) {
+      std::fprintf(stderr, "isoharness: infrastructure failure: %s\n", e.what());
+      return kExitInfrastructure;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "isoharness: infrastructure failure (unexpected): %s\n", e.what());
+      return kExitInfrastructure;
+    }
+  }
+  return kExitBadInput;
+}
