@@ -1,0 +1,77 @@
+// The backend interface: deploy one sandbox for one plan item, runtime, node class and
+// attempt; hand back how to reach it over SSH; destroy it. The local backend
+// (deploy/local) builds real runc/runsc containers in namespaces on this machine; the hawk
+// backend (deploy/hawk) drives a real deployment through the hawk CLI.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::deploy {
+
+// One SSH endpoint with the host key the caller must pin.
+struct SshEndpoint {
+  std::string host;      // address or name, as seen from the previous hop
+  int port = 22;
+  std::string user;
+  std::string host_key;  // OpenSSH public key line: "ssh-ed25519 AAAA..." (type + base64)
+};
+
+// The path a human baseliner uses: the jumphost, then the sandbox's port 2222.
+struct SshRoute {
+  SshEndpoint jump;
+  SshEndpoint sandbox;
+};
+
+// A named place the egress probe tries to reach, provided by the backend's world.
+struct EgressTarget {
+  std::string name;   // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
+  std::string host;   // a name (resolved by isoprobe's own resolver) or an address
+  int port = 0;
+  std::string proto;  // "tcp", "dns" or "http"
+  std::string domain; // the domain the target stands for, when it has one
+  std::string role;   // "internet", "metadata", "cluster", "sandbox", "resolver"
+};
+
+struct SandboxRequest {
+  std::string run_id;          // [a-z0-9]{1,8}; everything created carries it
+  std::string name;            // unique within the run, [a-z0-9-]{1,24}
+  std::string item_id;         // the plan item id, for labels and logs
+  nlohmann::json values;       // the item's rendered sandbox values (docs/CONTRACTS.md §1)
+  std::string node_class;      // a node class of the deployment profile
+  int attempt = 1;
+  std::string authorized_key;  // OpenSSH public key line the harness logs in with
+};
+
+struct SandboxHandle {
+  std::string name;
+  SshRoute route;
+  // What the backend did, recorded in the result: runtime ("runc"/"runsc"), runtime
+  // binary and version, platform ("ptrace"), network mode ("host-in-netns"), node class,
+  // cpus, address, and anything else a reader needs to interpret the observations.
+  nlohmann::json facts;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Builds and starts the sandbox. Throws InfraError naming the control when anything
+  // asked for by the values cannot be applied; nothing is left behind in that case.
+  virtual SandboxHandle deploy(const SandboxRequest& request) = 0;
+
+  // Removes everything the sandbox was made of. Never throws; idempotent.
+  virtual void destroy(const SandboxHandle& handle) noexcept = 0;
+
+  // The egress targets of this backend's world, named for isoprobe's --target flags.
+  virtual std::vector<EgressTarget> egress_targets() const = 0;
+
+  // Environment facts for the result's context block (runtime versions, platform, ...).
+  virtual nlohmann::json context() const = 0;
+};
+
+}  // namespace isoharness::deploy
