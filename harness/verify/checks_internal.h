@@ -1,0 +1,51 @@
+// Internal to verify: safe accessors over the (untrusted) posture document and the
+// check families. The posture comes from inside a possibly hostile sandbox: every access
+// tolerates a missing key or a wrong type.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/verify/verify.h"
+
+namespace isoharness::verify::detail {
+
+// The observation named `name` when it is present with status "ok", else nullptr.
+const nlohmann::json* observation(const nlohmann::json& posture, const std::string& name);
+// Status text of an observation ("ok", "error", "skipped", or "missing").
+std::string observation_status(const nlohmann::json& posture, const std::string& name);
+std::string observation_evidence(const nlohmann::json& posture, const std::string& name);
+
+std::optional<bool> get_bool(const nlohmann::json* obj, const char* key);
+std::optional<long long> get_int(const nlohmann::json* obj, const char* key);
+std::optional<std::string> get_string(const nlohmann::json* obj, const char* key);
+std::vector<std::string> get_strings(const nlohmann::json* obj, const char* key);
+
+std::string bounded(std::string text, std::size_t max = 2048);
+
+// A check whose observation is missing or failed: it fails, naming why.
+CheckResult missing(const std::string& control, const nlohmann::json& posture, const std::string& obs,
+                    const std::string& expected);
+
+CheckResult make(const std::string& control, bool pass, std::string expected, std::string observed,
+                 std::string reason, std::string evidence = "");
+CheckResult not_applicable(const std::string& control, std::string reason, std::string observed = "");
+
+// Whether the sandbox is observed to be gVisor (the probe's own multi-signal verdict).
+bool observed_gvisor(const nlohmann::json& posture);
+
+// Capability bit numbers by name (CAP_SYS_ADMIN → 21); -1 when unknown.
+int capability_bit(const std::string& name);
+std::string capability_names(unsigned long long mask);
+
+void check_kernel(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_egress(const VerifyInput& in, std::vector<CheckResult>& out);
+
+}  // namespace isoharness::verify::detail

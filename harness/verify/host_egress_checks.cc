@@ -1,0 +1,174 @@
+// "Was the host reached": judged by evidence — runtime sockets, host devices, the host's
+// PID/UTS/network namespaces, a writable cgroup tree, Kubernetes credentials — and egress:
+// every target the probe was asked to reach, against what the plan opens.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <set>
+
+#include "harness/verify/checks_internal.h"
+
+namespace isoharness::verify::detail {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "(none)" : out;
+}
+
+// IPv4 address inside a CIDR ("198.51.100.0/24"); false for anything unparsable.
+bool in_cidr(const std::string& address, const std::string& cidr) {
+  auto slash = cidr.find('/');
+  std::string net = cidr.substr(0, slash);
+  int bits = slash == std::string::npos ? 32 : std::atoi(cidr.c_str() + slash + 1);
+  in_addr a{}, n{};
+  if (bits < 0 || bits > 32) return false;
+  if (inet_pton(AF_INET, address.c_str(), &a) != 1 || inet_pton(AF_INET, net.c_str(), &n) != 1) return false;
+  uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t{0} << (32 - bits));
+  return (a.s_addr & mask) == (n.s_addr & mask);
+}
+
+std::vector<std::string> expect_list(const nlohmann::json& expect, const char* key) {
+  std::vector<std::string> out;
+  if (expect.contains(key) && expect[key].is_array())
+    for (const auto& v : expect[key])
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
+  const auto* sockets = observation(in.posture, "runtime_sockets");
+  if (!sockets) {
+    out.push_back(missing("runtime_socket", in.posture, "runtime_sockets", "none"));
+  } else {
+    auto found = get_strings(sockets, "found");
+    out.push_back(make("runtime_socket", found.empty(), "none", join(found),
+                       found.empty() ? "no container-runtime socket reachable"
+                                     : "runtime_socket: a container-runtime socket is reachable — the host can be driven from inside",
+                       observation_evidence(in.posture, "runtime_sockets")));
+  }
+
+  const auto* dev = observation(in.posture, "devices");
+  if (!dev) {
+    out.push_back(missing("host_devices", in.posture, "devices", "standard set only"));
+  } else {
+    auto extra = get_strings(dev, "extra");
+    out.push_back(make("host_devices", extra.empty(), "standard set only", extra.empty() ? "standard set only" : join(extra),
+                       extra.empty() ? "no host devices" : "host_devices: devices beyond the standard set are present",
+                       observation_evidence(in.posture, "devices")));
+  }
+
+  const auto* procs = observation(in.posture, "processes");
+  if (!procs) {
+    out.push_back(missing("pid_namespace", in.posture, "processes", "own PID namespace"));
+  } else {
+    auto visible = get_int(procs, "visible").value_or(0);
+    auto pid1 = get_string(procs, "pid1").value_or("");
+    bool host_pidns = !in.host.pid1.empty() && pid1 == in.host.pid1 && in.host.process_count > 0 &&
+                      visible * 2 >= in.host.process_count;
+    out.push_back(make("pid_namespace", !host_pidns, "own PID namespace",
+                       std::to_string(visible) + " processes visible, PID 1 = " + pid1,
+                       host_pidns ? "pid_namespace: the host's processes are visible (host PID namespace)"
+                                  : "the sandbox sees only its own processes",
+                       observation_evidence(in.posture, "processes")));
+  }
+
+  const auto* net = observation(in.posture, "network");
+  if (!net) {
+    out.push_back(missing("host_namespaces", in.posture, "network", "own UTS and network namespaces"));
+  } else {
+    auto hostname = get_string(net, "hostname").value_or("");
+    auto ifaces = get_strings(net, "interfaces");
+    std::set<std::string> mine(ifaces.begin(), ifaces.end()), host(in.host.interfaces.begin(), in.host.interfaces.end());
+    bool same_uts = !in.host.hostname.empty() && hostname == in.host.hostname;
+    bool same_net = host.size() > 1 && mine == host;
+    std::string reason = "own hostname and network interfaces";
+    if (same_uts) reason = "host_namespaces: the sandbox has the host's hostname (host UTS namespace)";
+    if (same_net) reason = "host_namespaces: the sandbox sees the host's network interfaces (host network namespace)";
+    out.push_back(make("host_namespaces", !same_uts && !same_net, "own UTS and network namespaces",
+                       "hostname " + hostname + ", interfaces " + join(ifaces), reason,
+                       observation_evidence(in.posture, "network")));
+  }
+
+  const auto* k8s = observation(in.posture, "kubernetes");
+  if (!k8s) {
+    out.push_back(missing("kubernetes_credentials", in.posture, "kubernetes", "no service-account token"));
+  } else {
+    bool token = get_bool(k8s, "service_account_token").value_or(false);
+    if (in.level == "strict") {
+      out.push_back(make("kubernetes_credentials", !token, "no service-account token", token ? "token mounted" : "none",
+                         token ? "kubernetes_credentials: a service-account token is mounted in a strict sandbox"
+                               : "no cluster credentials",
+                         observation_evidence(in.posture, "kubernetes")));
+    } else {
+      out.push_back(not_applicable("kubernetes_credentials", "only required absent under strict",
+                                   token ? "token mounted" : "none"));
+    }
+  }
+}
+
+void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
+  const auto* eg = observation(in.posture, "egress");
+  const auto domains = expect_list(in.expect, "allow_domains");
+  const auto cidrs = expect_list(in.expect, "allow_cidr");
+  const bool egress_allowed = in.expect.value("egress_allowed", false);
+  const bool everything = std::find(domains.begin(), domains.end(), "*") != domains.end() ||
+                          std::find(cidrs.begin(), cidrs.end(), "0.0.0.0/0") != cidrs.end();
+  const std::string evidence = observation_evidence(in.posture, "egress");
+
+  for (const auto& target : in.targets) {
+    const std::string control = "egress:" + target.name;
+    bool allowed = false;
+    std::string why = "not named in allow_domains / allow_cidr";
+    if (target.role == "metadata" || target.role == "cluster" || target.role == "sandbox") {
+      why = target.role == "metadata" ? "cloud metadata is never reachable"
+                                      : (target.role == "cluster" ? "in-cluster endpoints are never reachable"
+                                                                  : "other sandboxes are never reachable");
+    } else if (!egress_allowed) {
+      why = "the plan opens no egress";
+    } else if (everything) {
+      allowed = true;
+      why = "the plan grants all egress";
+    } else if (target.role == "resolver") {
+      allowed = !domains.empty();
+      why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
+    } else if (!target.domain.empty() && std::find(domains.begin(), domains.end(), target.domain) != domains.end()) {
+      allowed = true;
+      why = "named in allow_domains";
+    } else {
+      for (const auto& c : cidrs) {
+        if (in_cidr(target.host, c)) {
+          allowed = true;
+          why = "inside allow_cidr " + c;
+        }
+      }
+    }
+
+    const nlohmann::json* result = nullptr;
+    if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {
+      for (const auto& t : (*eg)["targets"])
+        if (t.is_object() && t.value("name", std::string()) == target.name) result = &t;
+    }
+    std::string expected = allowed ? "connected" : "blocked";
+    if (!result) {
+      out.push_back(missing(control, in.posture, "egress", expected));
+      continue;
+    }
+    std::string got = result->value("result", std::string("?"));
+    std::string observed = got;
+    if (result->contains("address") && (*result)["address"].is_string() && !(*result)["address"].get<std::string>().empty())
+      observed += " (" + (*result)["address"].get<std::string>() + ")";
+    bool connected = got == "connected";
+    bool pass = connected == allowed;
+    std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
+    std::string reason = pass ? why
+                              : (allowed ? "egress: " + target.name + " (" + where + ") should be reachable (" + why + ") but is " + got
+                                         : "egress: " + target.name + " (" + where + ") is reachable although " + why);
+    out.push_back(make(control, pass, expected, observed, reason, evidence));
+  }
+}
+
+}  // namespace isoharness::verify::detail

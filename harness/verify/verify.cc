@@ -1,0 +1,165 @@
+#include "harness/verify/verify.h"
+
+#include <array>
+
+#include "harness/verify/checks_internal.h"
+
+namespace isoharness::verify {
+namespace detail {
+
+const nlohmann::json* observation(const nlohmann::json& posture, const std::string& name) {
+  if (!posture.is_object()) return nullptr;
+  auto it = posture.find("observations");
+  if (it == posture.end() || !it->is_array()) return nullptr;
+  for (const auto& o : *it) {
+    if (!o.is_object()) continue;
+    auto n = o.find("name");
+    if (n == o.end() || !n->is_string() || n->get<std::string>() != name) continue;
+    auto s = o.find("status");
+    if (s == o.end() || !s->is_string() || s->get<std::string>() != "ok") return nullptr;
+    auto v = o.find("value");
+    return v == o.end() ? nullptr : &*v;
+  }
+  return nullptr;
+}
+
+namespace {
+const nlohmann::json* raw_observation(const nlohmann::json& posture, const std::string& name) {
+  if (!posture.is_object()) return nullptr;
+  auto it = posture.find("observations");
+  if (it == posture.end() || !it->is_array()) return nullptr;
+  for (const auto& o : *it) {
+    if (o.is_object() && o.value("name", std::string()) == name) return &o;
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::string observation_status(const nlohmann::json& posture, const std::string& name) {
+  const auto* o = raw_observation(posture, name);
+  if (!o) return "missing";
+  auto s = o->find("status");
+  return (s != o->end() && s->is_string()) ? s->get<std::string>() : "malformed";
+}
+
+std::string observation_evidence(const nlohmann::json& posture, const std::string& name) {
+  const auto* o = raw_observation(posture, name);
+  if (!o) return "";
+  auto e = o->find("evidence");
+  return (e != o->end() && e->is_string()) ? bounded(e->get<std::string>()) : "";
+}
+
+std::optional<bool> get_bool(const nlohmann::json* obj, const char* key) {
+  if (!obj) return std::nullopt;
+  if (obj->is_boolean() && key == nullptr) return obj->get<bool>();
+  if (!obj->is_object() || !key) return std::nullopt;
+  auto it = obj->find(key);
+  if (it == obj->end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
+std::optional<long long> get_int(const nlohmann::json* obj, const char* key) {
+  if (!obj || !obj->is_object()) return std::nullopt;
+  auto it = obj->find(key);
+  if (it == obj->end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<long long>();
+}
+
+std::optional<std::string> get_string(const nlohmann::json* obj, const char* key) {
+  if (!obj || !obj->is_object()) return std::nullopt;
+  auto it = obj->find(key);
+  if (it == obj->end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::vector<std::string> get_strings(const nlohmann::json* obj, const char* key) {
+  std::vector<std::string> out;
+  if (!obj || !obj->is_object()) return out;
+  auto it = obj->find(key);
+  if (it == obj->end() || !it->is_array()) return out;
+  for (const auto& v : *it)
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+std::string bounded(std::string text, std::size_t max) {
+  if (text.size() > max) {
+    text.resize(max);
+    text += "…[truncated]";
+  }
+  return text;
+}
+
+CheckResult make(const std::string& control, bool pass, std::string expected, std::string observed,
+                 std::string reason, std::string evidence) {
+  return CheckResult{control, pass ? "pass" : "fail", std::move(expected), std::move(observed),
+                     std::move(reason), bounded(std::move(evidence))};
+}
+
+CheckResult not_applicable(const std::string& control, std::string reason, std::string observed) {
+  return CheckResult{control, "n/a", "", std::move(observed), std::move(reason), ""};
+}
+
+CheckResult missing(const std::string& control, const nlohmann::json& posture, const std::string& obs,
+                    const std::string& expected) {
+  std::string status = observation_status(posture, obs);
+  return make(control, false, expected, "no observation (" + status + ")",
+              control + ": the probe could not observe '" + obs + "' (" + status +
+                  "); an unverifiable control is not a pass",
+              observation_evidence(posture, obs));
+}
+
+bool observed_gvisor(const nlohmann::json& posture) {
+  return get_bool(observation(posture, "kernel"), "gvisor").value_or(false);
+}
+
+namespace {
+constexpr std::array<const char*, 41> kCapNames = {
+    "CAP_CHOWN",           "CAP_DAC_OVERRIDE",   "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
+    "CAP_FSETID",          "CAP_KILL",           "CAP_SETGID",          "CAP_SETUID",
+    "CAP_SETPCAP",         "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
+    "CAP_NET_ADMIN",       "CAP_NET_RAW",        "CAP_IPC_LOCK",        "CAP_IPC_OWNER",
+    "CAP_SYS_MODULE",      "CAP_SYS_RAWIO",      "CAP_SYS_CHROOT",      "CAP_SYS_PTRACE",
+    "CAP_SYS_PACCT",       "CAP_SYS_ADMIN",      "CAP_SYS_BOOT",        "CAP_SYS_NICE",
+    "CAP_SYS_RESOURCE",    "CAP_SYS_TIME",       "CAP_SYS_TTY_CONFIG",  "CAP_MKNOD",
+    "CAP_LEASE",           "CAP_AUDIT_WRITE",    "CAP_AUDIT_CONTROL",   "CAP_SETFCAP",
+    "CAP_MAC_OVERRIDE",    "CAP_MAC_ADMIN",      "CAP_SYSLOG",          "CAP_WAKE_ALARM",
+    "CAP_BLOCK_SUSPEND",   "CAP_AUDIT_READ",     "CAP_PERFMON",         "CAP_BPF",
+    "CAP_CHECKPOINT_RESTORE"};
+}  // namespace
+
+int capability_bit(const std::string& name) {
+  for (std::size_t i = 0; i < kCapNames.size(); ++i)
+    if (name == kCapNames[i]) return static_cast<int>(i);
+  return -1;
+}
+
+std::string capability_names(unsigned long long mask) {
+  std::string out;
+  for (std::size_t i = 0; i < 64; ++i) {
+    if (!(mask & (1ULL << i))) continue;
+    if (!out.empty()) out += ",";
+    out += i < kCapNames.size() ? kCapNames[i] : "CAP_" + std::to_string(i);
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+}  // namespace detail
+
+std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
+  std::vector<CheckResult> out;
+  detail::check_kernel(input, out);
+  detail::check_privileges(input, out);
+  detail::check_filesystem(input, out);
+  detail::check_emulated_interfaces(input, out);
+  detail::check_host_reached(input, out);
+  detail::check_egress(input, out);
+  return out;
+}
+
+nlohmann::json to_json(const CheckResult& c) {
+  return {{"control", c.control}, {"status", c.status},   {"expected", c.expected},
+          {"observed", c.observed}, {"reason", c.reason}, {"evidence", c.evidence}};
+}
+
+}  // namespace isoharness::verify

@@ -1,0 +1,64 @@
+// verify: compares what a sandbox showed (isoprobe's posture document) with what the plan
+// promised (the item's `expect` block), control by control, runtime-aware.
+//
+// The principle is the reference's: judge whether the host was reached, not whether a
+// dangerous-looking interface is visible. Interfaces that gVisor emulates (a writable
+// sysrq-trigger, a user namespace that can be created, Seccomp: 0) pass as "emulated"
+// only when the sandbox is *observed* to run under gVisor (several signals); the same
+// observation under the host kernel fails. Whether the kernel is the one the plan asked
+// for is its own check, so a sandbox started under runc behind the plan's back fails
+// there and gets no emulation excuses anywhere else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/deploy/backend.h"
+
+namespace isoharness::verify {
+
+// Facts about the machine the sandboxes run on, for "was the host reached" evidence.
+struct HostFacts {
+  std::string boot_id;
+  std::string kernel_release;
+  std::string hostname;
+  std::string pid1;  // comm of the host's PID 1
+  int process_count = 0;
+  std::vector<std::string> interfaces;  // of the host's root network namespace
+};
+
+// Reads HostFacts from this machine's /proc and /sys (the I/O seam; tests build HostFacts
+// by hand).
+HostFacts read_host_facts();
+
+struct CheckResult {
+  std::string control;   // stable name, e.g. "capabilities", "egress:metadata"
+  std::string status;    // "pass", "fail" or "n/a"
+  std::string expected;  // human-readable
+  std::string observed;  // human-readable
+  std::string reason;    // why this status (names the control on failure)
+  std::string evidence;  // raw text from the probe, bounded
+};
+
+struct VerifyInput {
+  const nlohmann::json& expect;   // plan item's expect block (docs/CONTRACTS.md §2)
+  const nlohmann::json& posture;  // isoprobe posture document (§3)
+  const HostFacts& host;
+  const std::vector<deploy::EgressTarget>& targets;  // what the probe was asked to reach
+  std::string level;              // "standard" or "strict"
+};
+
+// Every check, in a stable order. Never throws on malformed posture: a missing or
+// malformed observation makes the checks that need it fail with that reason.
+std::vector<CheckResult> verify_sandbox(const VerifyInput& input);
+
+nlohmann::json to_json(const CheckResult& check);
+
+// Default capability sets of the runtimes (containerd's default; gVisor leaves out
+// NET_RAW), used when the plan says "the runtime's default set" (cap_eff null).
+inline constexpr const char* kRuncDefaultCapEff = "00000000a80425fb";
+inline constexpr const char* kGvisorDefaultCapEff = "00000000a80405fb";
+
+}  // namespace isoharness::verify

@@ -1,0 +1,1 @@
+isoharness_test(verify_test SOURCES unit/verify_test.cpp LIBS isoharness::verify)

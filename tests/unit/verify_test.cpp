@@ -1,0 +1,244 @@
+#include <catch2/catch.hpp>
+
+#include "harness/verify/verify.h"
+
+using namespace isoharness;
+using nlohmann::json;
+
+namespace {
+
+json obs(const std::string& name, json value) {
+  return {{"name", name}, {"status", "ok"}, {"value", std::move(value)}, {"errno", 0}, {"evidence", "ev:" + name}};
+}
+
+// A posture as isoprobe reports it from a strict sandbox; `gvisor` flips the runtime.
+json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
+  json o = json::array();
+  o.push_back(obs("kernel", {{"sysname", "Linux"},
+                             {"release", gvisor ? "4.4.0" : "6.1.0"},
+                             {"version", gvisor ? "#1 SMP Sun Jan 10 15:06:54 PST 2016" : "#1 SMP"},
+                             {"machine", "x86_64"},
+                             {"gvisor", gvisor},
+                             {"gvisor_signals", gvisor ? json{"version_string", "sentry_meminfo"} : json::array()}}));
+  o.push_back(obs("capabilities", {{"inh", "0000000000000000"}, {"prm", cap_eff}, {"eff", cap_eff},
+                                   {"bnd", cap_eff}, {"amb", "0000000000000000"}}));
+  o.push_back(obs("no_new_privs", true));
+  o.push_back(obs("seccomp", {{"status_mode", gvisor ? 0 : 2}, {"prctl_mode", gvisor ? 0 : 2}}));
+  o.push_back(obs("identity", {{"uid", 1000}, {"euid", 1000}, {"gid", 1000}, {"egid", 1000}}));
+  o.push_back(obs("userns", {{"created", gvisor}}));
+  o.push_back(obs("mount", {{"tmpfs_mounted", false}}));
+  o.push_back(obs("kallsyms", {{"state", gvisor ? "empty" : "zeroed"}, {"lines", gvisor ? 0 : 1000}}));
+  o.push_back(obs("debugfs", {{"present", false}, {"entries", 0}}));
+  o.push_back(obs("sysrq", {{"present", true}, {"opens_for_write", gvisor}}));
+  o.push_back(obs("devices", {{"extra", json::array()}}));
+  o.push_back(obs("runtime_sockets", {{"found", json::array()}}));
+  o.push_back(obs("kubernetes", {{"service_account_token", false}, {"env", json::array()}}));
+  o.push_back(obs("processes", {{"visible", 3}, {"pid1", "sshd"}}));
+  o.push_back(obs("network", {{"interfaces", {"lo", "eth0"}}, {"hostname", "sandbox-1"}}));
+  o.push_back(obs("filesystem", {{"root_writable", false},
+                                 {"paths", {{"/tmp", true}, {"/home/agent", true}}},
+                                 {"cgroup_writable", false}}));
+  o.push_back(obs("boot_id", {{"boot_id", gvisor ? "aaaa-gvisor" : "host-boot-id"}}));
+  o.push_back(obs("egress", {{"targets",
+                              {{{"name", "target"}, {"result", "timeout"}},
+                               {{"name", "metadata"}, {"result", "timeout"}},
+                               {{"name", "cidr-host"}, {"result", "timeout"}},
+                               {{"name", "dns"}, {"result", "dns_failed"}}}}}));
+  return {{"schema", "isoharness.posture/v1"}, {"observations", o}};
+}
+
+json strict_expect(bool gvisor) {
+  return {{"kernel", gvisor ? "gvisor" : "host"},
+          {"cap_eff", "0000000000000000"},
+          {"no_new_privs", true},
+          {"uid", 1000},
+          {"root_writable", false},
+          {"writable_paths", {"/tmp", "/home/agent"}},
+          {"egress_allowed", false},
+          {"allow_domains", json::array()},
+          {"allow_cidr", json::array()}};
+}
+
+verify::HostFacts host() {
+  verify::HostFacts h;
+  h.boot_id = "host-boot-id";
+  h.hostname = "vm";
+  h.pid1 = "init";
+  h.process_count = 120;
+  h.interfaces = {"lo", "eth0", "docker0"};
+  return h;
+}
+
+std::vector<deploy::EgressTarget> targets() {
+  return {{"target", "target.example.com", 80, "http", "target.example.com", "internet"},
+          {"metadata", "169.254.169.254", 80, "http", "", "metadata"},
+          {"cidr-host", "198.51.100.10", 80, "tcp", "", "internet"},
+          {"dns", "target.example.com", 53, "dns", "target.example.com", "resolver"}};
+}
+
+const verify::CheckResult& find(const std::vector<verify::CheckResult>& checks, const std::string& control) {
+  for (const auto& c : checks)
+    if (c.control == control) return c;
+  FAIL("no check named " << control);
+  throw std::logic_error("unreachable");
+}
+
+std::vector<std::string> failures(const std::vector<verify::CheckResult>& checks) {
+  std::vector<std::string> out;
+  for (const auto& c : checks)
+    if (c.status == "fail") out.push_back(c.control + ": " + c.reason);
+  return out;
+}
+
+std::vector<verify::CheckResult> run(const json& expect, const json& p, const std::string& level = "strict") {
+  auto h = host();
+  auto t = targets();
+  return verify::verify_sandbox({expect, p, h, t, level});
+}
+
+}  // namespace
+
+TEST_CASE("strict under gVisor passes, with emulated interfaces excused", "[verify]") {
+  auto checks = run(strict_expect(true), posture(true));
+  CHECK(failures(checks).empty());
+  CHECK(find(checks, "user_namespace").reason.find("emulated") != std::string::npos);
+  CHECK(find(checks, "sysrq").reason.find("emulated") != std::string::npos);
+  CHECK(find(checks, "seccomp").reason.find("emulated") != std::string::npos);
+}
+
+TEST_CASE("the same emulated interfaces on the host kernel fail", "[verify]") {
+  json p = posture(false);
+  for (auto& o : p["observations"]) {
+    if (o["name"] == "userns") o["value"]["created"] = true;
+    if (o["name"] == "sysrq") o["value"]["opens_for_write"] = true;
+    if (o["name"] == "seccomp") o["value"]["status_mode"] = 0;
+  }
+  auto checks = run(strict_expect(false), p);
+  CHECK(find(checks, "user_namespace").status == "fail");
+  CHECK(find(checks, "sysrq").status == "fail");
+  CHECK(find(checks, "seccomp").status == "fail");
+  CHECK(find(checks, "kernel").status == "pass");
+}
+
+TEST_CASE("runc behind the plan's back fails the kernel check and gets no excuses", "[verify]") {
+  json p = posture(false);
+  for (auto& o : p["observations"])
+    if (o["name"] == "sysrq") o["value"]["opens_for_write"] = true;
+  auto checks = run(strict_expect(true), p);
+  CHECK(find(checks, "kernel").status == "fail");
+  CHECK(find(checks, "kernel").reason.find("host") != std::string::npos);
+  CHECK(find(checks, "sysrq").status == "fail");
+}
+
+TEST_CASE("a gVisor claim with the host's boot id is the host kernel", "[verify]") {
+  json p = posture(true);
+  for (auto& o : p["observations"])
+    if (o["name"] == "boot_id") o["value"]["boot_id"] = "host-boot-id";
+  CHECK(find(run(strict_expect(true), p), "kernel").status == "fail");
+}
+
+TEST_CASE("a kept CAP_SYS_ADMIN fails capabilities, naming it", "[verify]") {
+  // 0x200000 = bit 21, CAP_SYS_ADMIN
+  auto checks = run(strict_expect(true), posture(true, "0000000000200000"));
+  CHECK(find(checks, "capabilities").status == "fail");
+  CHECK(find(checks, "capabilities").reason.find("CAP_SYS_ADMIN") != std::string::npos);
+  CHECK(find(checks, "capability:CAP_SYS_ADMIN").status == "fail");
+}
+
+TEST_CASE("a null cap_eff means the planned runtime's default set", "[verify]") {
+  json e = strict_expect(false);
+  e["cap_eff"] = nullptr;
+  CHECK(find(run(e, posture(false, "00000000a80425fb")), "capabilities").status == "pass");
+  CHECK(find(run(e, posture(false, "00000000a80405fb")), "capabilities").status == "fail");
+  json g = strict_expect(true);
+  g["cap_eff"] = nullptr;
+  CHECK(find(run(g, posture(true, "00000000a80405fb")), "capabilities").status == "pass");
+}
+
+TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[verify]") {
+  json p = posture(false);
+  for (auto& o : p["observations"]) {
+    if (o["name"] == "no_new_privs") o["value"] = false;
+    if (o["name"] == "identity") o["value"]["uid"] = 0;
+    if (o["name"] == "filesystem") {
+      o["value"]["root_writable"] = true;
+      o["value"]["paths"]["/tmp"] = false;
+    }
+  }
+  auto checks = run(strict_expect(false), p);
+  CHECK(find(checks, "no_new_privs").status == "fail");
+  CHECK(find(checks, "uid").status == "fail");
+  CHECK(find(checks, "root_filesystem").status == "fail");
+  CHECK(find(checks, "scratch:/tmp").status == "fail");
+  CHECK(find(checks, "scratch:/home/agent").status == "pass");
+  // And positively: the standard plan leaves uid to the image.
+  json std_expect = {{"kernel", "host"}, {"cap_eff", nullptr}, {"no_new_privs", false}, {"root_writable", true}};
+  json sp = posture(false, "00000000a80425fb");
+  for (auto& o : sp["observations"]) {
+    if (o["name"] == "no_new_privs") o["value"] = false;
+    if (o["name"] == "filesystem") o["value"]["root_writable"] = true;
+  }
+  auto std_checks = run(std_expect, sp, "standard");
+  CHECK(find(std_checks, "uid").status == "n/a");
+  CHECK(find(std_checks, "no_new_privs").status == "pass");
+  CHECK(find(std_checks, "root_filesystem").status == "pass");
+}
+
+TEST_CASE("egress: strict blocks everything; named targets open exactly", "[verify]") {
+  CHECK(failures(run(strict_expect(true), posture(true))).empty());
+
+  json p = posture(true);
+  for (auto& o : p["observations"])
+    if (o["name"] == "egress") o["value"]["targets"][1]["result"] = "connected";  // metadata
+  auto leaked = run(strict_expect(true), p);
+  CHECK(find(leaked, "egress:metadata").status == "fail");
+  CHECK(find(leaked, "egress:metadata").reason.find("metadata") != std::string::npos);
+
+  json e = strict_expect(true);
+  e["egress_allowed"] = true;
+  e["allow_domains"] = {"target.example.com"};
+  e["allow_cidr"] = {"198.51.100.0/24"};
+  json open = posture(true);
+  for (auto& o : open["observations"])
+    if (o["name"] == "egress")
+      o["value"]["targets"] = {{{"name", "target"}, {"result", "connected"}},
+                               {{"name", "metadata"}, {"result", "timeout"}},
+                               {{"name", "cidr-host"}, {"result", "connected"}},
+                               {{"name", "dns"}, {"result", "connected"}}};
+  CHECK(failures(run(e, open)).empty());
+
+  // A named target that does not answer is a failure too: the hole the config asks for is missing.
+  for (auto& o : open["observations"])
+    if (o["name"] == "egress") o["value"]["targets"][0]["result"] = "timeout";
+  CHECK(find(run(e, open), "egress:target").status == "fail");
+}
+
+TEST_CASE("host evidence: runtime sockets, devices, host namespaces", "[verify]") {
+  json p = posture(false);
+  for (auto& o : p["observations"]) {
+    if (o["name"] == "runtime_sockets") o["value"]["found"] = {"/run/containerd/containerd.sock"};
+    if (o["name"] == "devices") o["value"]["extra"] = {"/dev/kvm"};
+    if (o["name"] == "processes") o["value"] = {{"visible", 118}, {"pid1", "init"}};
+    if (o["name"] == "network") o["value"] = {{"interfaces", {"lo", "eth0", "docker0"}}, {"hostname", "vm"}};
+  }
+  auto checks = run(strict_expect(false), p);
+  CHECK(find(checks, "runtime_socket").status == "fail");
+  CHECK(find(checks, "host_devices").status == "fail");
+  CHECK(find(checks, "pid_namespace").status == "fail");
+  CHECK(find(checks, "host_namespaces").status == "fail");
+}
+
+TEST_CASE("missing or hostile observations fail, never pass", "[verify]") {
+  json hostile = {{"schema", "isoharness.posture/v1"},
+                  {"observations", {{{"name", "kernel"}, {"status", "error"}, {"errno", 1}},
+                                    42,
+                                    {{"name", "capabilities"}, {"status", "ok"}, {"value", {{"eff", "zzzz"}}}},
+                                    {{"name", "no_new_privs"}, {"status", "ok"}, {"value", "yes"}}}}};
+  auto checks = run(strict_expect(true), hostile);
+  CHECK(find(checks, "kernel").status == "fail");
+  CHECK(find(checks, "capabilities").status == "fail");
+  CHECK(find(checks, "no_new_privs").status == "fail");
+  CHECK(find(checks, "egress:target").status == "fail");
+  for (const auto& c : checks) CHECK(c.status != "pass");
+  CHECK_FALSE(run(strict_expect(true), json("not an object")).empty());
+}
