@@ -1,13 +1,72 @@
-// PLACEHOLDER: replaced by the issue that builds `isoharness run`.
+// `isoharness run [SCENARIO…]`: deploy, probe, verify, report.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
+#include "harness/runner/runner.h"
 
 namespace isoharness::cli {
+namespace {
+
+std::vector<std::string> split_csv(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
 
 Command run_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("run", "(not built yet)");
-  sub->allow_extras();
-  return {sub, []() -> int { throw InfraError("'run' is not built yet"); }};
+  auto cfg = std::make_shared<runner::RunConfig>();
+  auto runtimes = std::make_shared<std::string>();
+  auto node_classes = std::make_shared<std::string>();
+  auto attempts = std::make_shared<int>(0);
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Deploy the scenarios' sandboxes, reach each through the jumphost, run isoprobe, verify the isolation "
+      "against the plan, and write result.json, report.md and junit.xml. With no scenario: every scenario in "
+      "scenarios/. Exit 0 all pass, 1 a check failed, 2 bad input, 3 infrastructure failure.");
+  sub->add_option("scenarios", cfg->scenario_paths, "Scenario files (default: the set in --scenarios-dir)");
+  sub->add_option("--deployment", cfg->deployment_path,
+                  "Deployment profile (default: <scenarios-dir>/deployments/<backend>.yaml)");
+  sub->add_option("--backend", cfg->backend, "Backend: local (real runc/runsc on this machine)")
+      ->check(CLI::IsMember({"local"}));
+  sub->add_option("--runtimes", *runtimes, "Comma-separated runtimes to run (runc,gvisor); default: the scenario's matrix");
+  sub->add_option("--node-classes", *node_classes, "Comma-separated node classes; default: the scenario's matrix");
+  sub->add_option("--attempts", *attempts, "Attempts per item (default: the scenario's matrix)")->check(CLI::Range(1, 20));
+  sub->add_option("--out", cfg->out_dir, "Output directory for result.json and the reports")->capture_default_str();
+  sub->add_option("--parallel", cfg->parallel, "Sandboxes at once")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--scenarios-dir", cfg->scenarios_dir, "Where the default scenario set and profiles live")
+      ->capture_default_str();
+  sub->add_option("--isoprobe-bundle", cfg->isoprobe_bundle, "Directory of the isoprobe bundle (default: from the build tree)");
+  sub->add_flag("--accept-new-host-keys", cfg->accept_new_host_keys,
+                "Accept (and record) host keys that nothing pins; a changed key is always refused");
+  sub->add_flag("--deny-known-risks", cfg->deny_known_risks, "Refuse plans with known risks (e.g. a GPU service without gVisor)");
+
+  return {sub, [cfg, runtimes, node_classes, attempts]() -> int {
+            cfg->runtimes = split_csv(*runtimes);
+            cfg->node_classes = split_csv(*node_classes);
+            if (*attempts > 0) cfg->attempts = *attempts;
+            for (const auto& r : cfg->runtimes)
+              if (r != "runc" && r != "gvisor") throw UserError("--runtimes: unknown runtime '" + r + "' (runc, gvisor)");
+            cfg->color = ::isatty(2) && std::getenv("NO_COLOR") == nullptr;
+            auto outcome = runner::run(*cfg);
+            for (const auto& r : outcome.reports) std::fprintf(stderr, "wrote %s\n", r.c_str());
+            return outcome.exit_code;
+          }};
 }
 
 }  // namespace isoharness::cli

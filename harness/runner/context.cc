@@ -1,0 +1,57 @@
+#include "harness/runner/context.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+
+#include "harness/common/subprocess.h"
+
+namespace isoharness::runner {
+namespace {
+
+std::string first_line_of(const std::vector<std::string>& argv) {
+  auto r = run_command(argv, RunOptions{.deadline = std::chrono::seconds(10), .max_output = 4096});
+  if (!r || !r->ok()) return "absent";
+  auto end = r->out.find('\n');
+  return r->out.substr(0, end);
+}
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  return line;
+}
+
+}  // namespace
+
+std::string utc_now() {
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json host_context() {
+  utsname u{};
+  ::uname(&u);
+  std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  return {
+      {"host", u.nodename},
+      {"kernel", std::string(u.sysname) + " " + u.release + " " + u.version},
+      {"machine", u.machine},
+      {"cpus", static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))},
+      {"cpu_scaling", governor.empty() ? "unknown (no cpufreq)" : governor},
+      {"tool_version", ISOHARNESS_VERSION},
+      {"git_revision", ISOHARNESS_GIT_REVISION},
+      {"runc", first_line_of({"runc", "--version"})},
+      {"runsc", first_line_of({"runsc", "--version"})},
+  };
+}
+
+}  // namespace isoharness::runner

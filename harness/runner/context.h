@@ -1,0 +1,17 @@
+// The context block that opens every result document: where and with what it ran.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::runner {
+
+// Host, kernel, CPU count and frequency scaling, tool version and git revision, and the
+// versions of runc and runsc on PATH (or "absent"). Backend facts are merged by the caller.
+nlohmann::json host_context();
+
+// ISO 8601 UTC time of now, e.g. "2026-11-29T12:00:00Z".
+std::string utc_now();
+
+}  // namespace isoharness::runner

@@ -1,0 +1,57 @@
+#include "harness/runner/matrix.h"
+
+#include <algorithm>
+
+namespace isoharness::runner {
+
+std::string runtime_label(const nlohmann::json& item, const std::vector<std::string>& gvisor_classes) {
+  if (!item.contains("runtime_class") || !item["runtime_class"].is_string()) return "runc";
+  std::string cls = item["runtime_class"].get<std::string>();
+  if (std::find(gvisor_classes.begin(), gvisor_classes.end(), cls) != gvisor_classes.end()) return "gvisor";
+  return cls;
+}
+
+namespace {
+const nlohmann::json* find_item(const nlohmann::json& plan, const std::string& id) {
+  if (!plan.is_object() || !plan.contains("items")) return nullptr;
+  for (const auto& it : plan["items"])
+    if (it.value("id", std::string()) == id) return &it;
+  return nullptr;
+}
+}  // namespace
+
+void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan, const nlohmann::json& gvisor_plan,
+                 const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
+                 int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                 std::vector<Skipped>& skipped) {
+  for (const auto& item : base_plan["items"]) {
+    const std::string id = item.value("id", std::string());
+    const std::string planned = runtime_label(item, gvisor_classes);
+    for (const auto& runtime : runtimes) {
+      const nlohmann::json* use = nullptr;
+      std::string why_not;
+      if (runtime == planned) {
+        use = &item;
+      } else if (runtime == "gvisor" && planned == "runc") {
+        if (item.value("gpu", false)) {
+          why_not = "a GPU service stays on the node's default runtime (gVisor has no GPU passthrough)";
+        } else if ((use = find_item(gvisor_plan, id)) == nullptr ||
+                   runtime_label(*use, gvisor_classes) != "gvisor") {
+          use = nullptr;
+          why_not = "the deployment offers no hardened runtime class to run it under gVisor";
+        }
+      } else if (runtime == "runc" && planned == "gvisor") {
+        why_not = "the config asks for gVisor; it is never run under runc";
+      } else {
+        why_not = "the plan resolves this item to runtime " + planned;
+      }
+      if (!use) {
+        skipped.push_back({scenario, id, runtime, why_not});
+        continue;
+      }
+      for (const auto& node : node_classes) jobs.push_back({scenario, *use, runtime, node, attempts});
+    }
+  }
+}
+
+}  // namespace isoharness::runner

@@ -1,0 +1,41 @@
+// Expanding planned scenarios into sandbox jobs: item × runtime × node class, each job
+// carrying the plan item whose expectations apply under that runtime.
+//
+// A runtime in the matrix is honoured only where the config allows it: an item the plan
+// puts under gVisor never runs under runc (the job is skipped, with the reason recorded);
+// an item on the node's default runtime runs under gVisor as if its eval set had said
+// `isolation: {runtime_class: <hardened class>}` — re-planned, so its expectations are
+// gVisor's. GPU items stay on the node default (gVisor has no GPU passthrough).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::runner {
+
+struct Job {
+  std::string scenario;    // scenario name
+  nlohmann::json item;     // the plan item (isoharness.plan/v1 item) that applies
+  std::string runtime;     // "runc" or "gvisor" (or another class name)
+  std::string node_class;
+  int attempts = 1;
+};
+
+struct Skipped {
+  std::string scenario, item_id, runtime, reason;
+};
+
+// Label of the runtime a plan item resolves to: "runc" for the node default, "gvisor" for
+// a class whose handler is runsc, else the class name.
+std::string runtime_label(const nlohmann::json& item, const std::vector<std::string>& gvisor_classes);
+
+// base_plan: the scenario's plan; gvisor_plan: the same scenario planned with the runtime
+// class override (may be null when the deployment has no hardened class).
+void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan, const nlohmann::json& gvisor_plan,
+                 const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
+                 int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                 std::vector<Skipped>& skipped);
+
+}  // namespace isoharness::runner

@@ -1,0 +1,52 @@
+// `isoharness run`: plan every scenario, deploy each item × runtime × node class ×
+// attempt, reach it through the jumphost, upload isoprobe, observe, verify, tear down,
+// and write the result document as it goes.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::runner {
+
+struct RunConfig {
+  std::vector<std::string> scenario_paths;      // empty: the default set in scenarios/
+  std::string deployment_path;                  // empty: scenarios/deployments/local.yaml
+  std::string backend = "local";
+  std::vector<std::string> runtimes;            // empty: each scenario's matrix
+  std::vector<std::string> node_classes;        // empty: each scenario's matrix
+  std::optional<int> attempts;                  // unset: each scenario's matrix
+  std::string out_dir = "out";
+  int parallel = 2;
+  bool accept_new_host_keys = false;
+  bool deny_known_risks = false;
+  std::string isoprobe_bundle;                  // local directory holding the isoprobe bundle
+  std::string scenarios_dir = "scenarios";      // where the default set lives
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::vector<std::string> argv;                // recorded in the result
+  bool color = false;
+
+  // Test seam: lets a system test change a sandbox's values behind the policy's back
+  // (keep CAP_SYS_ADMIN, drop the runtime class) to prove verify catches it.
+  std::function<void(const std::string& item_id, const std::string& runtime, nlohmann::json& values)> tamper;
+};
+
+struct RunOutcome {
+  int exit_code = 0;            // 0 pass, 1 a verdict failed, 3 infrastructure failure
+  std::string result_path;
+  nlohmann::json result;
+  std::vector<std::string> reports;  // files written by the renderers
+};
+
+// Throws UserError for bad input (exit 2); infrastructure failures are recorded in the
+// result and reported through exit_code 3 so nothing measured is lost.
+RunOutcome run(const RunConfig& config);
+
+// The scenario files of the default set, sorted.
+std::vector<std::string> default_scenarios(const std::string& scenarios_dir);
+
+}  // namespace isoharness::runner

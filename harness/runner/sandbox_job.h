@@ -1,0 +1,51 @@
+// One job of the run: for each attempt, a fresh sandbox is deployed, reached through the
+// jumphost, probed, verified and destroyed; its record goes to the journal at once.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/deploy/backend.h"
+#include "harness/runner/journal.h"
+#include "harness/runner/matrix.h"
+#include "harness/transport/transport.h"
+#include "harness/verify/verify.h"
+
+namespace isoharness::runner {
+
+// Everything the jobs of one run share. The jump connection is opened on first use and
+// reopened when it dies; it is thread-safe itself.
+struct JobContext {
+  std::string run_id;
+  deploy::Backend* backend = nullptr;
+  Journal* journal = nullptr;
+  transport::Credentials credentials;
+  std::string public_key_line;
+  transport::HostKeyPolicy host_key_policy;
+  std::string isoprobe_bundle;
+  std::vector<deploy::EgressTarget> targets;
+  verify::HostFacts host;
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
+  std::atomic<bool>* interrupted = nullptr;
+  std::atomic<bool> infrastructure_failed{false};
+  std::atomic<int> sequence{0};
+
+  std::mutex jump_mutex;
+  std::unique_ptr<transport::JumpConnection> jump;
+  std::vector<transport::AcceptedKey> accepted_keys;
+
+  // Progress line callback: (record) after each sandbox.
+  std::function<void(const nlohmann::json&)> on_sandbox;
+};
+
+// Runs every attempt of the job. Never throws: failures become records with "error".
+void run_job(const Job& job, JobContext& ctx);
+
+}  // namespace isoharness::runner
