@@ -2,7 +2,36 @@
 
 #include <algorithm>
 
+#include "harness/common/error.h"
+#include "harness/policy/plan.h"
+
 namespace isoharness::runner {
+
+std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths, const scenario::DeploymentProfile& profile,
+                                    bool deny_known_risks) {
+  std::vector<Diagnostic> errors;
+  std::vector<Planned> planned;
+  for (const auto& path : paths) {
+    Planned p{scenario::load_scenario(path), {}, {}};
+    policy::Plan plan = policy::plan_scenario(p.scenario, profile, {deny_known_risks, std::nullopt});
+    errors.insert(errors.end(), plan.errors.begin(), plan.errors.end());
+    p.plan = policy::to_json(plan);
+    if (profile.sandbox_runtime_class) {
+      policy::Plan g = policy::plan_scenario(p.scenario, profile, {deny_known_risks, profile.sandbox_runtime_class});
+      if (g.accepted()) p.gvisor_plan = policy::to_json(g);
+    }
+    planned.push_back(std::move(p));
+  }
+  if (!errors.empty()) throw UserError(std::move(errors));
+  return planned;
+}
+
+std::vector<std::string> gvisor_runtime_classes(const scenario::DeploymentProfile& profile) {
+  std::vector<std::string> out;
+  for (const auto& c : profile.runtime_classes)
+    if (profile.is_gvisor(c)) out.push_back(c);
+  return out;
+}
 
 std::string runtime_label(const nlohmann::json& item, const std::vector<std::string>& gvisor_classes) {
   if (!item.contains("runtime_class") || !item["runtime_class"].is_string()) return "runc";

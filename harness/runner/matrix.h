@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/scenario/scenario.h"
+
 namespace isoharness::runner {
 
 struct Job {
@@ -22,6 +24,21 @@ struct Job {
   std::string node_class;
   int attempts = 1;
 };
+
+// A scenario with its plan, and the same scenario planned as if its eval set named the
+// deployment's hardened runtime class (null when the deployment has none).
+struct Planned {
+  scenario::Scenario scenario;
+  nlohmann::json plan;
+  nlohmann::json gvisor_plan;
+};
+
+// Loads and plans every scenario; all errors of all scenarios together in one UserError.
+std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths, const scenario::DeploymentProfile& profile,
+                                    bool deny_known_risks);
+
+// The profile's runtime classes that run the gVisor kernel.
+std::vector<std::string> gvisor_runtime_classes(const scenario::DeploymentProfile& profile);
 
 struct Skipped {
   std::string scenario, item_id, runtime, reason;

@@ -14,112 +14,17 @@
 
 #include "harness/common/error.h"
 #include "harness/common/subprocess.h"
-#include "harness/deploy/local/local_backend.h"
 #include "harness/policy/plan.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/run_support.h"
 #include "harness/runner/sandbox_job.h"
 #include "harness/scenario/scenario.h"
 #include "reports/reports.h"
 
 namespace isoharness::runner {
-namespace {
-
 namespace fs = std::filesystem;
-
-std::atomic<bool> g_interrupted{false};
-void on_signal(int) { g_interrupted = true; }
-
-// While a run is under way SIGINT/SIGTERM only set a flag: every job stops at its next
-// step and every sandbox and the world are torn down before the process exits.
-class SignalGuard {
- public:
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
-std::string random_run_id() {
-  std::random_device rd;
-  const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::string id;
-  for (int i = 0; i < 6; ++i) id += digits[rd() % 36];
-  return id;
-}
-
-// A key pair for this run only, in a private temporary directory removed at the end.
-class RunKey {
- public:
-  explicit RunKey(const std::string& run_id) {
-    char tmpl[] = "/tmp/isoharness-key-XXXXXX";
-    if (!::mkdtemp(tmpl)) throw InfraError("cannot create a temporary directory for the run's SSH key");
-    dir_ = tmpl;
-    private_path_ = dir_ + "/id_ed25519";
-    auto r = run_command({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-" + run_id, "-f",
-                          private_path_},
-                         RunOptions{.deadline = std::chrono::seconds(20)});
-    if (!r || !r->ok()) {
-      cleanup();
-      throw InfraError("ssh-keygen failed: " + (r ? r->describe() : r.error().message) +
-                       " (install openssh-client: run ci/setup)");
-    }
-    std::ifstream in(private_path_ + ".pub");
-    std::getline(in, public_line_);
-  }
-  ~RunKey() { cleanup(); }
-  const std::string& private_path() const { return private_path_; }
-  std::string public_path() const { return private_path_ + ".pub"; }
-  const std::string& public_line() const { return public_line_; }
-
- private:
-  void cleanup() {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  std::string dir_, private_path_, public_line_;
-};
-
-struct Planned {
-  scenario::Scenario scenario;
-  nlohmann::json plan;
-  nlohmann::json gvisor_plan;
-};
-
-std::string find_deployment(const RunConfig& config) {
-  if (!config.deployment_path.empty()) return config.deployment_path;
-  std::string p = config.scenarios_dir + "/deployments/" + config.backend + ".yaml";
-  if (fs::exists(p)) return p;
-  throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
-}
-
-std::string default_bundle() {
-  // Next to the isoharness binary in a build tree: <build>/harness/cli/isoharness ->
-  // <build>/probes/isoprobe-bundle.
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-      fs::path candidate = dir / "probes" / "isoprobe-bundle";
-      if (fs::exists(candidate / "isoprobe")) return candidate.string();
-    }
-  }
-  return "";
-}
-
-}  // namespace
 
 std::vector<std::string> default_scenarios(const std::string& scenarios_dir) {
   std::vector<std::string> out;
@@ -140,30 +45,14 @@ RunOutcome run(const RunConfig& config) {
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
 
   // 1. Load and plan everything first: bad input stops the run before anything is deployed.
-  const std::string deployment_path = find_deployment(config);
+  const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
   scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
   std::vector<std::string> paths = config.scenario_paths.empty() ? default_scenarios(config.scenarios_dir)
                                                                  : config.scenario_paths;
   if (paths.empty()) throw UserError("no scenario files found in " + config.scenarios_dir);
 
-  std::vector<std::string> gvisor_classes;
-  for (const auto& c : profile.runtime_classes)
-    if (profile.is_gvisor(c)) gvisor_classes.push_back(c);
-
-  std::vector<Diagnostic> errors;
-  std::vector<Planned> planned;
-  for (const auto& path : paths) {
-    Planned p{scenario::load_scenario(path), {}, {}};
-    policy::Plan plan = policy::plan_scenario(p.scenario, profile, {config.deny_known_risks, std::nullopt});
-    errors.insert(errors.end(), plan.errors.begin(), plan.errors.end());
-    p.plan = policy::to_json(plan);
-    if (profile.sandbox_runtime_class) {
-      policy::Plan g = policy::plan_scenario(p.scenario, profile, {config.deny_known_risks, profile.sandbox_runtime_class});
-      if (g.accepted()) p.gvisor_plan = policy::to_json(g);
-    }
-    planned.push_back(std::move(p));
-  }
-  if (!errors.empty()) throw UserError(std::move(errors));
+  const std::vector<std::string> gvisor_classes = gvisor_runtime_classes(profile);
+  std::vector<Planned> planned = plan_scenarios(paths, profile, config.deny_known_risks);
 
   std::vector<Job> jobs;
   std::vector<Skipped> skipped;
@@ -178,15 +67,11 @@ RunOutcome run(const RunConfig& config) {
       throw UserError("node class '" + nc + "' is not in deployment profile " + deployment_path);
   }
 
-  std::string bundle = config.isoprobe_bundle.empty() ? default_bundle() : config.isoprobe_bundle;
-  if (bundle.empty() || !fs::exists(fs::path(bundle) / "isoprobe"))
-    throw UserError("isoprobe bundle not found (looked for probes/isoprobe-bundle next to the binary); "
-                    "pass --isoprobe-bundle DIR");
+  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
 
   // 2. The run's infrastructure.
   const std::string run_id = random_run_id();
   SignalGuard signals;
-  g_interrupted = false;
   RunKey key(run_id);
 
   nlohmann::json context = host_context();
@@ -269,9 +154,7 @@ RunOutcome run(const RunConfig& config) {
   {
     std::unique_ptr<deploy::Backend> backend;
     try {
-      deploy::local::LocalOptions options;
-      options.run_id = run_id;
-      backend = deploy::local::make_local_backend(profile.raw, options);
+      backend = make_backend(config.backend, profile, run_id);
       ctx.backend = backend.get();
       ctx.targets = backend->egress_targets();
       backend_context = backend->context();

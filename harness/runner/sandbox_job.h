@@ -45,6 +45,9 @@ struct JobContext {
   std::function<void(const nlohmann::json&)> on_sandbox;
 };
 
+// The backend request for one attempt of a job (tamper hook applied).
+deploy::SandboxRequest make_request(const Job& job, int attempt, const std::string& name, JobContext& ctx);
+
 // Runs every attempt of the job. Never throws: failures become records with "error".
 void run_job(const Job& job, JobContext& ctx);
 

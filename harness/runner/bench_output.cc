@@ -1,0 +1,52 @@
+#include "harness/runner/bench_output.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::runner {
+namespace {
+
+std::optional<double> unit_seconds(const std::string& unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<BenchRun> parse_bench_output(std::string_view json_text) {
+  auto doc = nlohmann::json::parse(json_text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return make_error("bench output is not a JSON object");
+  auto it = doc.find("benchmarks");
+  if (it == doc.end() || !it->is_array()) return make_error("bench output has no benchmarks array");
+  BenchRun run;
+  for (const auto& b : *it) {
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) continue;
+    std::string name = b["name"].get<std::string>();
+    std::string workload = name.substr(0, name.find('/'));
+    if (b.value("run_type", std::string("iteration")) != "iteration") continue;
+    if (b.value("error_occurred", false) || b.value("skipped", false)) {
+      std::string why = b.contains("error_message") && b["error_message"].is_string()
+                            ? b["error_message"].get<std::string>()
+                            : std::string("skipped");
+      run.skipped[workload] = why.substr(0, 300);
+      continue;
+    }
+    if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
+    auto unit = unit_seconds(b.value("time_unit", std::string("ns")));
+    double t = b["real_time"].get<double>();
+    if (!unit || !std::isfinite(t) || t <= 0) {
+      run.skipped[workload] = "unusable time in bench output";
+      continue;
+    }
+    run.seconds_per_op[workload] = t * *unit;
+  }
+  // A skip entry for a workload that also has a time is stale.
+  for (const auto& [w, _] : run.seconds_per_op) run.skipped.erase(w);
+  return run;
+}
+
+}  // namespace isoharness::runner

@@ -1,0 +1,79 @@
+#include "harness/runner/live_sandbox.h"
+
+#include <thread>
+
+#include "harness/common/error.h"
+
+namespace isoharness::runner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The run's jump connection, (re)opened under the context's lock.
+transport::JumpConnection& jump_for(JobContext& ctx, const deploy::SshEndpoint& jump) {
+  std::lock_guard lock(ctx.jump_mutex);
+  if (!ctx.jump || !ctx.jump->alive()) {
+    auto conn = transport::JumpConnection::connect(jump, ctx.credentials, ctx.host_key_policy, 20s);
+    if (!conn)
+      throw InfraError("cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) + ": " +
+                       conn.error().message);
+    ctx.jump = std::move(conn.value());
+  }
+  return *ctx.jump;
+}
+
+}  // namespace
+
+LiveSandbox::LiveSandbox(JobContext& ctx, const deploy::SandboxRequest& request) : ctx_(ctx) {
+  auto t = Clock::now();
+  handle_ = ctx_.backend->deploy(request);
+  timings_["deploy_s"] = seconds_since(t);
+}
+
+LiveSandbox::~LiveSandbox() {
+  session_.reset();
+  if (handle_) ctx_.backend->destroy(*handle_);
+}
+
+transport::SandboxSession& LiveSandbox::connect(std::chrono::milliseconds deadline) {
+  auto t = Clock::now();
+  const auto until = t + deadline;
+  const auto& route = handle_->route;
+  std::string last;
+  while (Clock::now() < until) {
+    if (ctx_.interrupted && ctx_.interrupted->load()) throw InfraError("interrupted");
+    auto& jump = jump_for(ctx_, route.jump);
+    auto s = jump.open(route.sandbox, 10s);
+    if (s) {
+      session_ = std::move(s.value());
+      timings_["ssh_ready_s"] = seconds_since(t);
+      return *session_;
+    }
+    last = s.error().message;
+    // A refused host key is final; anything else may be sshd still starting.
+    if (last.find("host key") != std::string::npos) break;
+    std::this_thread::sleep_for(300ms);
+  }
+  throw InfraError("cannot open an SSH session to sandbox " + route.sandbox.host + ":" +
+                   std::to_string(route.sandbox.port) + " through the jumphost: " + last);
+}
+
+transport::SandboxSession& LiveSandbox::session() {
+  ISOHARNESS_CHECK(session_ != nullptr);
+  return *session_;
+}
+
+std::size_t LiveSandbox::upload_isoprobe() {
+  auto t = Clock::now();
+  auto uploaded = session().upload_dir(ctx_.isoprobe_bundle, kRemoteProbeDir, 60s);
+  if (!uploaded) throw InfraError("uploading isoprobe failed: " + uploaded.error().message);
+  std::size_t bytes = 0;
+  for (const auto& f : uploaded.value()) bytes += f.bytes;
+  timings_["upload_s"] = seconds_since(t);
+  return bytes;
+}
+
+}  // namespace isoharness::runner

@@ -1,0 +1,47 @@
+// A deployed sandbox with an open SSH session through the jumphost and isoprobe uploaded:
+// what both `run` (posture) and `parity` (timing) work on. Destroying it destroys the
+// sandbox, whatever happened before.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/deploy/backend.h"
+#include "harness/runner/sandbox_job.h"
+#include "harness/transport/transport.h"
+
+namespace isoharness::runner {
+
+// Remote paths, relative to the sandbox user's login directory.
+inline constexpr const char* kRemoteProbeDir = ".isoprobe";
+inline constexpr const char* kRemoteProbe = ".isoprobe/isoprobe";
+
+class LiveSandbox {
+ public:
+  // Deploys the request; throws InfraError (nothing left behind) when it cannot.
+  LiveSandbox(JobContext& ctx, const deploy::SandboxRequest& request);
+  ~LiveSandbox();
+  LiveSandbox(const LiveSandbox&) = delete;
+  LiveSandbox& operator=(const LiveSandbox&) = delete;
+
+  // Opens the SSH session through the jumphost, retrying while sshd starts (throws
+  // InfraError at the deadline or on a refused host key).
+  transport::SandboxSession& connect(std::chrono::milliseconds deadline);
+  // Uploads the isoprobe bundle (verified by checksum); returns bytes sent.
+  std::size_t upload_isoprobe();
+
+  transport::SandboxSession& session();
+  const deploy::SandboxHandle& handle() const { return *handle_; }
+  nlohmann::json& timings() { return timings_; }
+
+ private:
+  JobContext& ctx_;
+  std::optional<deploy::SandboxHandle> handle_;
+  std::unique_ptr<transport::SandboxSession> session_;
+  nlohmann::json timings_ = nlohmann::json::object();
+};
+
+}  // namespace isoharness::runner

@@ -1,0 +1,101 @@
+#include "harness/runner/run_support.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "harness/common/error.h"
+#include "harness/common/subprocess.h"
+#include "harness/deploy/local/local_backend.h"
+
+namespace isoharness::runner {
+
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+void on_signal(int) { g_interrupted = true; }
+}  // namespace
+
+SignalGuard::SignalGuard() {
+  g_interrupted = false;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int_);
+  sigaction(SIGTERM, &sa, &old_term_);
+}
+
+SignalGuard::~SignalGuard() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+std::string random_run_id() {
+  std::random_device rd;
+  const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::string id;
+  for (int i = 0; i < 6; ++i) id += digits[rd() % 36];
+  return id;
+}
+
+RunKey::RunKey(const std::string& run_id) {
+  char tmpl[] = "/tmp/isoharness-key-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw InfraError("cannot create a temporary directory for the run's SSH key");
+  dir_ = tmpl;
+  private_path_ = dir_ + "/id_ed25519";
+  auto r = run_command({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-" + run_id, "-f", private_path_},
+                       RunOptions{.deadline = std::chrono::seconds(20)});
+  if (!r || !r->ok()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    throw InfraError("ssh-keygen failed: " + (r ? r->describe() : r.error().message) +
+                     " (install openssh-client: run ci/setup)");
+  }
+  std::ifstream in(private_path_ + ".pub");
+  std::getline(in, public_line_);
+}
+
+RunKey::~RunKey() {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend) {
+  if (!given.empty()) return given;
+  std::string p = scenarios_dir + "/deployments/" + backend + ".yaml";
+  if (fs::exists(p)) return p;
+  throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
+}
+
+std::string find_isoprobe_bundle(const std::string& given) {
+  if (!given.empty()) {
+    if (!fs::exists(fs::path(given) / "isoprobe"))
+      throw UserError("--isoprobe-bundle " + given + ": no isoprobe in that directory");
+    return given;
+  }
+  // <build>/harness/cli/isoharness -> <build>/probes/isoprobe-bundle
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
+      fs::path candidate = dir / "probes" / "isoprobe-bundle";
+      if (fs::exists(candidate / "isoprobe")) return candidate.string();
+    }
+  }
+  throw UserError("isoprobe bundle not found next to this binary (probes/isoprobe-bundle in the build tree); "
+                  "build it or pass --isoprobe-bundle DIR");
+}
+
+std::unique_ptr<deploy::Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
+                                              const std::string& run_id) {
+  if (backend != "local") throw UserError("backend '" + backend + "' is not available in this build; use local");
+  deploy::local::LocalOptions options;
+  options.run_id = run_id;
+  return deploy::local::make_local_backend(profile.raw, options);
+}
+
+}  // namespace isoharness::runner
