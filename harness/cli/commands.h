@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace isoharness::cli {
@@ -12,10 +14,14 @@ namespace isoharness::cli {
 using Action = std::function<int()>;
 using Command = std::pair<CLI::App*, Action>;
 
+// "a,b,,c" -> {"a", "b", "c"}: comma-separated option values.
+std::vector<std::string> split_list(const std::string& text);
+
 Command version_command(CLI::App& app);
 Command plan_command(CLI::App& app);
 Command local_command(CLI::App& app);
 Command run_command(CLI::App& app);
 Command parity_command(CLI::App& app);
+Command history_command(CLI::App& app);
 
 }  // namespace isoharness::cli

@@ -33,15 +33,7 @@ Command parity_command(CLI::App& app) {
   sub->add_option("--max-minutes", *max_minutes, "Stop starting rounds after this long")->capture_default_str()->check(CLI::Range(1, 240));
   sub->add_flag("--accept-new-host-keys", cfg->accept_new_host_keys, "Accept (and record) unpinned host keys");
   return {sub, [cfg, workloads, max_minutes]() -> int {
-            std::string cur;
-            for (char c : *workloads + ",") {
-              if (c == ',') {
-                if (!cur.empty()) cfg->workloads.push_back(cur);
-                cur.clear();
-              } else {
-                cur += c;
-              }
-            }
+            cfg->workloads = split_list(*workloads);
             cfg->max_duration = std::chrono::minutes(*max_minutes);
             auto outcome = runner::run_parity(*cfg);
             for (const auto& r : outcome.reports) std::fprintf(stderr, "wrote %s\n", r.c_str());

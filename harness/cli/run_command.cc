@@ -10,24 +10,6 @@
 #include "harness/runner/runner.h"
 
 namespace isoharness::cli {
-namespace {
-
-std::vector<std::string> split_csv(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : text) {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-}  // namespace
 
 Command run_command(CLI::App& app) {
   auto cfg = std::make_shared<runner::RunConfig>();
@@ -57,8 +39,8 @@ Command run_command(CLI::App& app) {
   sub->add_flag("--deny-known-risks", cfg->deny_known_risks, "Refuse plans with known risks (e.g. a GPU service without gVisor)");
 
   return {sub, [cfg, runtimes, node_classes, attempts]() -> int {
-            cfg->runtimes = split_csv(*runtimes);
-            cfg->node_classes = split_csv(*node_classes);
+            cfg->runtimes = split_list(*runtimes);
+            cfg->node_classes = split_list(*node_classes);
             if (*attempts > 0) cfg->attempts = *attempts;
             for (const auto& r : cfg->runtimes)
               if (r != "runc" && r != "gvisor") throw UserError("--runtimes: unknown runtime '" + r + "' (runc, gvisor)");
