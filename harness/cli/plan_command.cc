@@ -1,13 +1,113 @@
-// PLACEHOLDER: replaced by the issue that builds `isoharness plan`.
+// `isoharness plan FILE`: resolves a scenario (or a bare eval-set config) against a
+// deployment profile and prints the plan. Exit 0 accepted, 2 refused.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
+#include "harness/policy/plan.h"
+#include "harness/scenario/scenario.h"
 
 namespace isoharness::cli {
 
+namespace {
+
+struct PlanArgs {
+  std::string file;
+  std::string deployment;
+  std::string format = "text";
+  bool deny_known_risks = false;
+  std::string runtime_class;
+};
+
+std::string find_deployment(const PlanArgs& a) {
+  if (!a.deployment.empty()) return a.deployment;
+  namespace fs = std::filesystem;
+  const std::string in_cwd = "scenarios/deployments/local.yaml";
+  std::error_code ec;
+  if (fs::is_regular_file(in_cwd, ec)) return in_cwd;
+  fs::path beside = fs::path(a.file).parent_path() / "deployments" / "local.yaml";
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  throw UserError("no deployment profile: looked for " + in_cwd + " (in the current directory) and " +
+                  beside.string() + " (next to the scenario); pass --deployment FILE");
+}
+
+void print_errors(const std::vector<Diagnostic>& errors) {
+  for (const auto& d : errors) std::fprintf(stderr, "isoharness: error: %s\n", d.to_string().c_str());
+}
+
+int run_plan(const PlanArgs& a) {
+  std::vector<Diagnostic> load_errors;
+  scenario::DeploymentProfile deployment;
+  scenario::Scenario scenario;
+  try {
+    deployment = scenario::load_deployment(find_deployment(a));
+    scenario = scenario::load_scenario(a.file);
+  } catch (const UserError& e) {
+    if (a.format != "json") throw;
+    // JSON callers get the errors in the document as well.
+    nlohmann::json doc = {{"schema", "isoharness.plan/v1"}, {"accepted", false}, {"items", nlohmann::json::array()}};
+    doc["errors"] = nlohmann::json::array();
+    auto diagnostics = e.diagnostics();
+    if (diagnostics.empty()) diagnostics.push_back(Diagnostic{"", 0, 0, "", e.what()});
+    for (const auto& d : diagnostics) {
+      doc["errors"].push_back({{"item", d.item}, {"message", d.message}, {"file", d.file},
+                               {"line", d.line > 0 ? nlohmann::json(d.line) : nlohmann::json(nullptr)},
+                               {"column", d.column > 0 ? nlohmann::json(d.column) : nlohmann::json(nullptr)},
+                               {"text", d.to_string()}});
+    }
+    std::cout << doc.dump(2) << "\n";
+    print_errors(diagnostics);
+    return kExitBadInput;
+  }
+  policy::PlanOptions options;
+  options.deny_known_risks = a.deny_known_risks;
+  if (!a.runtime_class.empty()) options.runtime_class_override = a.runtime_class;
+  policy::Plan plan = policy::plan_scenario(scenario, deployment, options);
+
+  if (a.format == "json") {
+    std::cout << policy::to_json(plan).dump(2) << "\n";
+  } else if (plan.accepted()) {
+    if (a.format == "values") {
+      std::cout << policy::to_values_yaml(plan);
+    } else {
+      const bool color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+      std::cout << policy::to_text(plan, color);
+    }
+  }
+  std::cout.flush();
+  if (!plan.accepted()) {
+    print_errors(plan.errors);
+    std::fprintf(stderr, "isoharness: plan refused: %zu error(s)\n", plan.errors.size());
+    return kExitBadInput;
+  }
+  return kExitPass;
+}
+
+}  // namespace
+
 Command plan_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("plan", "(not built yet)");
-  sub->allow_extras();
-  return {sub, []() -> int { throw InfraError("'plan' is not built yet"); }};
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "plan",
+      "Resolve a scenario or eval-set config the way the platform does: per item the effective level, runtime "
+      "class, rendered sandbox values, expectations and findings. Exit 0 accepted, 2 refused.");
+  sub->add_option("file", args->file, "scenario file, or a bare eval-set config")->required();
+  sub->add_option("--deployment", args->deployment,
+                  "deployment profile (default: scenarios/deployments/local.yaml in the current directory, "
+                  "else deployments/local.yaml next to the scenario file)");
+  sub->add_option("--format", args->format, "text (for people), json (isoharness.plan/v1) or values (YAML)")
+      ->check(CLI::IsMember({"text", "json", "values"}));
+  sub->add_flag("--deny-known-risks", args->deny_known_risks,
+                "refuse the plan when an item carries a known risk (e.g. a GPU service under strict)");
+  sub->add_option("--runtime-class", args->runtime_class,
+                  "plan as if the eval set's isolation named this runtime_class (items may still name their own)");
+  return {sub, [args]() -> int { return run_plan(*args); }};
 }
 
 }  // namespace isoharness::cli

@@ -1,0 +1,94 @@
+// The local world's address plan. Every address lives inside the documentation ranges
+// (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24) or is 169.254.169.254 on a world host;
+// nothing else is ever configured or routed.
+//
+//   host  <-> jumphost   198.51.100.(128+4k)/30 (k = the world's slot, 0..31): host +1,
+//                        jumphost +2. Not in 192.0.2.0/24: on machines like this one the
+//                        host's own uplink may already use that range.
+//   jump  <-> node       192.0.2.128/30: node .129, jumphost .130
+//   node  <-> sandbox i  sandbox 192.0.2.(193+i)/32, gateway 192.0.2.129 (on-link)
+//   node  <-> world      203.0.113.0/30: node .1, world .2; node routes the world's
+//                        ranges (203.0.113.0/24, 198.51.100.0/24, 169.254.169.254) via .2
+//   world services       target 203.0.113.10, blocked .20, cluster API .30, resolver .53,
+//                        metadata 169.254.169.254, a CIDR host 198.51.100.10
+//
+// Only the host <-> jumphost link lives (half) in the host's root namespace, so only it is
+// allocated per world, by scanning the root namespace's addresses for a free /30.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isoharness::deploy::local {
+
+struct Cidr {
+  std::uint32_t address = 0;  // host byte order, masked to the prefix
+  int prefix = 32;
+  bool contains(std::uint32_t ip) const;
+  bool overlaps(const Cidr& other) const;
+  std::string to_string() const;
+};
+
+// "a.b.c.d" -> host-order address. nullopt unless exactly four decimal octets.
+std::optional<std::uint32_t> parse_ipv4(std::string_view text);
+std::string format_ipv4(std::uint32_t address);
+// "a.b.c.d/n" (or a bare address = /32). The host bits must be zero.
+std::optional<Cidr> parse_cidr(std::string_view text);
+
+inline constexpr int kMaxWorldSlots = 32;
+inline constexpr int kMaxSandboxes = 62;
+
+struct HostLink {
+  int slot = 0;
+  std::string host_address;  // in the root namespace
+  std::string jump_address;  // the jumphost's sshd listens here
+  std::string cidr;          // the /30
+};
+HostLink host_link(int slot);
+
+// The lowest slot whose /30 overlaps none of `used` (addresses and routes already present
+// in the root namespace) and is not in `taken` (slots recorded by other worlds).
+std::optional<int> free_world_slot(const std::vector<Cidr>& used, const std::vector<int>& taken);
+
+// Sandbox i (0-based) of a world.
+std::string sandbox_address(int index);
+
+// The world's fixed addresses.
+namespace world_addr {
+inline constexpr const char* kNodeJumpSide = "192.0.2.129";
+inline constexpr const char* kJumpNodeSide = "192.0.2.130";
+inline constexpr const char* kSandboxRange = "192.0.2.192/26";
+inline constexpr const char* kNodeWorldSide = "203.0.113.1";
+inline constexpr const char* kWorldNodeSide = "203.0.113.2";
+inline constexpr const char* kTarget = "203.0.113.10";
+inline constexpr const char* kBlocked = "203.0.113.20";
+inline constexpr const char* kClusterApi = "203.0.113.30";
+inline constexpr const char* kResolver = "203.0.113.53";
+inline constexpr const char* kMetadata = "169.254.169.254";
+inline constexpr const char* kCidrHost = "198.51.100.10";
+}  // namespace world_addr
+
+// Names the world's resolver answers, with their addresses.
+struct WorldName {
+  std::string name;
+  std::string address;
+  bool in_cluster;  // never opened by allowDomains/allowCIDR (cluster API, metadata)
+};
+const std::vector<WorldName>& world_names();
+
+// The addresses allowDomains opens: every world name matching a pattern ("a.b" exactly,
+// "*.b" any name below b, "*" every internet name). In-cluster names never match.
+std::vector<std::string> resolve_allowed_domains(const std::vector<std::string>& patterns);
+
+// Ranges that egress policy never opens, whatever allowCIDR says: other sandboxes, the
+// jumphost and node, the cluster API and the metadata endpoint.
+std::vector<std::string> never_opened_ranges();
+
+// What "everything" (allowDomains ["*"], allowCIDR 0.0.0.0/0, networkMode bridge) means
+// in a world that has no internet: the world's internet ranges.
+std::vector<std::string> world_internet_ranges();
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,140 @@
+#include "harness/deploy/local/host_ops.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "harness/common/error.h"
+
+namespace isoharness::deploy::local {
+
+RunResult run_checked(const std::vector<std::string>& argv, const std::string& what,
+                      std::chrono::milliseconds deadline, const std::string& stdin_data) {
+  RunOptions opts;
+  opts.deadline = deadline;
+  opts.max_output = 256 * 1024;
+  if (!stdin_data.empty()) opts.stdin_data = stdin_data;
+  auto r = run_command(argv, opts);
+  if (!r) throw InfraError(what + ": " + r.error().message);
+  if (!r->ok()) throw InfraError(what + ": `" + render_argv(argv) + "` failed: " + r->describe());
+  return std::move(r).value();
+}
+
+bool run_quietly(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
+                 const std::string& stdin_data) {
+  RunOptions opts;
+  opts.deadline = deadline;
+  opts.max_output = 64 * 1024;
+  if (!stdin_data.empty()) opts.stdin_data = stdin_data;
+  auto r = run_command(argv, opts);
+  return r && r->ok();
+}
+
+void run_detaching(const std::vector<std::string>& argv, const std::string& log_path, const std::string& what,
+                   std::chrono::milliseconds deadline) {
+  auto pid = spawn_detached(argv, log_path);
+  if (!pid) throw InfraError(what + ": " + pid.error().message);
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  int status = 0;
+  for (;;) {
+    pid_t w = ::waitpid(*pid, &status, WNOHANG);
+    if (w == *pid) break;
+    if (w < 0 && errno != EINTR) throw InfraError(what + ": waitpid: " + std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= until) {
+      ::kill(*pid, SIGKILL);
+      ::waitpid(*pid, &status, 0);
+      throw InfraError(what + ": `" + render_argv(argv) + "` did not finish within " +
+                       std::to_string(deadline.count()) + " ms; log " + log_path + ":\n" + log_tail(log_path));
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw InfraError(what + ": `" + render_argv(argv) + "` failed (" +
+                     (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("signal")) +
+                     "); log " + log_path + ":\n" + log_tail(log_path));
+}
+
+std::string netns_path(const std::string& ns) { return "/var/run/netns/" + ns; }
+
+std::vector<std::string> in_netns(const std::string& ns, std::vector<std::string> argv) {
+  std::vector<std::string> out = {"nsenter", "--net=" + netns_path(ns), "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+void nft_apply(const std::string& ns, const std::string& script, const std::string& what) {
+  run_checked(in_netns(ns, {"nft", "-f", "-"}), "nftables (" + what + ")", 20s, script);
+}
+
+std::vector<std::string> list_netns() {
+  std::vector<std::string> out;
+  DIR* d = ::opendir("/var/run/netns");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back(n);
+  }
+  ::closedir(d);
+  return out;
+}
+
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(std::string(path ? path : "") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    std::string p = dir + "/" + name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+std::string read_file_bounded(const std::string& path, std::size_t max) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::string text(max, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+void write_file(const std::string& path, const std::string& text, unsigned mode, long uid, long gid) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) throw InfraError("cannot write " + path + ": " + std::strerror(errno));
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw InfraError("cannot write " + path + ": " + std::strerror(e));
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  bool ok = ::fchmod(fd, mode) == 0;
+  if (uid >= 0) ok = ok && ::fchown(fd, static_cast<uid_t>(uid), static_cast<gid_t>(gid)) == 0;
+  ::close(fd);
+  if (!ok) throw InfraError("cannot set mode/owner of " + path + ": " + std::strerror(errno));
+}
+
+std::string log_tail(const std::string& path, int lines) {
+  std::string text = read_file_bounded(path, 1 << 20);
+  std::size_t pos = text.size();
+  if (pos && text[pos - 1] == '\n') --pos;
+  for (int i = 0; i < lines && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
+  return pos == std::string::npos || pos == 0 ? text : text.substr(pos + 1);
+}
+
+}  // namespace isoharness::deploy::local

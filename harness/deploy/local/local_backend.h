@@ -1,0 +1,87 @@
+// The local backend: real runc and runsc (gVisor, ptrace platform) sandboxes on this
+// machine, in a network world made of the project's own namespaces, with egress policy
+// enforced by nftables outside each sandbox. See README.md in this folder.
+//
+//   auto backend = make_local_backend(profile_json, LocalOptions{});
+//   deploy::SandboxHandle h = backend->deploy(request);   // SSH-ready on return
+//   ...                                                   // ssh -J jump sandbox -p 2222
+//   backend->destroy(h);                                  // and the world goes with the backend
+//
+// Everything carries the run id and is recorded under the state root, so a crashed run
+// can be removed with cleanup_run() / `isoharness local cleanup`.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/deploy/backend.h"
+#include "harness/deploy/local/run_state.h"
+#include "harness/deploy/local/sandbox_spec.h"
+
+namespace isoharness::deploy::local {
+
+struct LocalOptions {
+  std::string run_id;                          // empty = a new random id
+  std::string state_root = kDefaultStateRoot;  // /run/isoharness
+  std::string helper_path;                     // empty = isoharness-world-helper found by default_helper_path()
+  std::string seccomp_profile = "/usr/share/containers/seccomp.json";
+  std::chrono::milliseconds ssh_ready_timeout{30000};
+  int noisy_duty_percent = 50;                 // the non-tier neighbour's busy share of each period
+};
+
+class World;
+struct DeployedSandbox;
+
+class LocalBackend : public Backend {
+ public:
+  // Builds the world (node, jumphost, world namespaces, dnsmasq, servers, jumphost sshd).
+  // Throws InfraError naming what could not be set up; nothing is left behind then.
+  LocalBackend(const nlohmann::json& profile, LocalOptions options);
+  // Destroys every sandbox still deployed, then the world, then the run's state.
+  ~LocalBackend() override;
+
+  std::string name() const override { return "local"; }
+  SandboxHandle deploy(const SandboxRequest& request) override;
+  void destroy(const SandboxHandle& handle) noexcept override;
+  std::vector<EgressTarget> egress_targets() const override;
+  nlohmann::json context() const override;
+
+  const std::string& run_id() const { return paths_.run_id; }
+  const RunPaths& paths() const { return paths_; }
+  // The jumphost as the host sees it (user, address, port 22, pinned key).
+  SshEndpoint jump_endpoint() const;
+
+ private:
+  void destroy_locked(DeployedSandbox& sb) noexcept;
+
+  LocalProfile profile_;
+  LocalOptions options_;
+  RunPaths paths_;
+  std::string kernel_release_;
+  std::unique_ptr<World> world_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<DeployedSandbox>> sandboxes_;
+  std::vector<bool> index_in_use_;
+};
+
+std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, LocalOptions options = {});
+
+// Where isoharness-world-helper is: next to the running program, else the build tree's.
+std::string default_helper_path();
+
+// One prerequisite of the local backend, checked on this machine.
+struct DoctorCheck {
+  std::string check;       // what was checked
+  bool ok = false;
+  std::string detail;      // what was found
+  std::string how_to_fix;  // exact command or step when not ok
+};
+std::vector<DoctorCheck> doctor(const LocalOptions& options = {});
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,69 @@
+#include "harness/deploy/local/nft_rules.h"
+
+#include "harness/deploy/local/address_plan.h"
+
+namespace isoharness::deploy::local {
+namespace {
+
+std::string chain_of(const SandboxEgress& e) { return "sb_" + std::to_string(e.index); }
+
+}  // namespace
+
+std::string nft_table_name(const std::string& run_id) { return "ih_" + run_id; }
+
+std::string node_ruleset(const std::string& run_id, const std::string& jump_iface) {
+  const std::string t = nft_table_name(run_id);
+  std::string s;
+  s += "table inet " + t + " {\n";
+  s += "  map from_sandbox { type ifname : verdict; }\n";
+  s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
+  s += "    iif \"lo\" accept\n    ct state established,related accept\n  }\n";
+  s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
+  s += "    meta nfproto ipv6 drop\n";
+  s += "    ct state established,related accept\n    ct state invalid drop\n";
+  s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
+       world_addr::kSandboxRange + " tcp dport 2222 ct state new accept\n";
+  s += "    iifname vmap @from_sandbox\n";
+  s += "  }\n}\n";
+  return s;
+}
+
+std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface) {
+  const std::string t = nft_table_name(run_id);
+  std::string s;
+  s += "table inet " + t + " {\n";
+  s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
+  s += "    iif \"lo\" accept\n    ct state established,related accept\n";
+  s += "    iifname \"" + host_iface + "\" tcp dport 22 ct state new accept\n  }\n";
+  s += "  chain output {\n    type filter hook output priority 0; policy drop;\n";
+  s += "    oif \"lo\" accept\n    ct state established,related accept\n";
+  s += "    ip daddr " + std::string(world_addr::kSandboxRange) + " tcp dport 2222 ct state new accept\n  }\n";
+  s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n  }\n}\n";
+  return s;
+}
+
+std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e) {
+  const std::string t = "inet " + nft_table_name(run_id);
+  const std::string c = chain_of(e);
+  const std::string rule = "add rule " + t + " " + c + " ";
+  std::string s = "add chain " + t + " " + c + "\n";
+  s += rule + "ip saddr != " + e.address + " drop\n";
+  for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
+  if (e.dns) {
+    s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
+    s += rule + "ip daddr " + world_addr::kResolver + " tcp dport 53 accept\n";
+  }
+  for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
+  for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
+  s += rule + "counter drop\n";
+  s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
+  return s;
+}
+
+std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress& e) {
+  const std::string t = "inet " + nft_table_name(run_id);
+  return "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n" + "flush chain " + t + " " + chain_of(e) +
+         "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+}
+
+}  // namespace isoharness::deploy::local

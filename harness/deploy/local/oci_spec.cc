@@ -1,0 +1,101 @@
+#include "harness/deploy/local/oci_spec.h"
+
+#include "harness/common/error.h"
+
+namespace isoharness::deploy::local {
+namespace {
+
+using nlohmann::json;
+
+json mount(const std::string& dest, const std::string& type, const std::string& source,
+           std::vector<std::string> options) {
+  return json{{"destination", dest}, {"type", type}, {"source", source}, {"options", options}};
+}
+
+}  // namespace
+
+const std::vector<std::string>& containerd_masked_paths() {
+  static const std::vector<std::string> p = {
+      "/proc/acpi",        "/proc/asound",      "/proc/kcore",       "/proc/keys",
+      "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+      "/proc/scsi",        "/sys/firmware",     "/sys/devices/virtual/powercap",
+  };
+  return p;
+}
+
+const std::vector<std::string>& containerd_readonly_paths() {
+  static const std::vector<std::string> p = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+                                             "/proc/sysrq-trigger"};
+  return p;
+}
+
+json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
+  ISOHARNESS_CHECK(in.runtime == "runc" || in.runtime == "runsc");
+  ISOHARNESS_CHECK(!in.args.empty());
+  const json caps = spec.capabilities;
+  json process = {
+      {"terminal", false},
+      {"user", {{"uid", spec.uid}, {"gid", spec.gid}}},
+      {"args", in.args},
+      {"env", {"PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/home/agent",
+               "USER=agent", "LANG=C.UTF-8"}},
+      {"cwd", "/"},
+      // The sandbox's processes run as a non-root user (sshd and its sessions), so the kept
+      // set is also inheritable and ambient: that is how a session started by sshd holds
+      // exactly the set the runtime grants, as a root container process would.
+      {"capabilities",
+       {{"bounding", caps}, {"effective", caps}, {"permitted", caps}, {"inheritable", caps}, {"ambient", caps}}},
+      {"rlimits", {{{"type", "RLIMIT_NOFILE"}, {"hard", 1048576}, {"soft", 1048576}}}},
+      {"noNewPrivileges", spec.no_new_privileges},
+  };
+
+  json mounts = json::array({
+      mount("/proc", "proc", "proc", {"nosuid", "noexec", "nodev"}),
+      mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"}),
+      mount("/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"}),
+      mount("/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"}),
+      mount("/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"}),
+      mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"}),
+      mount("/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"}),
+      mount("/usr", "bind", in.host_usr, {"rbind", "ro", "nosuid", "nodev"}),
+  });
+  for (const auto& s : spec.scratch) {
+    // emptyDir scratch: a tmpfs the sandbox's user owns (home) or everyone may use (/tmp).
+    std::vector<std::string> opts = {"nosuid", "nodev", "size=1048576k"};
+    if (s.path == "/tmp" || s.path == "/var/tmp") {
+      opts.push_back("mode=1777");
+    } else {
+      opts.push_back("mode=0755");
+      opts.push_back("uid=" + std::to_string(spec.uid));
+      opts.push_back("gid=" + std::to_string(spec.gid));
+    }
+    mounts.push_back(mount(s.path, "tmpfs", "tmpfs", opts));
+  }
+
+  json namespaces = json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}});
+  if (in.runtime == "runc") namespaces.push_back({{"type", "network"}, {"path", in.netns_path}});
+
+  json resources = {{"devices", json::array({{{"allow", false}, {"access", "rwm"}}})},
+                    {"pids", {{"limit", 4096}}}};
+  if (!in.cpuset.empty()) resources["cpu"] = {{"cpus", in.cpuset}};
+
+  json linux_ = {
+      {"namespaces", namespaces},
+      {"maskedPaths", containerd_masked_paths()},
+      {"readonlyPaths", containerd_readonly_paths()},
+      {"resources", resources},
+      {"cgroupsPath", in.cgroups_path},
+  };
+  if (!in.seccomp.is_null()) linux_["seccomp"] = in.seccomp;
+
+  return json{
+      {"ociVersion", "1.0.2"},
+      {"process", process},
+      {"root", {{"path", "rootfs"}, {"readonly", spec.read_only_root}}},
+      {"hostname", in.hostname},
+      {"mounts", mounts},
+      {"linux", linux_},
+  };
+}
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,35 @@
+// Translates a SandboxSpec into an OCI runtime config.json, as containerd would for the
+// same Kubernetes securityContext: capabilities, noNewPrivileges, seccomp, user, read-only
+// root, emptyDir scratch (tmpfs), containerd's masked and read-only paths, hostname, and
+// the CPU set of the node class. The same document serves runc and runsc; the only
+// difference is the network namespace (runc joins the sandbox's named namespace through
+// the spec; runsc runs with --network=host inside that namespace and must not be given one).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/deploy/local/sandbox_spec.h"
+
+namespace isoharness::deploy::local {
+
+struct BundleInputs {
+  std::string runtime;          // "runc" or "runsc"
+  std::string hostname;
+  std::string netns_path;       // runc: /var/run/netns/NAME; ignored for runsc
+  std::string cgroups_path;     // e.g. "/ih-<run>-<name>"
+  std::string cpuset;           // node class CPU list; empty = no pinning
+  std::string host_usr = "/usr";  // bind-mounted read-only as the image's /usr
+  std::vector<std::string> args;  // the container's process (sshd)
+  nlohmann::json seccomp;       // converted linux.seccomp; null when Unconfined
+};
+
+nlohmann::json make_oci_config(const SandboxSpec& spec, const BundleInputs& in);
+
+// containerd's defaults, exposed for tests and the README.
+const std::vector<std::string>& containerd_masked_paths();
+const std::vector<std::string>& containerd_readonly_paths();
+
+}  // namespace isoharness::deploy::local

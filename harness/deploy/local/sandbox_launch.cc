@@ -1,0 +1,250 @@
+#include "harness/deploy/local/sandbox_launch.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/capabilities.h"
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/image_builder.h"
+#include "harness/deploy/local/oci_spec.h"
+#include "harness/deploy/local/seccomp_profile.h"
+#include "harness/deploy/local/sshd_config.h"
+#include "harness/deploy/local/world.h"
+
+namespace isoharness::deploy::local {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string key_type_and_blob(const std::string& line) {
+  auto first = line.find(' ');
+  auto second = first == std::string::npos ? std::string::npos : line.find(' ', first + 1);
+  return line.substr(0, second);
+}
+
+std::string runtime_version(const std::string& bin) {
+  RunOptions opts;
+  opts.deadline = 10s;
+  auto r = run_command({bin, "--version"}, opts);
+  if (!r || !r->ok()) return "unknown";
+  return r->out.substr(0, r->out.find('\n'));
+}
+
+bool wants_everything(const SandboxSpec& spec) {
+  if (spec.network_mode == "bridge") return true;
+  if (std::find(spec.allow_domains.begin(), spec.allow_domains.end(), "*") != spec.allow_domains.end()) return true;
+  if (std::find(spec.allow_entities.begin(), spec.allow_entities.end(), "world") != spec.allow_entities.end())
+    return true;
+  return std::any_of(spec.allow_cidr.begin(), spec.allow_cidr.end(),
+                     [](const std::string& c) { return parse_cidr(c) && parse_cidr(c)->prefix == 0; });
+}
+
+}  // namespace
+
+SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth, const std::string& address) {
+  SandboxEgress e;
+  e.index = index;
+  e.veth = veth;
+  e.address = address;
+  if (spec.network_mode == "none") return e;  // deny-all, whatever the lists say
+  e.addresses = resolve_allowed_domains(spec.allow_domains);
+  e.dns = !spec.allow_domains.empty();
+  for (const auto& c : spec.allow_cidr) {
+    auto parsed = parse_cidr(c);
+    if (parsed && parsed->prefix > 0) e.cidrs.push_back(parsed->to_string());
+  }
+  if (wants_everything(spec)) {
+    e.dns = true;
+    for (const auto& r : world_internet_ranges()) e.cidrs.push_back(r);
+  }
+  return e;
+}
+
+void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                    const std::string& node_class_name, const std::string& authorized_key, const LaunchContext& ctx) {
+  const RunPaths& paths = *ctx.paths;
+  World& world = *ctx.world;
+
+  // Controls that need files come first: nothing is created if one cannot be applied.
+  json seccomp;
+  std::size_t seccomp_rules = 0;
+  if (spec.seccomp == "RuntimeDefault") {
+    auto s = load_default_seccomp(ctx.seccomp_profile, SeccompTarget{"amd64", ctx.kernel_release, spec.capabilities});
+    if (!s) throw InfraError("control seccompProfile RuntimeDefault cannot be applied: " + s.error().message);
+    seccomp = *s;
+    seccomp_rules = seccomp["syscalls"].size();
+  }
+
+  std::error_code ec;
+  fs::create_directories(sb.dir, ec);
+  if (ec) throw InfraError("sandbox " + sb.name + ": cannot create " + sb.dir + ": " + ec.message());
+
+  // Network: the sandbox's own namespace, a veth to the node, its egress chain.
+  sb.netns_created = true;
+  run_checked({"ip", "netns", "add", sb.netns}, "control network namespace: create " + sb.netns);
+  run_checked({"ip", "-n", sb.netns, "link", "set", "lo", "up"}, "control network namespace: loopback");
+  run_checked(in_netns(sb.netns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                                  "net.ipv6.conf.default.disable_ipv6=1"}),
+              "control network namespace: disable IPv6");
+  const std::string veth = sb.egress.veth;
+  run_checked({"ip", "-n", world.node_ns(), "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", sb.netns},
+              "control network namespace: veth to the node");
+  run_checked({"ip", "-n", world.node_ns(), "link", "set", veth, "up"}, "control network namespace: node side up");
+  run_checked({"ip", "-n", world.node_ns(), "route", "add", sb.address + "/32", "dev", veth},
+              "control network namespace: node route");
+  run_checked({"ip", "-n", sb.netns, "addr", "add", sb.address + "/32", "dev", "eth0"}, "control network namespace: address");
+  run_checked({"ip", "-n", sb.netns, "link", "set", "eth0", "up"}, "control network namespace: eth0 up");
+  run_checked({"ip", "-n", sb.netns, "route", "add", world_addr::kNodeJumpSide, "dev", "eth0", "scope", "link"},
+              "control network namespace: gateway route");
+  run_checked({"ip", "-n", sb.netns, "route", "add", "default", "via", world_addr::kNodeJumpSide, "dev", "eth0"},
+              "control network namespace: default route");
+  sb.egress_added = true;
+  nft_apply(world.node_ns(), sandbox_egress_add(paths.run_id, sb.egress), "egress policy of sandbox " + sb.name);
+
+  // Image and bundle.
+  ImageSpec image;
+  image.rootfs = sb.dir + "/rootfs";
+  image.hostname = sb.name;
+  image.uid = spec.uid;
+  image.gid = spec.gid;
+  image.sshd_config = sandbox_sshd_config("agent");
+  image.authorized_keys = authorized_key;
+  image.resolver = world_addr::kResolver;
+  image.key_comment = sb.container;
+  std::string host_key = key_type_and_blob(build_image(image));
+
+  BundleInputs in;
+  in.runtime = sb.runtime;
+  in.hostname = sb.name;
+  in.netns_path = netns_path(sb.netns);
+  in.cgroups_path = "/" + sb.container;
+  in.cpuset = node_class.cpuset;
+  in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
+  in.seccomp = seccomp;
+  write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
+
+  if (node_class.noisy_neighbour) {
+    auto pid = spawn_detached(in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus",
+                                                  node_class.cpuset, "--duty-percent",
+                                                  std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
+                              sb.dir + "/noise.log");
+    if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
+    sb.noise_pid = *pid;
+  }
+
+  // The container. runsc's netstack cannot start here: it runs --network=host inside the
+  // sandbox's namespace (entered with nsenter, not `ip netns exec`, which remounts /sys).
+  const std::string root = paths.runtime_root(sb.runtime);
+  fs::create_directories(root, ec);
+  std::vector<std::string> argv;
+  if (sb.runtime == "runc") {
+    argv = {sb.runtime_bin, "--root", root, "run", "--detach", "--bundle", sb.dir, sb.container};
+  } else {
+    argv = in_netns(sb.netns, {sb.runtime_bin, "--root", root, "--platform=ptrace", "--network=host", "run",
+                               "--detach", "--bundle", sb.dir, sb.container});
+  }
+  sb.container_started = true;
+  run_detaching(argv, sb.dir + "/container.log", "runtime " + sb.runtime + ": start sandbox " + sb.name, 60s);
+  try {
+    world.wait_ssh_from_jumphost(sb.address, 2222, ctx.ssh_ready_ms);
+  } catch (const InfraError& e) {
+    throw InfraError(std::string(e.what()) + "\nsandbox log:\n" + log_tail(sb.dir + "/container.log"));
+  }
+  world.authorize(authorized_key);
+
+  SandboxHandle& h = sb.handle;
+  h.name = sb.name;
+  h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
+  h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
+  std::uint64_t mask = capability_mask(spec.capabilities);
+  if (sb.runtime == "runsc") mask &= ~(std::uint64_t{1} << *capability_number("CAP_NET_RAW"));
+  json egress = {{"dns", sb.egress.dns}, {"addresses", sb.egress.addresses}, {"cidrs", sb.egress.cidrs},
+                 {"enforced_by", "nftables in the node namespace"}};
+  json scratch = json::array();
+  for (const auto& s : spec.scratch) scratch.push_back(s.path);
+  h.facts = {
+      {"backend", "local"},
+      {"run_id", paths.run_id},
+      {"container_id", sb.container},
+      {"runtime", sb.runtime},
+      {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
+      {"runtime_binary", sb.runtime_bin},
+      {"runtime_version", runtime_version(sb.runtime_bin)},
+      {"platform", sb.runtime == "runsc" ? "ptrace" : "native"},
+      {"network_mode", sb.runtime == "runsc" ? "host-in-netns" : "netns"},
+      {"oci_seccomp_inside_gvisor", false},
+      {"node_class", node_class_name},
+      {"cpus", node_class.cpuset},
+      {"noisy_neighbour", node_class.noisy_neighbour},
+      {"address", sb.address},
+      {"netns", sb.netns},
+      {"image", "host-os-view"},
+      {"requested_image", spec.image},
+      {"uid", spec.uid},
+      {"gid", spec.gid},
+      {"capabilities", spec.capabilities},
+      {"expected_cap_eff", capability_hex(mask)},
+      {"no_new_privileges", spec.no_new_privileges},
+      {"seccomp", spec.seccomp},
+      {"seccomp_rules", seccomp_rules},
+      {"read_only_root", spec.read_only_root},
+      {"scratch", scratch},
+      {"gpu_requested", spec.gpu},
+      {"gpu_available", false},
+      {"services_not_deployed", spec.other_services},
+      {"egress", egress},
+  };
+}
+
+void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
+  try {
+    const RunPaths& paths = *ctx.paths;
+    if (sb.container_started) {
+      const std::string root = paths.runtime_root(sb.runtime);
+      if (sb.runtime == "runc") run_quietly({sb.runtime_bin, "--root", root, "kill", sb.container, "KILL"}, 10s);
+      run_quietly({sb.runtime_bin, "--root", root, "delete", "--force", sb.container}, 30s);
+      sb.container_started = false;
+    }
+    if (sb.noise_pid > 0) {
+      terminate_process(sb.noise_pid, 500ms);
+      sb.noise_pid = -1;
+    }
+    if (sb.egress_added) {
+      nft_apply(ctx.world->node_ns(), sandbox_egress_remove(paths.run_id, sb.egress), "remove sandbox " + sb.name);
+      sb.egress_added = false;
+    }
+  } catch (...) {
+  }
+  try {
+    if (sb.netns_created) {
+      RunOptions opts;
+      opts.deadline = 10s;
+      auto pids = run_command({"ip", "netns", "pids", sb.netns}, opts);
+      if (pids && pids->ok()) {
+        std::istringstream in(pids->out);
+        long pid;
+        while (in >> pid)
+          if (pid > 1 && pid != ::getpid()) ::kill(static_cast<pid_t>(pid), SIGKILL);
+      }
+      run_quietly({"ip", "netns", "delete", sb.netns}, 10s);
+      sb.netns_created = false;
+    }
+    for (const char* ctl : {"cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids", "systemd"}) {
+      std::string cg = std::string("/sys/fs/cgroup/") + ctl + "/" + sb.container;
+      ::rmdir(cg.c_str());
+    }
+    std::error_code ec;
+    fs::remove_all(sb.dir, ec);
+  } catch (...) {
+  }
+}
+
+}  // namespace isoharness::deploy::local

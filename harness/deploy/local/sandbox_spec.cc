@@ -1,0 +1,321 @@
+#include "harness/deploy/local/sandbox_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/capabilities.h"
+
+namespace isoharness::deploy::local {
+namespace {
+
+using nlohmann::json;
+
+// Collects every problem of one parse, split by kind, then throws once.
+struct Problems {
+  std::string source;
+  std::vector<Diagnostic> bad_input;       // malformed: UserError
+  std::vector<std::string> cannot_apply;   // well-formed, not applicable here: InfraError
+
+  void bad(const std::string& path, const std::string& message) {
+    bad_input.push_back(Diagnostic{source, 0, 0, path, message});
+  }
+  void unsupported(const std::string& path, const std::string& message) {
+    cannot_apply.push_back(source + ": " + path + ": " + message);
+  }
+  void raise() const {
+    if (!bad_input.empty()) throw UserError(bad_input);
+    if (!cannot_apply.empty()) {
+      std::string msg = "the local backend cannot apply these controls, so the sandbox is not started:";
+      for (const auto& c : cannot_apply) msg += "\n  " + c;
+      throw InfraError(msg);
+    }
+  }
+};
+
+void check_keys(const json& obj, const std::string& path, const std::set<std::string>& known, Problems& p) {
+  for (const auto& [key, _] : obj.items()) {
+    if (!known.count(key)) p.unsupported(path + "." + key, "unknown key (deny by default: not ignored)");
+  }
+}
+
+std::vector<std::string> string_list(const json& obj, const char* key, const std::string& path, Problems& p) {
+  std::vector<std::string> out;
+  if (!obj.contains(key) || obj[key].is_null()) return out;
+  const json& v = obj[key];
+  if (!v.is_array()) {
+    p.bad(path + "." + key, "must be a list of strings");
+    return out;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) p.bad(path + "." + key + "[" + std::to_string(i) + "]", "must be a string");
+    else out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+bool get_bool(const json& obj, const char* key, const std::string& path, bool fallback, Problems& p) {
+  if (!obj.contains(key) || obj[key].is_null()) return fallback;
+  if (!obj[key].is_boolean()) {
+    p.bad(path + "." + key, "must be true or false");
+    return fallback;
+  }
+  return obj[key].get<bool>();
+}
+
+bool safe_mount_path(const std::string& path) {
+  if (path.empty() || path[0] != '/' || path == "/" || path.size() > 200) return false;
+  if (path.find("/../") != std::string::npos || path.find("/./") != std::string::npos) return false;
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/..") == 0) return false;
+  for (char c : path)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '.')) return false;
+  for (const char* sys : {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64"}) {
+    std::string s(sys);
+    if (path == s || path.rfind(s + "/", 0) == 0) return false;
+  }
+  return true;
+}
+
+void parse_capabilities(const json& caps, const std::string& path, SandboxSpec& spec, Problems& p) {
+  if (!caps.is_object()) {
+    p.bad(path, "must be a mapping with drop/add");
+    return;
+  }
+  check_keys(caps, path, {"drop", "add"}, p);
+  auto drop = string_list(caps, "drop", path, p);
+  auto add = string_list(caps, "add", path, p);
+  std::vector<std::string> kept = spec.capabilities;
+  for (const auto& d : drop) {
+    if (d == "ALL" || d == "all") {
+      spec.drop_all = true;
+      kept.clear();
+      continue;
+    }
+    auto n = capability_number(d);
+    if (!n) {
+      p.bad(path + ".drop", "unknown capability " + d);
+      continue;
+    }
+    kept.erase(std::remove(kept.begin(), kept.end(), capability_name(*n)), kept.end());
+  }
+  for (const auto& a : add) {
+    auto n = capability_number(a);
+    if (!n) {
+      p.bad(path + ".add", "unknown capability " + a);
+      continue;
+    }
+    if (std::find(kept.begin(), kept.end(), capability_name(*n)) == kept.end()) kept.push_back(capability_name(*n));
+  }
+  spec.capabilities = kept;
+}
+
+void parse_security_context(const json& sc, const std::string& path, SandboxSpec& spec, Problems& p) {
+  if (!sc.is_object()) {
+    p.bad(path, "must be a mapping");
+    return;
+  }
+  check_keys(sc, path,
+             {"allowPrivilegeEscalation", "capabilities", "seccompProfile", "runAsNonRoot", "runAsUser",
+              "runAsGroup", "readOnlyRootFilesystem", "privileged"},
+             p);
+  spec.no_new_privileges = !get_bool(sc, "allowPrivilegeEscalation", path, true, p);
+  if (get_bool(sc, "privileged", path, false, p))
+    p.unsupported(path + ".privileged", "privileged containers are never started by isoharness");
+  if (sc.contains("capabilities")) parse_capabilities(sc["capabilities"], path + ".capabilities", spec, p);
+  if (sc.contains("seccompProfile")) {
+    const json& sp = sc["seccompProfile"];
+    if (!sp.is_object() || !sp.contains("type") || !sp["type"].is_string()) {
+      p.bad(path + ".seccompProfile", "must be a mapping with a string `type`");
+    } else {
+      check_keys(sp, path + ".seccompProfile", {"type"}, p);
+      std::string type = sp["type"].get<std::string>();
+      if (type == "RuntimeDefault" || type == "Unconfined") spec.seccomp = type;
+      else p.unsupported(path + ".seccompProfile.type", "seccomp profile type " + type + " is not available locally");
+    }
+  }
+  spec.run_as_non_root = get_bool(sc, "runAsNonRoot", path, false, p);
+  for (const char* key : {"runAsUser", "runAsGroup"}) {
+    if (!sc.contains(key)) continue;
+    if (!sc[key].is_number_integer() || sc[key].get<std::int64_t>() < 0 || sc[key].get<std::int64_t>() > 65534) {
+      p.bad(path + "." + key, "must be an integer between 0 and 65534");
+      continue;
+    }
+    if (std::string(key) == "runAsUser") {
+      spec.uid = sc[key].get<std::int64_t>();
+      spec.run_as_user_set = true;
+    } else {
+      spec.gid = sc[key].get<std::int64_t>();
+    }
+  }
+  if (spec.run_as_non_root && spec.uid == 0)
+    p.unsupported(path + ".runAsNonRoot", "runAsNonRoot with runAsUser 0: the kubelet refuses this container");
+  if (spec.uid == 0)
+    p.unsupported(path + ".runAsUser", "uid 0: the sandbox's sshd runs as its user and cannot serve logins as root");
+  spec.read_only_root = get_bool(sc, "readOnlyRootFilesystem", path, false, p);
+}
+
+void parse_volumes(const json& svc, const std::string& path, SandboxSpec& spec, Problems& p) {
+  std::set<std::string> empty_dirs;
+  if (svc.contains("volumes")) {
+    const json& vols = svc["volumes"];
+    if (!vols.is_array()) p.bad(path + ".volumes", "must be a list");
+    for (std::size_t i = 0; vols.is_array() && i < vols.size(); ++i) {
+      std::string vp = path + ".volumes[" + std::to_string(i) + "]";
+      const json& v = vols[i];
+      if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+        p.bad(vp, "must be a mapping with a string `name`");
+        continue;
+      }
+      check_keys(v, vp, {"name", "emptyDir"}, p);
+      if (!v.contains("emptyDir")) p.unsupported(vp, "only emptyDir volumes exist locally");
+      else empty_dirs.insert(v["name"].get<std::string>());
+    }
+  }
+  if (svc.contains("volumeMounts")) {
+    const json& mounts = svc["volumeMounts"];
+    if (!mounts.is_array()) p.bad(path + ".volumeMounts", "must be a list");
+    std::set<std::string> seen_paths;
+    for (std::size_t i = 0; mounts.is_array() && i < mounts.size(); ++i) {
+      std::string mp = path + ".volumeMounts[" + std::to_string(i) + "]";
+      const json& m = mounts[i];
+      if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("mountPath") ||
+          !m["mountPath"].is_string()) {
+        p.bad(mp, "must be a mapping with string `name` and `mountPath`");
+        continue;
+      }
+      check_keys(m, mp, {"name", "mountPath"}, p);
+      std::string name = m["name"].get<std::string>(), target = m["mountPath"].get<std::string>();
+      if (!empty_dirs.count(name)) p.bad(mp + ".name", "no emptyDir volume named " + name);
+      else if (!safe_mount_path(target)) p.unsupported(mp + ".mountPath", "cannot mount scratch at " + target);
+      else if (!seen_paths.insert(target).second) p.bad(mp + ".mountPath", "mounted twice: " + target);
+      else spec.scratch.push_back({name, target});
+    }
+  }
+}
+
+}  // namespace
+
+SandboxSpec parse_sandbox_values(const json& values, const std::string& source) {
+  Problems p{source, {}, {}};
+  SandboxSpec spec;
+  spec.capabilities = containerd_default_capabilities();
+  if (!values.is_object()) {
+    p.bad("values", "must be a mapping (docs/CONTRACTS.md §1)");
+    p.raise();
+  }
+  check_keys(values, "values", {"services", "allowDomains", "allowCIDR", "allowEntities"}, p);
+  if (!values.contains("services") || !values["services"].is_object() || !values["services"].contains("default")) {
+    p.bad("values.services", "must hold the agent's service `default`");
+    p.raise();
+  }
+  for (const auto& [name, _] : values["services"].items())
+    if (name != "default") spec.other_services.push_back(name);
+  const json& svc = values["services"]["default"];
+  const std::string path = "values.services.default";
+  if (!svc.is_object()) {
+    p.bad(path, "must be a mapping");
+    p.raise();
+  }
+  check_keys(svc, path,
+             {"image", "runtimeClassName", "gpu", "networkMode", "securityContext", "volumes", "volumeMounts"}, p);
+  if (svc.contains("image")) {
+    if (svc["image"].is_string()) spec.image = svc["image"].get<std::string>();
+    else p.bad(path + ".image", "must be a string");
+  }
+  if (svc.contains("runtimeClassName") && !svc["runtimeClassName"].is_null()) {
+    if (!svc["runtimeClassName"].is_string() || svc["runtimeClassName"].get<std::string>().empty())
+      p.bad(path + ".runtimeClassName", "must be a non-empty string");
+    else spec.runtime_class = svc["runtimeClassName"].get<std::string>();
+  }
+  spec.gpu = get_bool(svc, "gpu", path, false, p);
+  if (svc.contains("networkMode")) {
+    if (!svc["networkMode"].is_string()) p.bad(path + ".networkMode", "must be a string");
+    else spec.network_mode = svc["networkMode"].get<std::string>();
+    if (!spec.network_mode.empty() && spec.network_mode != "none" && spec.network_mode != "bridge")
+      p.unsupported(path + ".networkMode", "network mode " + spec.network_mode + " does not exist locally");
+  }
+  if (svc.contains("securityContext")) parse_security_context(svc["securityContext"], path + ".securityContext", spec, p);
+  parse_volumes(svc, path, spec, p);
+
+  spec.allow_domains = string_list(values, "allowDomains", "values", p);
+  for (const auto& d : spec.allow_domains) {
+    bool ok = !d.empty() && d.size() <= 253;
+    for (char c : d)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '*')) ok = false;
+    if (!ok) p.bad("values.allowDomains", "not a domain name: " + d);
+  }
+  spec.allow_cidr = string_list(values, "allowCIDR", "values", p);
+  for (const auto& c : spec.allow_cidr)
+    if (!parse_cidr(c)) p.unsupported("values.allowCIDR", "not an IPv4 CIDR the local world can route: " + c);
+  spec.allow_entities = string_list(values, "allowEntities", "values", p);
+  for (const auto& e : spec.allow_entities)
+    if (e != "world") p.unsupported("values.allowEntities", "entity " + e + " does not exist locally");
+  p.raise();
+  return spec;
+}
+
+LocalProfile parse_local_profile(const json& profile) {
+  std::vector<Diagnostic> problems;
+  auto bad = [&](const std::string& item, const std::string& msg) {
+    problems.push_back(Diagnostic{"deployment profile", 0, 0, item, msg});
+  };
+  LocalProfile out;
+  if (!profile.is_object()) throw UserError("deployment profile: must be a mapping");
+  if (!profile.contains("node_classes") || !profile["node_classes"].is_object() || profile["node_classes"].empty()) {
+    bad("node_classes", "must map node class names to {cpuset, noisy_neighbour}");
+  } else {
+    for (const auto& [name, nc] : profile["node_classes"].items()) {
+      std::string item = "node_classes." + name;
+      if (!nc.is_object() || !nc.contains("cpuset") || !nc["cpuset"].is_string()) {
+        bad(item, "must have a string `cpuset` (e.g. \"1\" or \"0-1\")");
+        continue;
+      }
+      NodeClass c;
+      c.cpuset = nc["cpuset"].get<std::string>();
+      if (c.cpuset.empty() || c.cpuset.find_first_not_of("0123456789,-") != std::string::npos)
+        bad(item + ".cpuset", "not a CPU list: " + c.cpuset);
+      if (nc.contains("noisy_neighbour")) {
+        if (!nc["noisy_neighbour"].is_boolean()) bad(item + ".noisy_neighbour", "must be true or false");
+        else c.noisy_neighbour = nc["noisy_neighbour"].get<bool>();
+      }
+      out.node_classes[name] = c;
+    }
+  }
+  if (profile.contains("runtime_handlers")) {
+    if (!profile["runtime_handlers"].is_object()) {
+      bad("runtime_handlers", "must map runtime classes to runc or runsc");
+    } else {
+      for (const auto& [cls, h] : profile["runtime_handlers"].items()) {
+        if (!h.is_string() || (h.get<std::string>() != "runc" && h.get<std::string>() != "runsc"))
+          bad("runtime_handlers." + cls, "must be \"runc\" or \"runsc\"");
+        else out.runtime_handlers[cls] = h.get<std::string>();
+      }
+    }
+  }
+  if (!problems.empty()) throw UserError(problems);
+  return out;
+}
+
+std::string runtime_for(const SandboxSpec& spec, const LocalProfile& profile) {
+  if (spec.runtime_class.empty()) return "runc";
+  auto it = profile.runtime_handlers.find(spec.runtime_class);
+  if (it == profile.runtime_handlers.end())
+    throw InfraError("runtime class " + spec.runtime_class +
+                     " has no handler in the deployment profile's runtime_handlers; it is never run under runc");
+  return it->second;
+}
+
+json default_local_profile() {
+  return json{{"name", "local"},
+              {"backend", "local"},
+              {"runtime_classes", json::array({"gvisor"})},
+              {"sandbox_runtime_class", "gvisor"},
+              {"runtime_handlers", {{"gvisor", "runsc"}}},
+              {"node_classes",
+               {{"tier", {{"cpuset", "1"}, {"noisy_neighbour", false}}},
+                {"non-tier", {{"cpuset", "0-1"}, {"noisy_neighbour", true}}}}}};
+}
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,69 @@
+// What one sandbox must be, read from the item's rendered sandbox values
+// (docs/CONTRACTS.md §1) and the deployment profile. Parsing only: no I/O.
+//
+// Deny by default: a key the local backend does not know how to apply is refused with an
+// error that names it, never ignored.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::deploy::local {
+
+struct ScratchMount {
+  std::string volume;  // emptyDir volume name
+  std::string path;    // absolute mount path inside the sandbox
+};
+
+struct SandboxSpec {
+  std::string image;                  // recorded only: the local image is this machine's OS
+  std::string runtime_class;          // "" = the node's default runtime
+  bool gpu = false;
+  std::string network_mode;           // "" = not pinned
+  std::vector<std::string> capabilities;  // the set the process keeps ("CAP_*")
+  bool drop_all = false;
+  bool no_new_privileges = false;
+  std::string seccomp = "RuntimeDefault";  // or "Unconfined"
+  std::int64_t uid = 1000;            // the local image's configured user is agent (1000)
+  std::int64_t gid = 1000;
+  bool run_as_user_set = false;
+  bool run_as_non_root = false;
+  bool read_only_root = false;
+  std::vector<ScratchMount> scratch;
+  std::vector<std::string> allow_domains;
+  std::vector<std::string> allow_cidr;
+  std::vector<std::string> allow_entities;
+  std::vector<std::string> other_services;  // services besides "default", not deployed
+};
+
+struct NodeClass {
+  std::string cpuset;         // e.g. "1" or "0-1"
+  bool noisy_neighbour = false;
+};
+
+struct LocalProfile {
+  std::map<std::string, NodeClass> node_classes;
+  std::map<std::string, std::string> runtime_handlers;  // runtime class -> "runc" / "runsc"
+};
+
+// Reads the item's values. Throws UserError listing every malformed key (with its JSON
+// path) and InfraError naming a control the local backend cannot apply.
+// `source` names where the values came from (file or plan item) in every message.
+SandboxSpec parse_sandbox_values(const nlohmann::json& values, const std::string& source = "values");
+
+// Reads profile["node_classes"] and profile["runtime_handlers"]. Throws UserError.
+LocalProfile parse_local_profile(const nlohmann::json& profile);
+
+// The OCI runtime for a spec: "runc" when no runtime class, else the profile's handler.
+// Throws InfraError naming the class when the profile has no handler for it.
+std::string runtime_for(const SandboxSpec& spec, const LocalProfile& profile);
+
+// The profile used when the caller gives none (scenarios/deployments/local.yaml's shape).
+nlohmann::json default_local_profile();
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,241 @@
+// isoharness-world-helper: the small programs the local backend runs inside its own
+// network namespaces, so that the world needs no package beyond the project itself.
+//
+//   serve  --tag T --max-seconds N --listen NAME=ADDR:PORT/PROTO ...
+//       Answers every listener from one poll loop. PROTO "http" reads the request head
+//       (at most 1 KiB, at most 1 s) and answers one HTTP/1.0 line naming the listener;
+//       "tcp" writes one line naming the listener and closes. Each connection is served
+//       to completion before the next (bounded: 1 KiB in, one line out, 1 s), and the
+//       process exits after --max-seconds whatever happens.
+//   noise  --tag T --cpus LIST --duty-percent P --max-seconds N
+//       A bounded noisy neighbour: pinned to LIST, busy P% of every 10 ms period.
+//   wait-banner --addr A --port P --deadline-ms N [--device IFACE]
+//       Connects until the peer sends a line starting "SSH-" (or the deadline passes);
+//       prints that line. Exit 0 when seen, 1 otherwise. --device binds the socket to
+//       one interface (SO_BINDTODEVICE), so a test can try a path without any packet
+//       leaving through another interface.
+//
+// --tag carries the run id so a cleanup can recognise its own processes.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Listener {
+  std::string name;
+  std::string proto;
+  int fd = -1;
+};
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "isoharness-world-helper: %s\n", what.c_str());
+  std::exit(2);
+}
+
+long parse_long(const std::string& text, const char* what) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0) die(std::string("bad ") + what + ": " + text);
+  return v;
+}
+
+bool parse_ipv4(const std::string& addr, int port, sockaddr_in& out) {
+  std::memset(&out, 0, sizeof out);
+  out.sin_family = AF_INET;
+  out.sin_port = htons(static_cast<uint16_t>(port));
+  return port > 0 && port < 65536 && inet_pton(AF_INET, addr.c_str(), &out.sin_addr) == 1;
+}
+
+// NAME=ADDR:PORT/PROTO
+Listener open_listener(const std::string& spec) {
+  auto eq = spec.find('=');
+  auto colon = spec.rfind(':');
+  auto slash = spec.rfind('/');
+  if (eq == std::string::npos || colon == std::string::npos || slash == std::string::npos || colon < eq ||
+      slash < colon)
+    die("bad --listen " + spec + " (want NAME=ADDR:PORT/PROTO)");
+  Listener l;
+  l.name = spec.substr(0, eq);
+  std::string addr = spec.substr(eq + 1, colon - eq - 1);
+  int port = static_cast<int>(parse_long(spec.substr(colon + 1, slash - colon - 1), "port"));
+  l.proto = spec.substr(slash + 1);
+  if (l.proto != "http" && l.proto != "tcp") die("bad protocol in --listen " + spec);
+  sockaddr_in sa;
+  if (!parse_ipv4(addr, port, sa)) die("bad address in --listen " + spec);
+  l.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int one = 1;
+  ::setsockopt(l.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (l.fd < 0 || ::bind(l.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(l.fd, 64) != 0)
+    die("cannot listen on " + addr + ":" + std::to_string(port) + ": " + std::strerror(errno));
+  return l;
+}
+
+void serve_one(const Listener& l, int conn) {
+  if (l.proto == "http") {
+    char buf[1024];
+    std::size_t got = 0;
+    const auto until = Clock::now() + std::chrono::seconds(1);
+    while (got < sizeof buf && Clock::now() < until) {
+      pollfd p{conn, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      ssize_t n = ::read(conn, buf + got, sizeof buf - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+      if (std::string(buf, got).find("\r\n\r\n") != std::string::npos) break;
+    }
+    std::string body = "isoharness world: " + l.name + "\n";
+    std::string reply = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    (void)!::write(conn, reply.data(), reply.size());
+  } else {
+    std::string line = "isoharness world: " + l.name + "\n";
+    (void)!::write(conn, line.data(), line.size());
+  }
+  ::close(conn);
+}
+
+int cmd_serve(const std::vector<std::string>& args) {
+  std::vector<Listener> listeners;
+  long max_seconds = 3600;
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--listen") listeners.push_back(open_listener(args[i + 1]));
+    else if (args[i] == "--max-seconds") max_seconds = parse_long(args[i + 1], "--max-seconds");
+    else if (args[i] != "--tag") die("unknown option " + args[i]);
+  }
+  if (listeners.empty()) die("serve: no --listen");
+  const auto until = Clock::now() + std::chrono::seconds(max_seconds);
+  while (Clock::now() < until) {
+    std::vector<pollfd> fds;
+    for (const auto& l : listeners) fds.push_back({l.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & POLLIN)) continue;
+      int conn = ::accept4(listeners[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (conn >= 0) serve_one(listeners[i], conn);
+    }
+  }
+  return 0;
+}
+
+// "0-1" or "1" or "0,2" -> CPU numbers.
+std::vector<int> parse_cpu_list(const std::string& text) {
+  std::vector<int> cpus;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto dash = part.find('-');
+    long lo = parse_long(part.substr(0, dash), "cpu");
+    long hi = dash == std::string::npos ? lo : parse_long(part.substr(dash + 1), "cpu");
+    if (hi < lo || hi > 1023) die("bad cpu list " + text);
+    for (long c = lo; c <= hi; ++c) cpus.push_back(static_cast<int>(c));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (cpus.empty()) die("empty cpu list");
+  return cpus;
+}
+
+int cmd_noise(const std::vector<std::string>& args) {
+  std::string cpus = "0";
+  long duty = 50, max_seconds = 3600;
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--cpus") cpus = args[i + 1];
+    else if (args[i] == "--duty-percent") duty = parse_long(args[i + 1], "--duty-percent");
+    else if (args[i] == "--max-seconds") max_seconds = parse_long(args[i + 1], "--max-seconds");
+    else if (args[i] != "--tag") die("unknown option " + args[i]);
+  }
+  if (duty > 100) die("--duty-percent above 100");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : parse_cpu_list(cpus)) CPU_SET(c, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) die(std::string("sched_setaffinity: ") + std::strerror(errno));
+  const auto until = Clock::now() + std::chrono::seconds(max_seconds);
+  const auto period = std::chrono::milliseconds(10);
+  volatile unsigned long sink = 0;
+  while (Clock::now() < until) {
+    const auto start = Clock::now();
+    while (Clock::now() - start < period * duty / 100) sink = sink + 1;
+    std::this_thread::sleep_until(start + period);
+  }
+  return 0;
+}
+
+int cmd_wait_banner(const std::vector<std::string>& args) {
+  std::string addr, device;
+  int port = 22;
+  long deadline_ms = 10000;
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--addr") addr = args[i + 1];
+    else if (args[i] == "--port") port = static_cast<int>(parse_long(args[i + 1], "--port"));
+    else if (args[i] == "--deadline-ms") deadline_ms = parse_long(args[i + 1], "--deadline-ms");
+    else if (args[i] == "--device") device = args[i + 1];
+    else die("unknown option " + args[i]);
+  }
+  sockaddr_in sa;
+  if (!parse_ipv4(addr, port, sa)) die("bad --addr/--port");
+  const auto until = Clock::now() + std::chrono::milliseconds(deadline_ms);
+  std::string last_error = "deadline passed before the first attempt";
+  for (int attempt = 0; attempt < 100000 && Clock::now() < until; ++attempt) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
+    if (!device.empty() &&
+        ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, device.c_str(), static_cast<socklen_t>(device.size())) != 0)
+      die("SO_BINDTODEVICE " + device + ": " + std::strerror(errno));
+    int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+    std::string line;
+    if (rc == 0 || errno == EINPROGRESS) {
+      while (Clock::now() < until && line.size() < 256) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 50) <= 0) continue;
+        char c;
+        ssize_t n = ::read(fd, &c, 1);
+        if (n <= 0) {
+          last_error = n == 0 ? "closed before a banner" : std::strerror(errno);
+          break;
+        }
+        if (c == '\n') break;
+        line += c;
+      }
+    } else {
+      last_error = std::strerror(errno);
+    }
+    ::close(fd);
+    if (line.rfind("SSH-", 0) == 0) {
+      std::printf("%s\n", line.c_str());
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::fprintf(stderr, "no SSH banner from %s:%d within %ld ms (%s)\n", addr.c_str(), port, deadline_ms,
+               last_error.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner [options]");
+  std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (args.size() % 2 != 0) die("options come in pairs: --name value");
+  if (cmd == "serve") return cmd_serve(args);
+  if (cmd == "noise") return cmd_noise(args);
+  if (cmd == "wait-banner") return cmd_wait_banner(args);
+  die("unknown subcommand " + cmd);
+}

@@ -1,0 +1,269 @@
+#include "harness/deploy/local/world.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/image_builder.h"
+#include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/oci_spec.h"
+#include "harness/deploy/local/seccomp_profile.h"
+#include "harness/deploy/local/sshd_config.h"
+
+namespace isoharness::deploy::local {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Root-namespace addresses and routes, as CIDRs, from `ip -j`.
+std::vector<Cidr> root_namespace_ranges() {
+  std::vector<Cidr> out;
+  auto addrs = json::parse(run_checked({"ip", "-j", "-4", "addr", "show"}, "scan host addresses").out, nullptr, false);
+  for (const auto& link : addrs.is_array() ? addrs : json::array())
+    for (const auto& a : link.value("addr_info", json::array())) {
+      auto ip = parse_ipv4(a.value("local", ""));
+      int prefix = a.value("prefixlen", 32);
+      if (ip && prefix >= 0 && prefix <= 32) {
+        std::uint32_t mask = prefix == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix);
+        out.push_back(Cidr{*ip & mask, prefix});
+        out.push_back(Cidr{*ip, 32});
+      }
+    }
+  auto routes =
+      json::parse(run_checked({"ip", "-j", "-4", "route", "show", "table", "all"}, "scan host routes").out, nullptr, false);
+  for (const auto& r : routes.is_array() ? routes : json::array()) {
+    auto c = parse_cidr(r.value("dst", ""));
+    if (c) out.push_back(*c);
+  }
+  return out;
+}
+
+// Slots recorded by every world under the state root (live or crashed-but-not-cleaned).
+std::vector<int> recorded_slots(const std::string& state_root) {
+  std::vector<int> out;
+  for (const auto& id : recorded_runs(state_root)) {
+    auto j = json::parse(read_file_bounded(RunPaths{state_root, id}.world_dir() + "/world.json", 65536), nullptr, false);
+    if (!j.is_discarded() && j.contains("slot") && j["slot"].is_number_integer()) out.push_back(j["slot"].get<int>());
+  }
+  return out;
+}
+
+std::string dnsmasq_config() {
+  std::string c =
+      "# isoharness world resolver: answers the world's names, nothing else\n"
+      "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
+  c += "listen-address=" + std::string(world_addr::kResolver) + "\nport=53\nuser=nobody\ngroup=nogroup\n";
+  c += "log-facility=-\n";
+  c += "address=/#/\n";  // every other name: NXDOMAIN
+  for (const auto& n : world_names()) c += "address=/" + n.name + "/" + n.address + "\n";
+  return c;
+}
+
+}  // namespace
+
+World::World(const RunPaths& paths, const WorldOptions& options) : paths_(paths), options_(options) {
+  try {
+    build();
+  } catch (...) {
+    teardown();
+    throw;
+  }
+}
+
+World::~World() { teardown(); }
+
+void World::build() {
+  allocate_slot();
+  build_namespaces();
+  start_world_services();
+  start_jumphost();
+}
+
+void World::allocate_slot() {
+  // One lock for every world on this machine that uses this state root: scan, choose,
+  // record, and configure the host address before letting the next world scan.
+  const std::string lock_path = paths_.state_root + "/.slots.lock";
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) throw InfraError("world: cannot open " + lock_path);
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
+  bool locked = false;
+  for (int i = 0; i < 300 && !locked; ++i) {
+    locked = ::flock(lock, LOCK_EX | LOCK_NB) == 0;
+    if (!locked) std::this_thread::sleep_for(100ms);
+  }
+  if (!locked) throw InfraError("world: " + lock_path + " stayed locked for 30 s");
+
+  auto slot = free_world_slot(root_namespace_ranges(), recorded_slots(paths_.state_root));
+  if (!slot)
+    throw InfraError("world: no free /30 for the host link in 198.51.100.128/25 (every slot is in use; "
+                     "`isoharness local cleanup --all` removes crashed runs)");
+  link_ = local::host_link(*slot);
+  write_file(paths_.world_dir() + "/world.json",
+             json{{"slot", link_.slot}, {"host_address", link_.host_address}, {"jump_address", link_.jump_address}}
+                     .dump(2) +
+                 "\n");
+  const std::string iface = host_iface_name(paths_.run_id);
+  run_checked({"ip", "netns", "add", jump_ns()}, "world: create the jumphost namespace");
+  run_checked({"ip", "link", "add", iface, "type", "veth", "peer", "name", "to-host", "netns", jump_ns()},
+              "world: host link");
+  run_checked({"ip", "addr", "add", link_.host_address + "/30", "dev", iface}, "world: host link address");
+  run_checked({"ip", "link", "set", iface, "up"}, "world: host link up");
+}
+
+void World::build_namespaces() {
+  const std::string node = node_ns(), jump = jump_ns(), world = world_ns();
+  run_checked({"ip", "netns", "add", node}, "world: create the node namespace");
+  run_checked({"ip", "netns", "add", world}, "world: create the world namespace");
+  for (const auto& ns : {node, jump, world}) {
+    run_checked({"ip", "-n", ns, "link", "set", "lo", "up"}, "world: loopback in " + ns);
+    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                              "net.ipv6.conf.default.disable_ipv6=1"}),
+                "world: disable IPv6 in " + ns);
+  }
+  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}), "world: forwarding in the node");
+  run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=22"}),
+              "world: let the unprivileged jumphost sshd bind port 22");
+
+  auto ip = [](const std::string& ns, std::vector<std::string> args, const std::string& what) {
+    std::vector<std::string> argv = {"ip", "-n", ns};
+    argv.insert(argv.end(), args.begin(), args.end());
+    run_checked(argv, "world: " + what);
+  };
+  ip(jump, {"addr", "add", link_.jump_address + "/30", "dev", "to-host"}, "jumphost host-side address");
+  ip(jump, {"link", "set", "to-host", "up"}, "jumphost host link up");
+  ip(jump, {"link", "add", "to-node", "type", "veth", "peer", "name", "to-jump", "netns", node}, "jumphost-node link");
+  ip(jump, {"addr", "add", std::string(world_addr::kJumpNodeSide) + "/30", "dev", "to-node"}, "jumphost address");
+  ip(jump, {"link", "set", "to-node", "up"}, "jumphost link up");
+  ip(node, {"addr", "add", std::string(world_addr::kNodeJumpSide) + "/30", "dev", "to-jump"}, "node address");
+  ip(node, {"link", "set", "to-jump", "up"}, "node link up");
+  ip(jump, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeJumpSide}, "jumphost route to sandboxes");
+
+  ip(node, {"link", "add", "to-world", "type", "veth", "peer", "name", "to-node", "netns", world}, "node-world link");
+  ip(node, {"addr", "add", std::string(world_addr::kNodeWorldSide) + "/30", "dev", "to-world"}, "node world address");
+  ip(node, {"link", "set", "to-world", "up"}, "node world link up");
+  ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide) + "/30", "dev", "to-node"}, "world address");
+  ip(world, {"link", "set", "to-node", "up"}, "world link up");
+  for (const char* range : {"203.0.113.0/24", "198.51.100.0/24", "169.254.169.254/32"})
+    ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, std::string("node route to ") + range);
+  ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide}, "world route back");
+  for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi, world_addr::kResolver,
+                        world_addr::kMetadata, world_addr::kCidrHost})
+    ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"}, std::string("world service address ") + a);
+
+  nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
+  nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host"), "jumphost filter");
+}
+
+pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
+                      const std::string& what) {
+  auto pid = spawn_detached(in_netns(ns, argv), log);
+  if (!pid) throw InfraError("world: " + what + ": " + pid.error().message);
+  children_.push_back(*pid);
+  return *pid;
+}
+
+void World::start_world_services() {
+  const std::string dir = paths_.world_dir();
+  write_file(dir + "/dnsmasq.conf", dnsmasq_config());
+  pid_t dns = spawn_in(world_ns(), {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + dir + "/dnsmasq.conf"},
+                       dir + "/dnsmasq.log", "dnsmasq");
+  const std::string tag = "ih-" + paths_.run_id;
+  pid_t servers = spawn_in(world_ns(),
+                           {options_.helper_path, "serve", "--tag", tag, "--max-seconds", "86400", "--listen",
+                            std::string("target=") + world_addr::kTarget + ":80/http", "--listen",
+                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp", "--listen",
+                            std::string("blocked=") + world_addr::kBlocked + ":80/http", "--listen",
+                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp", "--listen",
+                            std::string("metadata=") + world_addr::kMetadata + ":80/http", "--listen",
+                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http"},
+                           dir + "/servers.log", "world servers");
+  std::this_thread::sleep_for(150ms);
+  for (auto [pid, name, log] : {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"}}) {
+    int status;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
+      throw InfraError(std::string("world: ") + name + " exited at start:\n" + log_tail(dir + log));
+    }
+  }
+}
+
+void World::start_jumphost() {
+  const std::string dir = paths_.world_dir() + "/jump";
+  fs::create_directories(dir);
+  std::vector<std::string> permit;
+  for (int i = 0; i < kMaxSandboxes; ++i) permit.push_back(sandbox_address(i) + ":2222");
+  ImageSpec image;
+  image.rootfs = dir + "/rootfs";
+  image.hostname = "jumphost";
+  image.user = kJumpUser;
+  image.home = "/home/jump";
+  image.sshd_config = jumphost_sshd_config(kJumpUser, link_.jump_address, permit);
+  image.key_comment = "ih-" + paths_.run_id + "-jumphost";
+  std::string pub = build_image(image);
+  jump_host_key_ = pub.substr(0, pub.find(' ', pub.find(' ') + 1));
+
+  SandboxSpec spec;  // the jumphost gets the strict posture, read-only root
+  spec.drop_all = true;
+  spec.no_new_privileges = true;
+  spec.read_only_root = true;
+  auto seccomp = load_default_seccomp(options_.seccomp_profile, SeccompTarget{"amd64", options_.kernel_release, {}});
+  if (!seccomp) throw InfraError("world: jumphost seccomp: " + seccomp.error().message);
+  BundleInputs in;
+  in.runtime = "runc";
+  in.hostname = "jumphost";
+  in.netns_path = netns_path(jump_ns());
+  in.cgroups_path = "/" + container_id(paths_.run_id, "jumphost");
+  in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
+  in.seccomp = *seccomp;
+  write_file(dir + "/config.json", make_oci_config(spec, in).dump(2));
+  const std::string root = paths_.runtime_root("runc");
+  fs::create_directories(root);
+  run_detaching({find_program("runc"), "--root", root, "run", "--detach", "--bundle", dir,
+                 container_id(paths_.run_id, "jumphost")},
+                dir + "/container.log", "world: start the jumphost sshd (runc)");
+  // From the host's own namespace: the jumphost is the one thing the host reaches.
+  RunOptions wait;
+  wait.deadline = 20s;
+  auto banner = run_command({options_.helper_path, "wait-banner", "--addr", link_.jump_address, "--port", "22",
+                             "--deadline-ms", "15000"},
+                            wait);
+  if (!banner || !banner->ok())
+    throw InfraError("world: the jumphost sshd did not answer on " + link_.jump_address +
+                     ":22; its log:\n" + log_tail(dir + "/container.log"));
+}
+
+void World::authorize(const std::string& key_line) {
+  std::lock_guard<std::mutex> lock(keys_mutex_);
+  add_authorized_key(paths_.world_dir() + "/jump/rootfs/etc/ssh/authorized_keys", key_line, 1000, 1000);
+}
+
+void World::wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const {
+  run_checked(in_netns(jump_ns(), {options_.helper_path, "wait-banner", "--addr", addr, "--port", std::to_string(port),
+                                   "--deadline-ms", std::to_string(deadline_ms)}),
+              "sandbox sshd on " + addr + ":" + std::to_string(port) + " as seen from the jumphost",
+              std::chrono::milliseconds(deadline_ms + 5000));
+}
+
+void World::teardown() noexcept {
+  try {
+    for (pid_t pid : children_) terminate_process(pid, 1000ms);
+    children_.clear();
+  } catch (...) {
+  }
+}
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,131 @@
+// combine(): the scenario's workload mix as a weighted geometric mean of per-workload
+// ratios, with a deterministic percentile-bootstrap interval. See parity.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "harness/common/error.h"
+#include "harness/parity/hodges_lehmann.h"
+#include "harness/parity/parity.h"
+
+namespace isoharness::parity {
+
+namespace {
+
+// Unbiased index in [0, n) from the raw generator output (std::uniform_int_distribution
+// differs between standard libraries; the generator's output sequence does not).
+std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
+  const std::uint64_t range = n;
+  const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % range;
+  std::uint64_t x = rng();
+  while (x >= limit) x = rng();
+  return static_cast<std::size_t>(x % range);
+}
+
+void resample(std::mt19937_64& rng, const std::vector<double>& from, std::vector<double>& into) {
+  into.resize(from.size());
+  for (double& v : into) v = from[draw_index(rng, from.size())];
+}
+
+// Linear interpolation between order statistics (numpy's default percentile).
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+struct Used {
+  const WorkloadComparison* comparison;
+  double weight;
+};
+
+}  // namespace
+
+MixVerdict combine(const std::vector<WorkloadComparison>& comparisons, const std::map<std::string, double>& weights,
+                   double tolerance, const MixOptions& options) {
+  check_tolerance(tolerance, options.confidence);
+  if (options.resamples < 100) {
+    throw UserError(fmt::format("parity: {} bootstrap resamples are too few (use at least 100)", options.resamples));
+  }
+  MixVerdict mix;
+  mix.tolerance = tolerance;
+  mix.confidence = options.confidence;
+  mix.resamples = options.resamples;
+  mix.seed = options.seed;
+
+  std::vector<Used> used;
+  if (weights.empty()) {
+    for (const auto& c : comparisons) used.push_back({&c, 1.0});
+  } else {
+    for (const auto& [name, weight] : weights) {
+      if (!std::isfinite(weight) || weight < 0) {
+        throw UserError(fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
+      }
+      auto it = std::find_if(comparisons.begin(), comparisons.end(),
+                             [&](const WorkloadComparison& c) { return c.workload == name; });
+      if (it == comparisons.end()) {
+        mix.warnings.push_back(fmt::format("workload '{}' (weight {}) has no comparison (skipped or not measured); "
+                                           "left out and the other weights renormalised",
+                                           name, weight));
+        continue;
+      }
+      if (weight > 0) used.push_back({&*it, weight});
+    }
+  }
+  double total = 0;
+  for (const auto& u : used) total += u.weight;
+  if (used.empty() || total <= 0) {
+    mix.verdict = kInconclusive;
+    mix.warnings.push_back("no weighted workload was measured on both sides: nothing to combine");
+    return mix;
+  }
+  for (auto& u : used) {
+    u.weight /= total;
+    mix.weights[u.comparison->workload] = u.weight;
+  }
+
+  double log_est = 0;
+  std::size_t rounds = SIZE_MAX;
+  for (const auto& u : used) {
+    log_est += u.weight * std::log(u.comparison->ratio.estimate);
+    rounds = std::min({rounds, u.comparison->n_baseline, u.comparison->n_candidate});
+  }
+
+  std::mt19937_64 rng(options.seed);
+  std::vector<double> stats;
+  stats.reserve(static_cast<std::size_t>(options.resamples));
+  std::vector<double> b, c;
+  for (int r = 0; r < options.resamples; ++r) {
+    double s = 0;
+    for (const auto& u : used) {
+      resample(rng, u.comparison->baseline_times, b);
+      resample(rng, u.comparison->candidate_times, c);
+      s += u.weight * hodges_lehmann_log_shift(b, c);
+    }
+    stats.push_back(s);
+  }
+  std::sort(stats.begin(), stats.end());
+  const double half_alpha = (1.0 - options.confidence) / 2.0;
+  mix.slowdown.estimate = std::exp(log_est);
+  // A percentile interval can miss the point estimate on very skewed data; widen it to
+  // include the estimate so that low <= estimate <= high always holds.
+  mix.slowdown.low = std::min(std::exp(quantile_sorted(stats, half_alpha)), mix.slowdown.estimate);
+  mix.slowdown.high = std::max(std::exp(quantile_sorted(stats, 1.0 - half_alpha)), mix.slowdown.estimate);
+  mix.verdict = verdict_for(mix.slowdown, tolerance);
+  if (mix.verdict == kInconclusive) mix.rounds_to_decide = rounds_to_decide(mix.slowdown, tolerance, rounds);
+  if (rounds < kMinSamplesPerSide) {
+    mix.warnings.push_back(fmt::format("some workloads have only {} samples on a side: the bootstrap interval "
+                                       "is not trustworthy with so few",
+                                       rounds));
+  }
+  if (mix.slowdown.high < 1.0 / tolerance) {
+    mix.faster = true;
+    mix.warnings.push_back("the mix runs faster than baseline beyond the tolerance: parity, but check the workloads");
+  }
+  return mix;
+}
+
+}  // namespace isoharness::parity

@@ -1,0 +1,145 @@
+// Deployment profiles (scenarios/deployments/*.yaml). The policy reads runtime_classes,
+// sandbox_runtime_class, sandbox_runtime_class_is_default and runtime_handlers; every other
+// key belongs to a backend and is kept untouched in DeploymentProfile::raw.
+#include <algorithm>
+#include <regex>
+
+#include "harness/scenario/scenario.h"
+
+namespace isoharness::scenario {
+
+namespace {
+
+bool valid_class_name(const std::string& s) {
+  // Kubernetes object names (RFC 1123 subdomain).
+  static const std::regex re("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+  return !s.empty() && s.size() <= 253 && std::regex_match(s, re);
+}
+
+}  // namespace
+
+bool DeploymentProfile::offers(std::string_view runtime_class) const {
+  return std::find(runtime_classes.begin(), runtime_classes.end(), runtime_class) != runtime_classes.end();
+}
+
+std::string DeploymentProfile::handler_of(std::string_view runtime_class) const {
+  for (const auto& [cls, handler] : runtime_handlers) {
+    if (cls == runtime_class) return handler;
+  }
+  return std::string(runtime_class);
+}
+
+bool DeploymentProfile::is_gvisor(std::string_view runtime_class) const {
+  std::string h = handler_of(runtime_class);
+  return h == "runsc" || h == "gvisor" || h.find("gvisor") != std::string::npos ||
+         h.find("runsc") != std::string::npos;
+}
+
+namespace {
+
+DeploymentProfile from_document(const YamlDocument& doc, const std::string& path) {
+  const nlohmann::json& v = doc.value;
+  std::vector<Diagnostic> errors;
+  auto err = [&](const std::string& pointer, std::string message) {
+    errors.push_back(doc.source.diagnostic(pointer, "", std::move(message)));
+  };
+  DeploymentProfile p;
+  p.path = path;
+  if (!v.is_object()) {
+    throw UserError({doc.source.diagnostic("", "", "a deployment profile must be a mapping of keys")});
+  }
+  p.raw = v;
+  if (v.contains("name")) {
+    if (v["name"].is_string()) {
+      p.name = v["name"].get<std::string>();
+    } else {
+      err("/name", "name must be a string");
+    }
+  }
+  if (v.contains("backend")) {
+    if (v["backend"].is_string()) {
+      p.backend = v["backend"].get<std::string>();
+    } else {
+      err("/backend", "backend must be a string (local, hawk)");
+    }
+  }
+  if (v.contains("runtime_classes")) {
+    const auto& rc = v["runtime_classes"];
+    if (!rc.is_array()) {
+      err("/runtime_classes", "runtime_classes must be a list of runtime class names, e.g. [gvisor]");
+    } else {
+      for (std::size_t i = 0; i < rc.size(); ++i) {
+        if (!rc[i].is_string() || !valid_class_name(rc[i].get<std::string>())) {
+          err(pointer_join("/runtime_classes", i),
+              "not a runtime class name: " + brief_json(rc[i]) + " (lowercase letters, digits, '-' and '.')");
+        } else {
+          p.runtime_classes.push_back(rc[i].get<std::string>());
+        }
+      }
+    }
+  }
+  if (v.contains("sandbox_runtime_class") && !v["sandbox_runtime_class"].is_null()) {
+    const auto& s = v["sandbox_runtime_class"];
+    if (!s.is_string() || !valid_class_name(s.get<std::string>())) {
+      err("/sandbox_runtime_class", "sandbox_runtime_class must be a runtime class name, e.g. gvisor");
+    } else {
+      p.sandbox_runtime_class = s.get<std::string>();
+      if (!v.contains("runtime_classes")) {
+        p.runtime_classes.push_back(*p.sandbox_runtime_class);
+      } else if (!p.offers(*p.sandbox_runtime_class)) {
+        err("/sandbox_runtime_class", "sandbox_runtime_class '" + *p.sandbox_runtime_class +
+                                          "' is not in runtime_classes; add it there or name an offered class");
+      }
+    }
+  }
+  if (v.contains("sandbox_runtime_class_is_default")) {
+    if (v["sandbox_runtime_class_is_default"].is_boolean()) {
+      p.sandbox_runtime_class_is_default = v["sandbox_runtime_class_is_default"].get<bool>();
+    } else {
+      err("/sandbox_runtime_class_is_default", "sandbox_runtime_class_is_default must be true or false");
+    }
+  }
+  if (v.contains("runtime_handlers")) {
+    const auto& h = v["runtime_handlers"];
+    if (!h.is_object()) {
+      err("/runtime_handlers", "runtime_handlers must map runtime class -> OCI runtime, e.g. {gvisor: runsc}");
+    } else {
+      for (const auto& [cls, handler] : h.items()) {
+        if (!handler.is_string() || handler.get<std::string>().empty()) {
+          err(pointer_join("/runtime_handlers", cls), "the handler of '" + cls + "' must be a program name");
+        } else {
+          p.runtime_handlers.emplace_back(cls, handler.get<std::string>());
+        }
+      }
+    }
+  }
+  if (v.contains("node_classes")) {
+    const auto& n = v["node_classes"];
+    if (!n.is_object()) {
+      err("/node_classes", "node_classes must map a node class name to its settings");
+    } else {
+      for (const auto& [name, settings] : n.items()) {
+        if (!settings.is_object() && !settings.is_null()) {
+          err(pointer_join("/node_classes", name), "node class '" + name + "' must be a mapping");
+        }
+        p.node_classes.push_back(name);
+      }
+    }
+  }
+  if (p.name.empty()) {
+    std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    p.name = stem.substr(0, stem.find('.'));
+  }
+  if (!errors.empty()) throw UserError(std::move(errors));
+  return p;
+}
+
+}  // namespace
+
+DeploymentProfile parse_deployment(std::string_view yaml_text, const std::string& path) {
+  return from_document(parse_yaml(yaml_text, path), path);
+}
+
+DeploymentProfile load_deployment(const std::string& path) { return from_document(load_yaml_file(path), path); }
+
+}  // namespace isoharness::scenario

@@ -1,0 +1,192 @@
+// Harness facts about an item's sandbox (the `sandbox_defaults` and `sandboxes[]` entries of
+// a scenario): parsing and validation of one facts mapping on top of a base.
+#include "harness/scenario/item_facts.h"
+
+#include <regex>
+#include <set>
+
+namespace isoharness::scenario {
+
+namespace {
+
+std::optional<bool> parse_image_user(const nlohmann::json& v) {
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s == "root") return true;
+    if (s == "non-root" || s == "nonroot") return false;
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>() == 0;
+  return std::nullopt;
+}
+
+ServiceFacts* find_service(ItemFacts& f, const std::string& name) {
+  for (auto& s : f.services) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ItemFacts default_item_facts() {
+  ItemFacts f;
+  f.services.push_back(ServiceFacts{"default", std::nullopt, false, std::nullopt, std::nullopt});
+  return f;
+}
+
+void apply_facts(const nlohmann::json& v, const std::string& pointer, const SourceMap& source, ItemFacts& f,
+                 std::vector<Diagnostic>& errors, const std::set<std::string>& extra_keys) {
+  auto err = [&](const std::string& p, std::string message) {
+    errors.push_back(source.diagnostic(p, "", std::move(message)));
+  };
+  if (!v.is_object()) {
+    err(pointer, "sandbox facts must be a mapping (services, image_user, gpu, runtime_class, ...)");
+    return;
+  }
+  static const std::set<std::string> known = {"services", "image",   "image_user",     "gpu",
+                                              "network_mode", "runtime_class", "workdir", "provider_tools"};
+  for (const auto& [key, value] : v.items()) {
+    if (!known.count(key) && !extra_keys.count(key)) {
+      err(pointer_join(pointer, key), "unknown sandbox fact '" + key +
+                                          "' (known: services, image, image_user, gpu, network_mode, "
+                                          "runtime_class, workdir, provider_tools)");
+    }
+  }
+  // Whole-service list first, then the shorthands for the default service on top.
+  if (v.contains("services")) {
+    const auto& services = v["services"];
+    const std::string sp = pointer_join(pointer, "services");
+    if (!services.is_object() || services.empty()) {
+      err(sp, "services must map a service name to its facts, e.g. {default: {gpu: false}}");
+    } else {
+      // Merged per service name on top of the base (sandbox_defaults).
+      ItemFacts fresh;
+      fresh.services = f.services.empty() ? default_item_facts().services : f.services;
+      for (const auto& [name, sv] : services.items()) {
+        const std::string p = pointer_join(sp, name);
+        static const std::regex name_re("[a-z0-9]([-a-z0-9_]*[a-z0-9])?");
+        if (!std::regex_match(name, name_re) || name.size() > 63) {
+          err(p, "service name '" + name + "' must be lowercase letters, digits, '-' or '_'");
+          continue;
+        }
+        ServiceFacts* s = find_service(fresh, name);
+        if (!s) {
+          fresh.services.push_back(ServiceFacts{name, std::nullopt, false, std::nullopt, std::nullopt});
+          s = &fresh.services.back();
+        }
+        if (sv.is_null()) continue;
+        if (!sv.is_object()) {
+          err(p, "service '" + name + "' must be a mapping (image, gpu, image_user, network_mode)");
+          continue;
+        }
+        for (const auto& [key, value] : sv.items()) {
+          const std::string kp = pointer_join(p, key);
+          if (key == "image") {
+            if (value.is_string() && !value.get<std::string>().empty()) {
+              s->image = value.get<std::string>();
+            } else {
+              err(kp, "image must be an image reference string");
+            }
+          } else if (key == "gpu") {
+            if (value.is_boolean()) {
+              s->gpu = value.get<bool>();
+            } else {
+              err(kp, "gpu must be true or false");
+            }
+          } else if (key == "image_user") {
+            auto root = parse_image_user(value);
+            if (root) {
+              s->image_user_root = root;
+            } else {
+              err(kp, "image_user must be root, non-root or a uid");
+            }
+          } else if (key == "network_mode") {
+            if (value.is_string() && (value == "none" || value == "bridge")) {
+              s->network_mode = value.get<std::string>();
+            } else {
+              err(kp, "network_mode must be none or bridge");
+            }
+          } else {
+            err(kp, "unknown service fact '" + key + "' (known: image, gpu, image_user, network_mode)");
+          }
+        }
+      }
+      f.services = std::move(fresh.services);
+    }
+  }
+  if (f.services.empty()) f.services = default_item_facts().services;
+  ServiceFacts& def = f.services[0];
+  if (v.contains("image")) {
+    if (v["image"].is_string()) {
+      def.image = v["image"].get<std::string>();
+    } else {
+      err(pointer_join(pointer, "image"), "image must be an image reference string");
+    }
+  }
+  if (v.contains("gpu")) {
+    if (v["gpu"].is_boolean()) {
+      def.gpu = v["gpu"].get<bool>();
+    } else {
+      err(pointer_join(pointer, "gpu"), "gpu must be true or false");
+    }
+  }
+  if (v.contains("network_mode")) {
+    const auto& nm = v["network_mode"];
+    if (nm.is_string() && (nm == "none" || nm == "bridge")) {
+      def.network_mode = nm.get<std::string>();
+    } else {
+      err(pointer_join(pointer, "network_mode"), "network_mode must be none or bridge");
+    }
+  }
+  if (v.contains("image_user")) {
+    auto root = parse_image_user(v["image_user"]);
+    if (!root) {
+      err(pointer_join(pointer, "image_user"), "image_user must be root, non-root or a uid");
+    } else {
+      // Item-wide: every service that does not declare its own.
+      const nlohmann::json* services = v.contains("services") ? &v["services"] : nullptr;
+      for (auto& s : f.services) {
+        bool own = services && services->is_object() && services->contains(s.name) &&
+                   (*services)[s.name].is_object() && (*services)[s.name].contains("image_user");
+        if (!own) s.image_user_root = root;
+      }
+    }
+  }
+  if (v.contains("runtime_class")) {
+    const auto& rc = v["runtime_class"];
+    static const std::regex re("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+    if (rc.is_null()) {
+      f.runtime_class.reset();
+    } else if (rc.is_string() && std::regex_match(rc.get<std::string>(), re)) {
+      f.runtime_class = rc.get<std::string>();
+    } else {
+      err(pointer_join(pointer, "runtime_class"), "runtime_class must be a runtime class name, e.g. gvisor");
+    }
+  }
+  if (v.contains("workdir")) {
+    const auto& w = v["workdir"];
+    if (w.is_string() && !w.get<std::string>().empty() && w.get<std::string>()[0] == '/' &&
+        w.get<std::string>().find("..") == std::string::npos) {
+      f.workdir = w.get<std::string>();
+    } else {
+      err(pointer_join(pointer, "workdir"), "workdir must be an absolute path without '..'");
+    }
+  }
+  if (v.contains("provider_tools")) {
+    const auto& t = v["provider_tools"];
+    if (!t.is_array()) {
+      err(pointer_join(pointer, "provider_tools"), "provider_tools must be a list, e.g. [web_search]");
+    } else {
+      f.provider_tools.clear();
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i].is_string() && !t[i].get<std::string>().empty()) {
+          f.provider_tools.push_back(t[i].get<std::string>());
+        } else {
+          err(pointer_join(pointer_join(pointer, "provider_tools"), i), "a provider tool is a name, e.g. web_search");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace isoharness::scenario

@@ -1,0 +1,109 @@
+// Scenario files and deployment profiles: what the harness reads before it plans.
+//
+// A scenario wraps a bare Hawk eval-set config (kept as JSON, every key passed through) with
+// what the harness must know about each item's sandbox (services, GPU, image user, the
+// runtime class and network mode the task pins), plus the matrix and workloads to run.
+// The format is documented in scenarios/README.md. A bare eval-set config (a file with
+// `tasks` at the top) loads as a scenario with default facts.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/scenario/source_map.h"
+
+namespace isoharness::scenario {
+
+// One service of an item's sandbox, as the task's own sandbox definition has it.
+struct ServiceFacts {
+  std::string name;                          // "default" is the agent's sandbox
+  std::optional<std::string> image;
+  bool gpu = false;                          // the service asks for a GPU
+  std::optional<bool> image_user_root;       // nullopt = not declared
+  std::optional<std::string> network_mode;   // "none" / "bridge" when the task pins one
+};
+
+// What the harness knows about one task item's sandbox.
+struct ItemFacts {
+  std::vector<ServiceFacts> services;        // never empty; services[0] is "default"
+  std::optional<std::string> runtime_class;  // runtime class the task pins for itself
+  std::string workdir = "/home/agent";       // the agent's working directory
+  std::vector<std::string> provider_tools;   // provider-executed tools the task enables
+  bool declared = false;                     // facts came from the scenario (not defaults)
+  std::string pointer;                       // JSON pointer of the facts entry in the scenario
+};
+
+struct Matrix {
+  std::vector<std::string> runtimes{"runc", "gvisor"};
+  std::vector<std::string> node_classes{"tier"};
+  int attempts = 1;
+};
+
+struct Workload {
+  std::string name;
+  double weight = 1.0;
+};
+
+struct Scenario {
+  std::string name;         // the scenario's name (file stem when not given)
+  std::string description;
+  std::string path;         // the file as the user named it
+  bool bare_eval_set = false;
+
+  nlohmann::json eval_set;  // the eval-set config, every key kept
+  SourceMap eval_set_source;    // marks of eval_set, pointers relative to eval_set
+  std::string eval_set_prefix;  // pointer of eval_set inside its file ("" or "/eval_set")
+
+  // facts[t][i] belongs to eval_set["tasks"][t]["items"][i]; shaped like the tasks.
+  std::vector<std::vector<ItemFacts>> facts;
+
+  Matrix matrix;
+  std::vector<Workload> workloads;
+  double tolerance = 1.10;
+  SourceMap scenario_source;  // marks of the scenario file itself (matrix, facts)
+
+  // The diagnostic for a place inside eval_set.
+  Diagnostic at_eval_set(std::string_view pointer, std::string item, std::string message) const {
+    return eval_set_source.diagnostic(eval_set_prefix + std::string(pointer), std::move(item),
+                                      std::move(message));
+  }
+};
+
+struct DeploymentProfile {
+  std::string name;
+  std::string backend;                               // "local", "hawk", ...
+  std::vector<std::string> runtime_classes;          // runtime classes the deployment offers
+  std::optional<std::string> sandbox_runtime_class;  // the hardened class
+  // Whether sandbox_runtime_class is also the default for sandboxes that pin none (as
+  // hawk:sandboxRuntimeClassName is on the platform). Default true.
+  bool sandbox_runtime_class_is_default = true;
+  std::vector<std::pair<std::string, std::string>> runtime_handlers;  // class -> OCI runtime
+  std::vector<std::string> node_classes;
+  std::string path;
+  nlohmann::json raw;  // the whole profile, for backends' own keys
+
+  bool offers(std::string_view runtime_class) const;
+  // The OCI runtime behind a class: runtime_handlers, else the class name itself.
+  std::string handler_of(std::string_view runtime_class) const;
+  // Whether a class runs the gVisor kernel (its handler is runsc or named gvisor).
+  bool is_gvisor(std::string_view runtime_class) const;
+};
+
+// Throws UserError with every problem found.
+DeploymentProfile parse_deployment(std::string_view yaml_text, const std::string& path_for_messages);
+DeploymentProfile load_deployment(const std::string& path);
+
+// Throws UserError with every structural problem found (YAML syntax, shapes of tasks,
+// items, facts, matrix). Semantic isolation rules are the policy engine's: they are
+// reported by policy::plan_scenario, never thrown here.
+Scenario parse_scenario(std::string_view yaml_text, const std::string& path_for_messages);
+Scenario load_scenario(const std::string& path);
+
+// "task mtb, item bridge #0 (tasks[0].items[0]; package ...; args {...}; sample_ids [...])"
+std::string describe_item(const nlohmann::json& eval_set, std::size_t task_index, std::size_t item_index);
+
+}  // namespace isoharness::scenario

@@ -1,0 +1,70 @@
+// YAML text -> JSON value plus a map from JSON pointer to the line and column where each
+// node was written, so that every later phase (scenario facts, the policy engine) can name
+// the file, line and column of whatever it refuses without keeping yaml-cpp nodes around.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/common/error.h"
+
+namespace isoharness::scenario {
+
+// 1-based; 0 = unknown.
+struct Mark {
+  int line = 0;
+  int column = 0;
+};
+
+// Where each node of one YAML document was written. Keys are JSON pointers ("/tasks/0/items/1").
+class SourceMap {
+ public:
+  SourceMap() = default;
+  explicit SourceMap(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+  void set(const std::string& pointer, Mark mark) { marks_[pointer] = mark; }
+  // The mark of the pointer, or of its nearest ancestor that has one.
+  Mark find(std::string_view pointer) const;
+  // A diagnostic located at the pointer.
+  Diagnostic diagnostic(std::string_view pointer, std::string item, std::string message) const;
+  std::size_t size() const { return marks_.size(); }
+
+ private:
+  std::string file_;
+  std::unordered_map<std::string, Mark> marks_;
+};
+
+// "/a/b" + "c~d/e" -> "/a/b/c~0d~1e"
+std::string pointer_join(std::string_view base, std::string_view token);
+std::string pointer_join(std::string_view base, std::size_t index);
+
+struct YamlDocument {
+  nlohmann::json value;
+  SourceMap source;
+};
+
+// Limits on hostile input.
+inline constexpr std::size_t kMaxYamlBytes = 16u << 20;
+inline constexpr std::size_t kMaxYamlNodes = 2'000'000;
+
+// Parses one YAML document. Plain scalars become null, bool, integer or float when they
+// read as one (YAML 1.2 core schema), anything quoted stays a string. Duplicate keys,
+// non-scalar keys and over-large documents are refused. Throws UserError naming file,
+// line and column (all problems of the document together).
+YamlDocument parse_yaml(std::string_view text, const std::string& file);
+
+// Reads a whole input file, refusing one over kMaxYamlBytes. Throws UserError.
+std::string read_input_file(const std::string& path);
+
+// Reads a file (at most kMaxYamlBytes) and parses it. Throws UserError.
+YamlDocument load_yaml_file(const std::string& path);
+
+// Short one-line rendering of a JSON value for messages: {"image_tag":"x"}.
+std::string brief_json(const nlohmann::json& value, std::size_t max_chars = 120);
+
+}  // namespace isoharness::scenario

@@ -1,0 +1,29 @@
+// Internal: what a SandboxSession holds — its own libssh2 session, running over the
+// socket end the jumphost pump bridges to a direct-tcpip channel.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "harness/transport/ssh_session.h"
+#include "harness/transport/transport.h"
+
+namespace isoharness::transport {
+
+class SandboxSession::Impl {
+ public:
+  Impl(std::unique_ptr<SshSession> session, std::optional<AcceptedKey> accepted)
+      : session_(std::move(session)), accepted_(std::move(accepted)) {}
+
+  SshSession& session() { return *session_; }
+  const std::optional<AcceptedKey>& accepted() const { return accepted_; }
+  // Set when a channel could not be closed in time: the session's state is unknown, so
+  // every later call fails instead of waiting on it.
+  bool broken = false;
+
+ private:
+  std::unique_ptr<SshSession> session_;
+  std::optional<AcceptedKey> accepted_;
+};
+
+}  // namespace isoharness::transport

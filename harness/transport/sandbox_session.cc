@@ -1,0 +1,129 @@
+// Remote exec over a sandbox session. The command is argv shell-quoted word by word (sshd
+// hands it to the user's login shell), stdout and stderr are read alternately, each kept
+// up to max_output. A command that passes its deadline or its output cap is cut off: we
+// send CHANNEL_CLOSE (sshd then closes the command's pipes) and do not wait for the
+// command itself — OpenSSH keeps a channel open until its process exits, so a `sleep 30`
+// would otherwise hold us. Such a channel is left half-closed inside the session (freed
+// with it) and the session stays usable for further commands.
+#include <fmt/format.h>
+
+#include "harness/common/subprocess.h"
+#include "harness/transport/sandbox_impl.h"
+
+namespace isoharness::transport {
+namespace {
+
+constexpr auto kCloseGrace = std::chrono::seconds(2);
+
+// Reads what is queued on one stream. Returns a libssh2 error (< 0, not EAGAIN) on failure,
+// else the number of bytes read; `cut` is set once more than `cap` bytes arrived.
+long drain(LIBSSH2_CHANNEL* ch, int stream, std::string& into, std::size_t cap, bool& cut) {
+  char buf[16 * 1024];
+  long total = 0;
+  for (;;) {
+    ssize_t n = libssh2_channel_read_ex(ch, stream, buf, sizeof buf);
+    if (n == LIBSSH2_ERROR_EAGAIN || n == 0) return total;
+    if (n < 0) return n;
+    total += n;
+    std::size_t room = cap > into.size() ? cap - into.size() : 0;
+    std::size_t keep = static_cast<std::size_t>(n) < room ? static_cast<std::size_t>(n) : room;
+    into.append(buf, keep);
+    if (keep < static_cast<std::size_t>(n)) {
+      cut = true;
+      return total;
+    }
+  }
+}
+
+}  // namespace
+
+SandboxSession::SandboxSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SandboxSession::~SandboxSession() = default;
+
+const std::optional<AcceptedKey>& SandboxSession::accepted_key() const {
+  return impl_->accepted();
+}
+
+Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
+                                          std::chrono::milliseconds deadline, std::size_t max_output) {
+  if (argv.empty()) return make_error("exec: empty argv");
+  SshSession& s = impl_->session();
+  if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
+  const auto start = Clock::now();
+  const Deadline until = start + deadline;
+  const std::string command = shell_join(argv);
+  LIBSSH2_SESSION* raw = s.get();
+
+  LIBSSH2_CHANNEL* ch = s.call(until, [&] { return libssh2_channel_open_session(raw); });
+  if (!ch)
+    return make_error(
+        fmt::format("{}: cannot open a channel for `{}`: {}", s.what(), command, s.last_error()));
+  int rc = s.call(until, [&] { return libssh2_channel_exec(ch, command.c_str()); });
+  if (rc != 0) {
+    std::string why = describe_rc(s, rc);
+    s.call(Clock::now() + kCloseGrace, [&] { return libssh2_channel_free(ch); });
+    return make_error(fmt::format("{}: cannot start `{}`: {}", s.what(), command, why));
+  }
+
+  ExecResult result;
+  bool finished = false;
+  for (;;) {
+    long out_n = drain(ch, 0, result.out, max_output, result.out_truncated);
+    long err_n = drain(ch, SSH_EXTENDED_DATA_STDERR, result.err, max_output, result.err_truncated);
+    if (out_n < 0 || err_n < 0) {
+      impl_->broken = true;
+      return make_error(fmt::format("{}: reading the output of `{}` failed: {}", s.what(), command,
+                                    describe_rc(s, static_cast<int>(out_n < 0 ? out_n : err_n))));
+    }
+    if (result.out_truncated || result.err_truncated) break;
+    if (finished) break;
+    if (libssh2_channel_eof(ch)) {
+      finished = true;  // one more pass: data queued before the EOF
+      continue;
+    }
+    if (out_n == 0 && err_n == 0 && !s.wait(until)) {
+      result.timed_out = true;
+      break;
+    }
+  }
+
+  const Deadline grace = Clock::now() + kCloseGrace;
+  if (finished) {
+    // Normal end: exit-status and CHANNEL_CLOSE follow the EOF.
+    rc = s.call(grace, [&] { return libssh2_channel_close(ch); });
+    if (rc == 0) {
+      char* signal = nullptr;
+      std::size_t signal_len = 0;
+      libssh2_channel_get_exit_signal(ch, &signal, &signal_len, nullptr, nullptr, nullptr, nullptr);
+      if (signal) {
+        result.exit_signal.assign(signal, signal_len);
+        libssh2_free(raw, signal);
+      } else {
+        result.exit_code = libssh2_channel_get_exit_status(ch);
+      }
+      rc = s.call(grace, [&] { return libssh2_channel_free(ch); });
+    }
+    if (rc != 0) {
+      impl_->broken = true;
+      return make_error(
+          fmt::format("{}: closing the channel of `{}` failed: {}", s.what(), command, describe_rc(s, rc)));
+    }
+  } else {
+    // Cut off: send our CLOSE (completing a half-sent packet, which libssh2 requires
+    // before any other call) and leave the channel for the session to free.
+    for (;;) {
+      rc = libssh2_channel_close(ch);
+      if (rc != LIBSSH2_ERROR_EAGAIN) break;
+      if (!(libssh2_session_block_directions(raw) & LIBSSH2_SESSION_BLOCK_OUTBOUND)) break;
+      if (!s.wait(grace)) {
+        impl_->broken = true;
+        break;
+      }
+    }
+    if (rc == 0) s.call(grace, [&] { return libssh2_channel_free(ch); });
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace isoharness::transport

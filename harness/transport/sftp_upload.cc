@@ -1,0 +1,247 @@
+// Uploads over SFTP, verified: each file is written, given its mode with SETSTAT (the
+// remote umask would otherwise narrow it), read back and compared by SHA-256 with the
+// local file. SFTP needs only sshd's internal-sftp, nothing from the sandbox image.
+#include <fmt/format.h>
+#include <libssh2_sftp.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/transport/sandbox_impl.h"
+
+namespace isoharness::transport {
+namespace {
+
+constexpr std::uintmax_t kMaxFileBytes = 512ull << 20;
+constexpr std::size_t kMaxFiles = 4096;
+constexpr std::size_t kChunk = 32 * 1024;
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const char* data, std::size_t n) { EVP_DigestUpdate(ctx_, data, n); }
+  std::string hex() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx_, digest, &len);
+    std::string out;
+    for (unsigned int i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
+    return out;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+// One SFTP subsystem channel on a sandbox session, shut down when it goes out of scope.
+class Sftp {
+ public:
+  Sftp(SshSession& s, LIBSSH2_SFTP* sftp) : s_(s), sftp_(sftp) {}
+  ~Sftp() {
+    s_.call(Clock::now() + std::chrono::seconds(2), [&] { return libssh2_sftp_shutdown(sftp_); });
+  }
+  Sftp(const Sftp&) = delete;
+  Sftp& operator=(const Sftp&) = delete;
+
+  std::string error(const std::string& doing) const {
+    unsigned long code = libssh2_sftp_last_error(sftp_);
+    std::string why = s_.last_error();
+    if (code != 0) why += fmt::format(" (SFTP status {})", code);
+    return fmt::format("{}: {}: {}", s_.what(), doing, why);
+  }
+
+  Expected<UploadedFile> upload(const std::string& local, const std::string& remote, int mode,
+                                Deadline until);
+  Status make_dir(const std::string& remote, Deadline until);
+
+ private:
+  Status close(LIBSSH2_SFTP_HANDLE* h, Deadline until, const std::string& remote) {
+    int rc = s_.call(until, [&] { return libssh2_sftp_close_handle(h); });
+    if (rc != 0) return make_error(error("closing " + remote));
+    return Ok{};
+  }
+  Expected<std::string> read_back_sha256(const std::string& remote, std::uintmax_t expect_bytes,
+                                         Deadline until);
+
+  SshSession& s_;
+  LIBSSH2_SFTP* sftp_;
+};
+
+Expected<std::string> Sftp::read_back_sha256(const std::string& remote, std::uintmax_t expect_bytes,
+                                             Deadline until) {
+  LIBSSH2_SFTP_HANDLE* h = s_.call(until, [&] {
+    return libssh2_sftp_open_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()), LIBSSH2_FXF_READ,
+                                0, LIBSSH2_SFTP_OPENFILE);
+  });
+  if (!h) return make_error(error("reopening " + remote + " to verify it"));
+  Sha256 sha;
+  std::uintmax_t seen = 0;
+  char buf[kChunk];
+  for (;;) {
+    ssize_t n = s_.call(until, [&] { return libssh2_sftp_read(h, buf, sizeof buf); });
+    if (n == 0) break;
+    if (n < 0) {
+      (void)close(h, until, remote);
+      return make_error(error("reading back " + remote));
+    }
+    seen += static_cast<std::uintmax_t>(n);
+    if (seen > expect_bytes) break;  // longer than what we wrote: the hash will differ
+    sha.update(buf, static_cast<std::size_t>(n));
+  }
+  auto closed = close(h, until, remote);
+  if (!closed) return closed.error();
+  if (seen != expect_bytes) return std::string("size mismatch: " + std::to_string(seen) + " bytes");
+  return sha.hex();
+}
+
+Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string& remote, int mode,
+                                    Deadline until) {
+  if (remote.empty() || remote.find('\0') != std::string::npos) return make_error("upload: bad remote path");
+  std::error_code ec;
+  auto size = std::filesystem::file_size(local, ec);
+  if (ec) return make_error(fmt::format("upload: cannot read {}: {}", local, ec.message()));
+  if (size > kMaxFileBytes) return make_error(fmt::format("upload: {} is larger than 512 MiB", local));
+  std::ifstream in(local, std::ios::binary);
+  if (!in) return make_error(fmt::format("upload: cannot open {}", local));
+
+  LIBSSH2_SFTP_HANDLE* h = s_.call(until, [&] {
+    return libssh2_sftp_open_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()),
+                                LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC, mode,
+                                LIBSSH2_SFTP_OPENFILE);
+  });
+  if (!h) return make_error(error("creating " + remote));
+  Sha256 sha;
+  std::uintmax_t sent = 0;
+  char buf[kChunk];
+  while (sent < size) {
+    in.read(buf, sizeof buf);
+    std::size_t got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    sha.update(buf, got);
+    for (std::size_t off = 0; off < got;) {
+      ssize_t n = s_.call(until, [&] { return libssh2_sftp_write(h, buf + off, got - off); });
+      if (n <= 0) {
+        (void)close(h, until, remote);
+        return make_error(error(fmt::format("writing {} at byte {}", remote, sent + off)));
+      }
+      off += static_cast<std::size_t>(n);
+    }
+    sent += got;
+  }
+  auto closed = close(h, until, remote);
+  if (!closed) return closed.error();
+  std::string local_sha = sha.hex();
+
+  LIBSSH2_SFTP_ATTRIBUTES attrs{};
+  attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
+  attrs.permissions = static_cast<unsigned long>(mode & 07777);
+  int rc = s_.call(until, [&] {
+    return libssh2_sftp_stat_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()),
+                                LIBSSH2_SFTP_SETSTAT, &attrs);
+  });
+  if (rc != 0) return make_error(error(fmt::format("setting mode {:o} on {}", mode, remote)));
+
+  auto remote_sha = read_back_sha256(remote, sent, until);
+  if (!remote_sha) return remote_sha.error();
+  if (*remote_sha != local_sha || sent != size) {
+    s_.call(until, [&] {
+      return libssh2_sftp_unlink_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()));
+    });
+    return make_error(
+        fmt::format("{}: upload of {} to {} did not verify (local sha256 {}, remote {}); removed it",
+                    s_.what(), local, remote, local_sha, *remote_sha));
+  }
+  return UploadedFile{remote, static_cast<std::size_t>(sent), local_sha};
+}
+
+Status Sftp::make_dir(const std::string& remote, Deadline until) {
+  int rc = s_.call(until, [&] {
+    return libssh2_sftp_mkdir_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()), 0755);
+  });
+  if (rc == 0) return Ok{};
+  if (rc == LIBSSH2_ERROR_TIMEOUT) return make_error(error("creating directory " + remote));
+  LIBSSH2_SFTP_ATTRIBUTES attrs{};
+  rc = s_.call(until, [&] {
+    return libssh2_sftp_stat_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()),
+                                LIBSSH2_SFTP_STAT, &attrs);
+  });
+  if (rc == 0 && LIBSSH2_SFTP_S_ISDIR(attrs.permissions)) return Ok{};
+  return make_error(error("creating directory " + remote));
+}
+
+Expected<std::unique_ptr<Sftp>> start_sftp(SshSession& s, Deadline until) {
+  LIBSSH2_SFTP* sftp = s.call(until, [&] { return libssh2_sftp_init(s.get()); });
+  if (!sftp) {
+    return make_error(
+        fmt::format("{}: cannot start SFTP (does sshd have `Subsystem sftp internal-sftp`?): {}", s.what(),
+                    s.last_error()));
+  }
+  return std::make_unique<Sftp>(s, sftp);
+}
+
+}  // namespace
+
+Expected<UploadedFile> SandboxSession::upload(const std::string& local_path, const std::string& remote_path,
+                                              int mode, std::chrono::milliseconds deadline) {
+  SshSession& s = impl_->session();
+  if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
+  Deadline until = Clock::now() + deadline;
+  auto sftp = start_sftp(s, until);
+  if (!sftp) return sftp.error();
+  return (*sftp)->upload(local_path, remote_path, mode, until);
+}
+
+Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string& local_dir,
+                                                               const std::string& remote_dir,
+                                                               std::chrono::milliseconds deadline) {
+  namespace fs = std::filesystem;
+  SshSession& s = impl_->session();
+  if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
+  Deadline until = Clock::now() + deadline;
+  std::error_code ec;
+  if (!fs::is_directory(local_dir, ec))
+    return make_error(fmt::format("upload_dir: {} is not a directory", local_dir));
+  // Collect first, so a bad tree is refused before anything is sent.
+  std::vector<fs::path> dirs, files;
+  for (auto it = fs::recursive_directory_iterator(local_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (dirs.size() + files.size() >= kMaxFiles)
+      return make_error(fmt::format("upload_dir: {} holds more than {} entries", local_dir, kMaxFiles));
+    auto status = it->symlink_status();
+    if (fs::is_directory(status))
+      dirs.push_back(fs::relative(it->path(), local_dir));
+    else if (fs::is_regular_file(status))
+      files.push_back(fs::relative(it->path(), local_dir));
+  }
+  if (ec) return make_error(fmt::format("upload_dir: cannot list {}: {}", local_dir, ec.message()));
+
+  auto sftp = start_sftp(s, until);
+  if (!sftp) return sftp.error();
+  std::string base = remote_dir;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  auto made = (*sftp)->make_dir(base, until);
+  if (!made) return made.error();
+  for (const auto& d : dirs) {
+    made = (*sftp)->make_dir(base + "/" + d.generic_string(), until);
+    if (!made) return made.error();
+  }
+  std::vector<UploadedFile> uploaded;
+  for (const auto& f : files) {
+    fs::path local = fs::path(local_dir) / f;
+    struct stat st {};
+    if (::stat(local.c_str(), &st) != 0)
+      return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
+    auto one = (*sftp)->upload(local.string(), base + "/" + f.generic_string(),
+                               static_cast<int>(st.st_mode & 0777), until);
+    if (!one) return one.error();
+    uploaded.push_back(std::move(*one));
+  }
+  return uploaded;
+}
+
+}  // namespace isoharness::transport

@@ -1,0 +1,132 @@
+// The SSH transport: reach sandboxes through a jumphost, the way a human baseliner does
+// with `ssh -J`, using libssh2.
+//
+//   auto jump = JumpConnection::connect(route.jump, creds, policy, 10s);   // once
+//   auto s = (*jump)->open(route.sandbox, 10s);                           // per sandbox
+//   auto r = (*s)->exec({"uname", "-r"}, 5s, 1 << 20);
+//
+// One JumpConnection carries many SandboxSessions. JumpConnection is thread-safe;
+// each SandboxSession belongs to one thread at a time (see jump_pump.h for why and how).
+// Every remote step takes a deadline and every read is bounded. Host keys are pinned:
+// the jumphost's from its endpoint (and an optional known_hosts file), a sandbox's from its
+// endpoint; an unknown key is refused unless accept_new is set, a changed key always.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/common/expected.h"
+#include "harness/deploy/backend.h"
+
+namespace isoharness::transport {
+
+struct Credentials {
+  std::string private_key_path;  // OpenSSH private key file (unencrypted), used unless use_agent
+  std::string public_key_path;   // optional; derived from the private key when empty
+  bool use_agent = false;        // try every identity of the ssh agent instead of the file
+  std::string agent_socket;      // the agent's socket; empty = $SSH_AUTH_SOCK (read at each login)
+};
+
+struct HostKeyPolicy {
+  bool accept_new = false;       // accept (and record) a key when nothing is pinned for a host
+  std::string known_hosts_path;  // optional known_hosts file with more pinned jumphost keys
+};
+
+// A host key that was accepted because nothing was pinned and accept_new was set.
+struct AcceptedKey {
+  std::string host;
+  int port = 0;
+  std::string key_line;     // "ssh-ed25519 AAAA..."
+  std::string fingerprint;  // "SHA256:..."
+};
+
+struct ExecResult {
+  int exit_code = -1;       // -1 when the command did not report one (killed, timed out, cut)
+  std::string exit_signal;  // e.g. "KILL" when the command died of a signal
+  std::string out, err;     // at most max_output bytes each
+  bool out_truncated = false, err_truncated = false;  // a stream passed max_output: stopped
+  bool timed_out = false;                             // the deadline passed: the channel was closed
+  double seconds = 0;                                 // wall time from channel open to close
+};
+
+struct UploadedFile {
+  std::string remote_path;
+  std::size_t bytes = 0;
+  std::string sha256;  // hex, identical locally and as read back from the sandbox
+};
+
+class SandboxSession {
+ public:
+  class Impl;
+  explicit SandboxSession(std::unique_ptr<Impl> impl);
+  ~SandboxSession();
+  SandboxSession(const SandboxSession&) = delete;
+  SandboxSession& operator=(const SandboxSession&) = delete;
+
+  // Runs argv (each word shell-quoted: sshd hands the command to the login shell) and
+  // collects stdout/stderr, each capped at max_output. Passing the cap or the deadline
+  // closes the channel and is reported in the result, not as an error. An error means the
+  // command could not be started or the connection failed.
+  Expected<ExecResult> exec(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
+                            std::size_t max_output);
+
+  // Copies a local file over SFTP to remote_path with permission bits `mode`, then reads
+  // it back and compares SHA-256; on a mismatch the remote file is removed and an error
+  // returned. The sandbox's sshd needs an sftp subsystem (internal-sftp needs no binary).
+  Expected<UploadedFile> upload(const std::string& local_path, const std::string& remote_path, int mode,
+                                std::chrono::milliseconds deadline);
+
+  // Every regular file under local_dir (recursively, symlinks skipped) to the same
+  // relative path under remote_dir, keeping permission bits; directories are created.
+  Expected<std::vector<UploadedFile>> upload_dir(const std::string& local_dir, const std::string& remote_dir,
+                                                 std::chrono::milliseconds deadline);
+
+  // The sandbox key accepted on connection (only when nothing was pinned and accept_new).
+  const std::optional<AcceptedKey>& accepted_key() const;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+class JumpPump;
+
+class JumpConnection {
+ public:
+  // TCP connect, handshake, host-key check and key authentication to the jumphost, all
+  // within `deadline`; then a pump thread takes over the connection.
+  static Expected<std::unique_ptr<JumpConnection>> connect(const deploy::SshEndpoint& jump,
+                                                           const Credentials& credentials,
+                                                           const HostKeyPolicy& policy,
+                                                           std::chrono::milliseconds deadline);
+  ~JumpConnection();
+  JumpConnection(const JumpConnection&) = delete;
+  JumpConnection& operator=(const JumpConnection&) = delete;
+
+  // Opens a direct-tcpip channel from the jumphost to sandbox.host:sandbox.port and an SSH
+  // session over it, authenticated with the same credentials; host key pinned to
+  // sandbox.host_key. Thread-safe: call from many threads at once.
+  Expected<std::unique_ptr<SandboxSession>> open(const deploy::SshEndpoint& sandbox,
+                                                 std::chrono::milliseconds deadline);
+
+  // Every key accepted so far (jumphost and sandboxes), for the result.
+  std::vector<AcceptedKey> accepted_keys() const;
+
+  // False once the jumphost connection has failed; open() then fails at once.
+  bool alive() const;
+
+ private:
+  JumpConnection(std::unique_ptr<JumpPump> pump, Credentials credentials, HostKeyPolicy policy);
+
+  std::unique_ptr<JumpPump> pump_;
+  Credentials credentials_;
+  HostKeyPolicy policy_;
+  mutable std::mutex mutex_;
+  std::vector<AcceptedKey> accepted_;
+};
+
+}  // namespace isoharness::transport

@@ -1,0 +1,265 @@
+// The loop keeps one small state machine per target:
+//   resolve (UDP to the resolver, one retransmit) -> connect (non-blocking) ->
+//   [http: send request -> read status line] -> done
+// Each poll() round waits for any socket or for the nearest timer (retransmit or the
+// deadline). When the deadline passes, unfinished targets get "timeout" (or
+// "dns_failed" when the resolver never answered). Every socket is closed on every path.
+#include "probes/core/egress.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "probes/core/dns_packet.h"
+#include "probes/core/text_util.h"
+
+namespace isoprobe {
+
+std::string classify_connect_errno(int err) {
+  switch (err) {
+    case 0: return "connected";
+    case ECONNREFUSED: return "refused";
+    case ETIMEDOUT: return "timeout";
+    default: return "unreachable";  // ENETUNREACH, EHOSTUNREACH, EACCES/EPERM (filtered), ...
+  }
+}
+
+namespace {
+
+enum class Phase { resolve, connect, http_send, http_read, done };
+
+struct Work {
+  const TargetSpec* spec = nullptr;
+  EgressOutcome out;
+  Phase phase = Phase::resolve;
+  int fd = -1;
+  std::uint16_t dns_id = 0;
+  std::string query;
+  int sends = 0;
+  Clock::time_point next_send;
+  std::string http_buf;
+  std::uint32_t addr = 0;
+  Clock::time_point started;
+};
+
+sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  sa.sin_addr.s_addr = htonl(a);
+  return sa;
+}
+
+void close_fd(Work& w) {
+  if (w.fd >= 0) ::close(w.fd);
+  w.fd = -1;
+}
+
+void finish(Work& w, std::string result, int err, std::string detail) {
+  close_fd(w);
+  w.phase = Phase::done;
+  w.out.result = std::move(result);
+  w.out.err = err;
+  if (!detail.empty()) w.out.detail = std::move(detail);
+  w.out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - w.started).count();
+}
+
+std::string errno_text(int e) { return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")"; }
+
+void start_connect(Work& w) {
+  w.out.address = format_ipv4(w.addr);
+  w.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (w.fd < 0) return finish(w, "unreachable", errno, "socket: " + errno_text(errno));
+  sockaddr_in sa = make_addr(w.addr, w.spec->port);
+  if (::connect(w.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) {
+    w.phase = Phase::connect;  // completes on the next POLLOUT check
+    return;
+  }
+  if (errno == EINPROGRESS) {
+    w.phase = Phase::connect;
+    return;
+  }
+  int e = errno;
+  finish(w, classify_connect_errno(e), e, "connect: " + errno_text(e));
+}
+
+void send_query(Work& w) {
+  ssize_t n = ::send(w.fd, w.query.data(), w.query.size(), MSG_NOSIGNAL);
+  ++w.sends;
+  w.next_send = Clock::now() + std::chrono::milliseconds(1000);
+  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+    int e = errno;
+    finish(w, "dns_failed", e, "send to resolver: " + errno_text(e));
+  }
+}
+
+void start(Work& w, const std::optional<ResolverSpec>& resolver, const std::string& note, std::mt19937& rng) {
+  w.started = Clock::now();
+  const TargetSpec& t = *w.spec;
+  if (t.ipv4) {
+    w.addr = *t.ipv4;
+    if (t.proto == TargetProto::dns) {
+      w.out.address = format_ipv4(w.addr);
+      return finish(w, "connected", 0, "address literal: nothing to resolve");
+    }
+    return start_connect(w);
+  }
+  if (!resolver) return finish(w, "dns_failed", 0, "no resolver: " + note);
+  w.dns_id = static_cast<std::uint16_t>(rng());
+  DnsQuery q = build_dns_query(w.dns_id, t.host);
+  if (q.bytes.empty()) return finish(w, "dns_failed", 0, q.error);
+  w.query = std::move(q.bytes);
+  w.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (w.fd < 0) return finish(w, "dns_failed", errno, "socket: " + errno_text(errno));
+  sockaddr_in sa = make_addr(resolver->address, resolver->port);
+  if (::connect(w.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    int e = errno;
+    return finish(w, "dns_failed", e, "resolver " + format_ipv4(resolver->address) + ": " + errno_text(e));
+  }
+  send_query(w);
+}
+
+void on_dns_readable(Work& w) {
+  char buf[4096];
+  for (int i = 0; i < 16 && w.phase == Phase::resolve; ++i) {
+    ssize_t n = ::recv(w.fd, buf, sizeof buf, 0);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+      int e = errno;
+      return finish(w, "dns_failed", e, "resolver: " + errno_text(e));
+    }
+    DnsResponse r = parse_dns_response(std::string_view(buf, static_cast<std::size_t>(n)), w.dns_id, w.spec->host);
+    if (!r.ok) {
+      w.out.detail = "ignored a bad DNS answer: " + r.error;
+      continue;  // keep waiting for a good one until the deadline
+    }
+    if (r.rcode != 0 || r.addresses.empty()) {
+      std::string why = r.rcode == 3 ? "NXDOMAIN" : r.rcode != 0 ? "rcode " + std::to_string(r.rcode) : "no A record";
+      if (r.truncated && r.addresses.empty()) why += " (truncated answer)";
+      return finish(w, "dns_failed", 0, "resolver answered: " + why);
+    }
+    close_fd(w);
+    w.addr = r.addresses.front();
+    w.out.detail = "resolved to " + format_ipv4(w.addr);
+    if (w.spec->proto == TargetProto::dns) {
+      w.out.address = format_ipv4(w.addr);
+      return finish(w, "connected", 0, "");
+    }
+    start_connect(w);
+  }
+}
+
+void on_connect_ready(Work& w) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(w.fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err == EINPROGRESS || err == EALREADY) return;
+  if (err != 0) return finish(w, classify_connect_errno(err), err, "connect: " + errno_text(err));
+  if (w.spec->proto != TargetProto::http) return finish(w, "connected", 0, "");
+  w.phase = Phase::http_send;
+  w.http_buf = "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\nConnection: close\r\n\r\n";
+}
+
+void on_http_send(Work& w) {
+  ssize_t n = ::send(w.fd, w.http_buf.data(), w.http_buf.size(), MSG_NOSIGNAL);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    return finish(w, "connected", 0, "TCP connected; sending the request failed: " + errno_text(errno));
+  }
+  w.http_buf.erase(0, static_cast<std::size_t>(n));
+  if (w.http_buf.empty()) w.phase = Phase::http_read;
+}
+
+void on_http_read(Work& w) {
+  char buf[512];
+  ssize_t n = ::recv(w.fd, buf, sizeof buf, 0);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    return finish(w, "connected", 0, "TCP connected; reading the response failed: " + errno_text(errno));
+  }
+  if (n > 0) w.http_buf.append(buf, static_cast<std::size_t>(n));
+  std::size_t eol = w.http_buf.find('\n');
+  if (eol != std::string::npos || n == 0 || w.http_buf.size() >= 512) {
+    std::string line = std::string(trim(std::string_view(w.http_buf).substr(0, std::min<std::size_t>(eol, 200))));
+    if (line.empty()) line = "(connection closed without an HTTP status line)";
+    finish(w, "connected", 0, "HTTP: " + line);
+  }
+}
+
+}  // namespace
+
+std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
+                                      const std::optional<ResolverSpec>& resolver, const std::string& resolver_note,
+                                      Clock::time_point deadline) {
+  std::random_device seed;
+  std::mt19937 rng(seed());
+  std::vector<Work> work(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    Work& w = work[i];
+    w.spec = &targets[i];
+    w.out.name = targets[i].name;
+    w.out.host = targets[i].host;
+    w.out.port = targets[i].port;
+    w.out.proto = std::string(proto_name(targets[i].proto));
+    start(w, resolver, resolver_note, rng);
+  }
+  std::vector<pollfd> fds;
+  std::vector<std::size_t> owner;
+  // Bounded: every round either makes progress or sleeps until a timer; the deadline
+  // ends it. The count cap is a second guard against a busy loop.
+  for (int round = 0; round < 100000; ++round) {
+    auto now = Clock::now();
+    if (now >= deadline) break;
+    fds.clear();
+    owner.clear();
+    auto wake = deadline;
+    for (std::size_t i = 0; i < work.size(); ++i) {
+      Work& w = work[i];
+      if (w.phase == Phase::done) continue;
+      if (w.phase == Phase::resolve) {
+        if (now >= w.next_send && w.sends < 2) send_query(w);
+        if (w.phase == Phase::done) continue;
+        if (w.sends < 2) wake = std::min(wake, w.next_send);
+      }
+      short events = (w.phase == Phase::connect || w.phase == Phase::http_send) ? POLLOUT : POLLIN;
+      fds.push_back(pollfd{w.fd, events, 0});
+      owner.push_back(i);
+    }
+    if (fds.empty()) break;
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1;
+    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(wait, 0)));
+    if (rc < 0 && errno != EINTR) break;
+    if (rc <= 0) continue;
+    for (std::size_t k = 0; k < fds.size(); ++k) {
+      if (!fds[k].revents) continue;
+      Work& w = work[owner[k]];
+      switch (w.phase) {
+        case Phase::resolve: on_dns_readable(w); break;
+        case Phase::connect: on_connect_ready(w); break;
+        case Phase::http_send: on_http_send(w); break;
+        case Phase::http_read: on_http_read(w); break;
+        case Phase::done: break;
+      }
+    }
+  }
+  std::vector<EgressOutcome> out;
+  for (Work& w : work) {
+    if (w.phase != Phase::done) {
+      switch (w.phase) {
+        case Phase::resolve: finish(w, "dns_failed", 0, "the resolver did not answer before the deadline"); break;
+        case Phase::connect: finish(w, "timeout", 0, "no answer to the connection attempt before the deadline"); break;
+        default: finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline"); break;
+      }
+    }
+    out.push_back(std::move(w.out));
+  }
+  return out;
+}
+
+}  // namespace isoprobe

@@ -1,0 +1,30 @@
+// boot_id: the kernel's boot id as this sandbox sees it; the harness compares it with
+// the host's (equal = the sandbox talks to the host kernel).
+#include "probes/core/file_read.h"
+#include "probes/core/probe.h"
+#include "probes/core/text_util.h"
+
+namespace isoprobe {
+
+namespace {
+
+Observation run(Context&) {
+  Observation o;
+  FileRead f = read_file_bounded("/proc/sys/kernel/random/boot_id", 256);
+  if (!f.ok()) {
+    o.value = {{"boot_id", ""}};
+    return o.fail("cannot read /proc/sys/kernel/random/boot_id", f.err);
+  }
+  std::string id(trim(f.data));
+  o.value = {{"boot_id", id}};
+  o.evidence = id;
+  return o;
+}
+
+}  // namespace
+
+ProbeDescriptor boot_id_probe() {
+  return {"boot_id", "/proc/sys/kernel/random/boot_id", std::chrono::milliseconds(1000), run};
+}
+
+}  // namespace isoprobe

@@ -1,0 +1,67 @@
+// egress: every --target the harness named, checked at once under one deadline. There
+// are no built-in targets: without --target this probe is skipped.
+#include <algorithm>
+
+#include "probes/core/egress.h"
+#include "probes/core/file_read.h"
+#include "probes/core/probe.h"
+#include "probes/core/resolv_conf.h"
+#include "probes/core/text_util.h"
+
+namespace isoprobe {
+
+namespace {
+
+Observation run(Context& ctx) {
+  Observation o;
+  const auto& opts = ctx.options;
+  if (opts.targets.empty()) {
+    o.value = {{"targets", nlohmann::json::array()}, {"resolver", nullptr}};
+    return o.skip("no --target given (isoprobe has no built-in targets)");
+  }
+  std::optional<ResolverSpec> resolver = opts.resolver;
+  std::string note;
+  Evidence ev;
+  if (!resolver) {
+    FileRead rc = read_file_bounded("/etc/resolv.conf", 64 * 1024);
+    if (!rc.ok()) {
+      note = "/etc/resolv.conf unreadable (errno " + std::to_string(rc.err) + ")";
+    } else {
+      ResolvConf conf = parse_resolv_conf(rc.data);
+      for (const auto& s : conf.skipped) ev.add_line("/etc/resolv.conf " + s);
+      if (conf.nameservers.empty()) note = "no IPv4 nameserver in /etc/resolv.conf";
+      else resolver = ResolverSpec{conf.nameservers.front(), 53};
+    }
+  }
+  nlohmann::json resolver_json = nullptr;
+  if (resolver) resolver_json = format_ipv4(resolver->address) + ":" + std::to_string(resolver->port);
+  ev.add_line("resolver: " + (resolver ? resolver_json.get<std::string>() : note));
+  auto deadline = std::min(ctx.deadline - std::chrono::milliseconds(20), Clock::now() + opts.egress_deadline);
+  auto outcomes = run_egress(opts.targets, resolver, note, deadline);
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& r : outcomes) {
+    targets.push_back({{"name", r.name},
+                       {"host", r.host},
+                       {"port", r.port},
+                       {"proto", r.proto},
+                       {"result", r.result},
+                       {"address", r.address},
+                       {"elapsed_ms", static_cast<long long>(r.elapsed_ms + 0.5)},
+                       {"errno", r.err},
+                       {"detail", r.detail}});
+    ev.add_line(r.name + " " + r.host + ":" + std::to_string(r.port) + "/" + r.proto + " -> " + r.result +
+                (r.detail.empty() ? "" : " (" + r.detail + ")"));
+  }
+  o.value = {{"targets", targets}, {"resolver", resolver_json}};
+  o.evidence = ev.str();
+  return o;
+}
+
+}  // namespace
+
+ProbeDescriptor egress_probe() {
+  return {"egress", "named targets: connected/refused/unreachable/timeout/dns_failed",
+          std::chrono::milliseconds(30000), run};
+}
+
+}  // namespace isoprobe

@@ -1,0 +1,18 @@
+// Shape checks for the documents the renderers read (internal to reports/). Each check
+// collects every problem with its JSON path, then throws one UserError listing them all.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isoharness::reports {
+
+// isoharness.result/v1: schema, context, sandboxes[].checks[], findings[], summary, parity.
+void check_result_shape(const nlohmann::json& result);
+
+// `parity` of a result (one section or an array of sections) as a list; empty when null.
+// Throws UserError when a section lacks what the renderers need.
+std::vector<nlohmann::json> parity_sections(const nlohmann::json& parity);
+
+}  // namespace isoharness::reports

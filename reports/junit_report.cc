@@ -1,0 +1,151 @@
+// render_junit: JUnit XML as CI systems read it (testsuites > testsuite > testcase with
+// failure / error / skipped children).
+#include <fmt/format.h>
+
+#include <map>
+
+#include "reports/document_shape.h"
+#include "reports/parity_view.h"
+#include "reports/reports.h"
+#include "reports/text_format.h"
+
+namespace isoharness::reports {
+
+namespace {
+
+constexpr std::size_t kEvidenceBytes = 8000;
+
+struct Suite {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  std::string properties;
+  std::string cases;
+};
+
+std::string attr(const std::string& s) { return escape_xml(s); }
+
+std::string sandbox_class(const nlohmann::json& sb) {
+  return fmt::format("{}.{}.{}.{}", sb["scenario"].get<std::string>(), sb["item_id"].get<std::string>(),
+                     sb["runtime"].get<std::string>(), sb["node_class"].get<std::string>());
+}
+
+void add_check(Suite& s, const nlohmann::json& sb, const nlohmann::json& check) {
+  const std::string status = check["status"];
+  const std::string name = fmt::format("attempt {}: {}", sb["attempt"].get<int>(), check["control"].get<std::string>());
+  ++s.tests;
+  s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", attr(sandbox_class(sb)), attr(name));
+  if (status == "pass") {
+    s.cases += "/>\n";
+    return;
+  }
+  s.cases += ">\n";
+  const std::string reason = str_or(check, "reason");
+  if (status == "n/a") {
+    ++s.skipped;
+    s.cases += fmt::format("      <skipped message=\"{}\"/>\n", attr("not applicable: " + reason));
+  } else {
+    ++s.failures;
+    const std::string expected = json_to_text(check.value("expected", nlohmann::json()));
+    const std::string observed = json_to_text(check.value("observed", nlohmann::json()));
+    const std::string body = fmt::format("reason: {}\nexpected: {}\nobserved: {}\nevidence:\n{}", reason, expected, observed,
+                                         truncate_text(str_or(check, "evidence"), kEvidenceBytes));
+    s.cases += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", attr(check["control"].get<std::string>()),
+                           attr(truncate_text(fmt::format("expected {}, observed {}", expected, observed), 500)),
+                           escape_xml(body));
+  }
+  s.cases += "    </testcase>\n";
+}
+
+std::string error_text(const nlohmann::json& error) {
+  if (error.is_object()) return str_or(error, "message", json_to_text(error));
+  return json_to_text(error);
+}
+
+void write_suite(std::string& out, const std::string& name, const Suite& s, const std::string& timestamp,
+                 const std::string& host) {
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\"",
+                     attr(name), s.tests, s.failures, s.errors, s.skipped);
+  if (!timestamp.empty()) out += fmt::format(" timestamp=\"{}\"", attr(timestamp));
+  if (!host.empty()) out += fmt::format(" hostname=\"{}\"", attr(host));
+  out += ">\n";
+  if (!s.properties.empty()) out += "    <properties>\n" + s.properties + "    </properties>\n";
+  out += s.cases;
+  out += "  </testsuite>\n";
+}
+
+}  // namespace
+
+std::string render_junit(const nlohmann::json& result) {
+  check_result_shape(result);
+  std::vector<std::string> order;
+  std::map<std::string, Suite> suites;
+  auto suite = [&](const std::string& name) -> Suite& {
+    if (!suites.count(name)) order.push_back(name);
+    return suites[name];
+  };
+  for (const auto& sb : result["sandboxes"]) {
+    Suite& s = suite(sb["scenario"]);
+    for (const auto& check : sb["checks"]) add_check(s, sb, check);
+    if (sb.contains("error") && !sb["error"].is_null()) {
+      ++s.tests;
+      ++s.errors;
+      const std::string text = truncate_text(error_text(sb["error"]), kEvidenceBytes);
+      s.cases += fmt::format(
+          "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <error message=\"{}\">{}</error>\n    </testcase>\n",
+          attr(sandbox_class(sb)), attr(fmt::format("attempt {}: sandbox", sb["attempt"].get<int>())),
+          attr(truncate_text(text, 500)), escape_xml(text));
+    }
+  }
+  for (const auto& f : result["findings"]) {
+    Suite& s = suite(f["scenario"]);
+    s.properties += fmt::format("      <property name=\"finding\" value=\"{}\"/>\n",
+                                attr(fmt::format("{} [{}]: {}", f["code"].get<std::string>(), str_or(f, "item_id", "-"),
+                                                 f["message"].get<std::string>())));
+  }
+  const auto sections = parity_sections(result.contains("parity") ? result["parity"] : nlohmann::json());
+  for (const auto& sec : sections) {
+    Suite& s = suite("parity: " + str_or(sec, "scenario", "-"));
+    const std::string baseline = sec["baseline"];
+    for (const auto& cell : sec["cells"]) {
+      const std::string cls = fmt::format("parity.{}.{}", str_or(sec, "scenario", "-"), cell["name"].get<std::string>());
+      // Only the mix decides (the human-baseline question); a single workload far beyond the
+      // tolerance (getpid under gVisor) is expected and reported as the testcase's output.
+      auto add = [&](const std::string& name, const nlohmann::json& holder, const nlohmann::json& interval, bool decides) {
+        ++s.tests;
+        const std::string verdict = holder["verdict"];
+        const std::string text = fmt::format("{} vs {}: ratio {}, tolerance {}: {}", cell["name"].get<std::string>(), baseline,
+                                             interval_text(interval), format_tolerance(num_or(holder, "tolerance", sec["tolerance"])),
+                                             verdict_label(holder));
+        s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", attr(cls), attr(name));
+        if (decides && verdict == "regression") {
+          ++s.failures;
+          s.cases += fmt::format("      <failure type=\"parity\" message=\"{}\">{}</failure>\n", attr(text), escape_xml(text));
+        } else if (decides && verdict != "parity") {
+          ++s.skipped;
+          s.cases += fmt::format("      <skipped message=\"{}\"/>\n", attr(text));
+        } else {
+          s.cases += fmt::format("      <system-out>{}</system-out>\n", escape_xml(text));
+        }
+        s.cases += "    </testcase>\n";
+      };
+      for (const auto& c : cell["comparisons"]) add(c["workload"], c, c["ratio"], false);
+      add("mix (human-baseline validity)", cell["mix"], cell["mix"]["slowdown"], true);
+    }
+  }
+
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  for (const auto& [_, s] : suites) {
+    tests += s.tests;
+    failures += s.failures;
+    errors += s.errors;
+    skipped += s.skipped;
+  }
+  const auto& ctx = result["context"];
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"isoharness\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n",
+                     tests, failures, errors, skipped);
+  for (const auto& name : order) write_suite(out, name, suites[name], str_or(ctx, "started"), str_or(ctx, "host"));
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace isoharness::reports

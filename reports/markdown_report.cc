@@ -1,0 +1,176 @@
+// render_markdown: the run's summary for people and for $GITHUB_STEP_SUMMARY.
+#include <fmt/format.h>
+
+#include "reports/document_shape.h"
+#include "reports/parity_view.h"
+#include "reports/reports.h"
+#include "reports/text_format.h"
+
+namespace isoharness::reports {
+
+namespace {
+
+constexpr std::size_t kEvidenceBytes = 3000;  // per check; keeps the summary far below 1 MiB
+
+struct Counts {
+  int pass = 0, fail = 0, na = 0;
+};
+
+Counts count_checks(const nlohmann::json& sandbox) {
+  Counts c;
+  for (const auto& check : sandbox["checks"]) {
+    const std::string s = check["status"];
+    if (s == "pass") ++c.pass;
+    if (s == "fail") ++c.fail;
+    if (s == "n/a") ++c.na;
+  }
+  return c;
+}
+
+bool has_error(const nlohmann::json& sandbox) { return sandbox.contains("error") && !sandbox["error"].is_null(); }
+
+std::string error_text(const nlohmann::json& error) {
+  if (error.is_object()) return str_or(error, "message", json_to_text(error));
+  return json_to_text(error);
+}
+
+std::string where(const nlohmann::json& sb) {
+  return fmt::format("{} · {} · {} / {} · attempt {}", sb["scenario"].get<std::string>(), sb["item_id"].get<std::string>(),
+                     sb["runtime"].get<std::string>(), sb["node_class"].get<std::string>(), sb["attempt"].get<int>());
+}
+
+std::string inline_code(const nlohmann::json& value) {
+  return "<code>" + escape_md_inline(truncate_text(json_to_text(value), 400)) + "</code>";
+}
+
+std::string context_line(const nlohmann::json& ctx) {
+  std::string out = fmt::format("isoharness {} (git {})", str_or(ctx, "tool_version", "?"), str_or(ctx, "git_revision", "?"));
+  auto add = [&](const char* label, const char* key) {
+    const std::string v = str_or(ctx, key);
+    if (!v.empty()) out += fmt::format(" · {} {}", label, v);
+  };
+  add("backend", "backend");
+  add("host", "host");
+  add("kernel", "kernel");
+  add("runc", "runc");
+  add("runsc", "runsc");
+  add("platform", "runsc_platform");
+  add("network", "runsc_network");
+  if (ctx.contains("cpus") && ctx["cpus"].is_number()) out += fmt::format(" · {} CPUs", ctx["cpus"].get<int>());
+  const std::string started = str_or(ctx, "started"), finished = str_or(ctx, "finished");
+  if (!started.empty()) out += fmt::format(" · {} → {}", started, finished.empty() ? "?" : finished);
+  return escape_md_inline(out);
+}
+
+}  // namespace
+
+std::string render_markdown(const nlohmann::json& result) {
+  check_result_shape(result);
+  const auto& sandboxes = result["sandboxes"];
+  const auto& findings = result["findings"];
+  Counts total;
+  int errors = 0;
+  for (const auto& sb : sandboxes) {
+    const Counts c = count_checks(sb);
+    total.pass += c.pass;
+    total.fail += c.fail;
+    total.na += c.na;
+    errors += has_error(sb) ? 1 : 0;
+  }
+  const int checks = total.pass + total.fail + total.na;
+  const std::string verdict = result["summary"]["verdict"];
+  std::string out;
+  if (verdict == "pass") {
+    out += fmt::format("## ✅ isoharness: PASS — all {} applicable checks passed\n\n", total.pass);
+  } else if (verdict == "fail") {
+    out += fmt::format("## ❌ isoharness: FAIL — {} of {} checks failed\n\n", total.fail, checks);
+  } else {
+    out += fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n", escape_md_inline(verdict), errors);
+  }
+  out += fmt::format("**{} sandboxes · {} checks · {} pass · {} fail · {} n/a · {} errors**", sandboxes.size(), checks,
+                     total.pass, total.fail, total.na, errors);
+  if (result.contains("run") && result["run"].is_object()) {
+    const std::string id = str_or(result["run"], "id");
+    if (!id.empty()) out += " · run `" + escape_md_inline(id) + "`";
+  }
+  out += "\n\n";
+
+  out += "| scenario | item | runtime / node | attempt | pass | fail | n/a | result |\n";
+  out += "|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const auto& sb : sandboxes) {
+    const Counts c = count_checks(sb);
+    const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
+    out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", escape_md_inline(sb["scenario"].get<std::string>()),
+                       escape_md_inline(sb["item_id"].get<std::string>()), escape_md_inline(sb["runtime"].get<std::string>()),
+                       escape_md_inline(sb["node_class"].get<std::string>()), sb["attempt"].get<int>(), c.pass, c.fail,
+                       c.na, res);
+  }
+
+  if (total.fail > 0) {
+    out += fmt::format("\n### Failures ({})\n", total.fail);
+    for (const auto& sb : sandboxes) {
+      for (const auto& check : sb["checks"]) {
+        if (check["status"] != "fail") continue;
+        out += fmt::format("\n#### ❌ `{}` — {}\n\n", escape_md_inline(check["control"].get<std::string>()),
+                           escape_md_inline(where(sb)));
+        out += "- **expected:** " + inline_code(check.value("expected", nlohmann::json())) + "\n";
+        out += "- **observed:** " + inline_code(check.value("observed", nlohmann::json())) + "\n";
+        const std::string reason = str_or(check, "reason");
+        if (!reason.empty()) out += "- **reason:** " + escape_md_inline(reason) + "\n";
+        const std::string evidence = str_or(check, "evidence");
+        if (!evidence.empty()) {
+          out += "\n<details><summary>evidence</summary>\n\n" + md_code_block(truncate_text(evidence, kEvidenceBytes)) +
+                 "\n</details>\n";
+        }
+      }
+    }
+  }
+
+  if (errors > 0) {
+    out += fmt::format("\n### Sandboxes that could not be checked ({})\n\n", errors);
+    for (const auto& sb : sandboxes) {
+      if (!has_error(sb)) continue;
+      out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " + escape_md_inline(truncate_text(error_text(sb["error"]), 1000)) +
+             "\n";
+    }
+  }
+
+  if (!findings.empty()) {
+    out += fmt::format("\n### Known risks and findings ({})\n\n", findings.size());
+    out += "| scenario | item | finding | message |\n|---|---|---|---|\n";
+    for (const auto& f : findings) {
+      out += fmt::format("| {} | {} | `{}` | {} |\n", escape_md_inline(f["scenario"].get<std::string>()),
+                         escape_md_inline(str_or(f, "item_id", "-")), escape_md_inline(f["code"].get<std::string>()),
+                         escape_md_inline(f["message"].get<std::string>()));
+    }
+  }
+
+  if (total.na > 0) {
+    out += fmt::format("\n### Not applicable ({})\n\n", total.na);
+    for (const auto& sb : sandboxes) {
+      for (const auto& check : sb["checks"]) {
+        if (check["status"] != "n/a") continue;
+        out += fmt::format("- {}: `{}` — {}\n", escape_md_inline(where(sb)),
+                           escape_md_inline(check["control"].get<std::string>()),
+                           escape_md_inline(str_or(check, "reason", "no reason given")));
+      }
+    }
+  }
+
+  const auto sections = parity_sections(result.contains("parity") ? result["parity"] : nlohmann::json());
+  if (!sections.empty()) {
+    out += "\n### Timing parity (human-baseline validity)\n\n";
+    out += parity_mix_table(sections);
+    out += "\nPer-workload ratios: `parity.md`; charts: `parity.html`.\n";
+  }
+
+  const nlohmann::json ctx = result["context"];
+  out += "\n---\n<sub>" + context_line(ctx) + "</sub>\n";
+  return out;
+}
+
+std::string render_json(const nlohmann::json& result) {
+  return result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace isoharness::reports

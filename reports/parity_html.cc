@@ -1,0 +1,214 @@
+// render_parity_html: one self-contained page (inline CSS and SVG, no scripts, nothing
+// fetched) with, per cell, the forest plot of workload ratios against the tolerance and
+// the mix verdict, then the distributions of every cell's samples.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reports/document_shape.h"
+#include "reports/parity_view.h"
+#include "reports/reports.h"
+#include "reports/svg_charts.h"
+#include "reports/text_format.h"
+
+namespace isoharness::reports {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 20px 28px;
+       max-width: 1120px; line-height: 1.4; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 26px 0 6px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+h2 .vs { color: #57606a; font-weight: normal; }
+.meta { color: #57606a; font-size: 13px; margin: 0 0 8px; }
+.verdict { display: inline-block; padding: 6px 12px; border-radius: 6px; font-size: 15px; margin: 4px 0 8px; }
+.v-parity { background: #dafbe1; color: #116329; }
+.v-regression { background: #ffebe9; color: #a40e26; }
+.v-inconclusive { background: #fff8c5; color: #7d4e00; }
+table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #d8dee4; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f6f8fa; }
+ul.warnings { font-size: 13px; color: #7d4e00; }
+details summary { cursor: pointer; color: #0969da; font-size: 13px; }
+footer { color: #57606a; font-size: 12px; margin-top: 24px; border-top: 1px solid #d0d7de; padding-top: 8px; }
+)";
+
+std::string verdict_class(const std::string& verdict) {
+  if (verdict == "parity" || verdict == "regression") return "v-" + verdict;
+  return "v-inconclusive";
+}
+
+std::string plain_verdict(const nlohmann::json& holder) {
+  // verdict_label without the emoji, for SVG text (fonts in headless browsers may lack them).
+  std::string label = verdict_label(holder);
+  const auto space = label.find(' ');
+  return space == std::string::npos ? label : label.substr(space + 1);
+}
+
+// "inconclusive (+16 rounds)": short enough for the chart's right-hand column.
+std::string short_verdict(const nlohmann::json& holder) {
+  std::string out = str_or(holder, "verdict", "?");
+  if (holder.value("faster", false)) out += " (faster)";
+  if (holder.contains("rounds_to_decide") && holder["rounds_to_decide"].is_number_integer()) {
+    out += fmt::format(" (+{} rounds)", holder["rounds_to_decide"].get<int>());
+  }
+  return out;
+}
+
+std::string comparisons_table(const nlohmann::json& cell, double confidence) {
+  std::string out = fmt::format(
+      "<table><tr><th>workload</th><th>n baseline</th><th>n candidate</th><th>baseline median</th><th>candidate "
+      "median</th><th>ratio</th><th>{} CI</th><th>p</th><th>verdict</th></tr>\n",
+      percent(confidence));
+  for (const auto& c : cell["comparisons"]) {
+    const auto& r = c["ratio"];
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td></tr>\n",
+        escape_html(c["workload"].get<std::string>()), c["n_baseline"].get<int>(), c["n_candidate"].get<int>(),
+        escape_html(format_seconds(num_or(c, "baseline_median", 0))), escape_html(format_seconds(num_or(c, "candidate_median", 0))),
+        format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()), format_ratio(r["high"].get<double>()),
+        escape_html(format_p(c["p_value"].get<double>())), escape_html(plain_verdict(c)));
+  }
+  out += "</table>\n";
+  return out;
+}
+
+std::vector<std::string> cell_warnings(const nlohmann::json& cell) {
+  std::vector<std::string> out;
+  for (const auto& c : cell["comparisons"]) {
+    if (c.contains("warnings") && c["warnings"].is_array()) {
+      for (const auto& w : c["warnings"]) out.push_back(c["workload"].get<std::string>() + ": " + json_to_text(w));
+    }
+  }
+  for (const auto* src : {&cell["mix"], &cell}) {
+    if (src->contains("warnings") && (*src)["warnings"].is_array()) {
+      for (const auto& w : (*src)["warnings"]) out.push_back((src == &cell ? "cell: " : "mix: ") + json_to_text(w));
+    }
+  }
+  return out;
+}
+
+std::string section_html(const nlohmann::json& s) {
+  const double tol = s["tolerance"];
+  const double conf = num_or(s, "confidence", 0.95);
+  const std::string baseline = s["baseline"];
+  std::string out;
+  for (const auto& cell : s["cells"]) {
+    const std::string name = cell["name"];
+    const auto& mix = cell["mix"];
+    out += fmt::format("<section>\n<h2>{} <span class=\"vs\">vs {}</span></h2>\n", escape_html(name), escape_html(baseline));
+    std::string weights;
+    if (mix.contains("weights") && mix["weights"].is_object()) {
+      for (const auto& [w, share] : mix["weights"].items()) {
+        weights += fmt::format("{}{} {:.0f} %", weights.empty() ? "" : ", ", w, share.get<double>() * 100);
+      }
+    }
+    out += fmt::format(
+        "<div class=\"verdict {}\"><b>Human-baseline validity: {}</b> — mix slowdown {}{}</div>\n",
+        verdict_class(mix["verdict"]), escape_html(plain_verdict(mix)), interval_text(mix["slowdown"]),
+        weights.empty() ? "" : " <span class=\"meta\">(weights: " + escape_html(weights) + ")</span>");
+    std::vector<ForestRow> rows;
+    for (const auto& c : cell["comparisons"]) {
+      ForestRow r;
+      r.label = c["workload"];
+      r.estimate = c["ratio"]["estimate"];
+      r.low = c["ratio"]["low"];
+      r.high = c["ratio"]["high"];
+      r.verdict = c["verdict"];
+      r.right_text = interval_text(c["ratio"]) + "  " + short_verdict(c);
+      rows.push_back(r);
+    }
+    ForestRow m;
+    m.label = "mix (weighted)";
+    m.estimate = mix["slowdown"]["estimate"];
+    m.low = mix["slowdown"]["low"];
+    m.high = mix["slowdown"]["high"];
+    m.verdict = mix["verdict"];
+    m.right_text = interval_text(mix["slowdown"]) + "  " + short_verdict(mix);
+    m.summary = true;
+    rows.push_back(m);
+    out += forest_svg(rows, num_or(mix, "tolerance", tol), name + " vs " + baseline + ": ratio per workload") + "\n";
+    out += "<details><summary>numbers</summary>\n" + comparisons_table(cell, conf) + "</details>\n";
+    const auto warnings = cell_warnings(cell);
+    if (!warnings.empty()) {
+      out += "<ul class=\"warnings\">\n";
+      for (const auto& w : warnings) out += "<li>" + escape_html(w) + "</li>\n";
+      out += "</ul>\n";
+    }
+    out += "</section>\n";
+  }
+
+  // Distributions: every workload measured under the baseline, each cell's samples
+  // relative to the baseline median.
+  const auto& samples = s["samples"];
+  std::vector<std::string> cells;
+  if (samples.contains(baseline)) cells.push_back(baseline);
+  for (const auto& [cell, _] : samples.items()) {
+    if (cell != baseline) cells.push_back(cell);
+  }
+  std::vector<StripGroup> groups;
+  if (samples.contains(baseline)) {
+    for (const auto& [workload, times] : samples[baseline].items()) {
+      std::vector<double> base = times.get<std::vector<double>>();
+      if (base.empty()) continue;
+      std::sort(base.begin(), base.end());
+      const double median = (base[(base.size() - 1) / 2] + base[base.size() / 2]) / 2;
+      StripGroup g;
+      g.workload = workload;
+      g.note = "baseline " + format_seconds(median);
+      for (const auto& cell : cells) {
+        if (!samples[cell].contains(workload)) continue;
+        StripSeries series;
+        series.cell = cell;
+        for (const auto& t : samples[cell][workload]) series.relative.push_back(t.get<double>() / median);
+        g.series.push_back(std::move(series));
+      }
+      groups.push_back(std::move(g));
+    }
+  }
+  if (!groups.empty()) {
+    out += "<section>\n<h2>Distributions <span class=\"vs\">every round's time, relative to the baseline median</span></h2>\n";
+    out += strip_svg(groups, cells, tol, "samples per workload and cell") + "\n</section>\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_parity_html(const nlohmann::json& parity, const nlohmann::json& context) {
+  const auto sections = parity_sections(parity);
+  std::string title = "Timing parity";
+  if (sections.size() == 1) title += " — " + str_or(sections[0], "scenario", "");
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>" + escape_html(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  for (const auto& s : sections) {
+    const double tol = s["tolerance"];
+    out += fmt::format("<h1>Timing parity — scenario <code>{}</code></h1>\n", escape_html(str_or(s, "scenario", "-")));
+    out += fmt::format(
+        "<p class=\"meta\">Baseline <b>{}</b> · tolerance <b>{}</b> (a candidate may be at most {:.0f} % slower) · {} "
+        "confidence intervals</p>\n",
+        escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100, percent(num_or(s, "confidence", 0.95)));
+    out += section_html(s);
+  }
+  out += "<footer>\n<p>Per workload: ratio candidate/baseline = exp(Hodges–Lehmann shift of log times) with its "
+         "distribution-free Mann–Whitney interval; p is the two-sided Mann–Whitney test. <b>parity</b>: the whole "
+         "interval is below the tolerance; <b>regression</b>: the whole interval is above it; <b>inconclusive</b>: it "
+         "straddles the line (the estimate of more rounds needed assumes the interval narrows as 1/√rounds). "
+         "Mix: weighted geometric mean of the ratios with a percentile-bootstrap interval — the human-baseline "
+         "validity verdict.</p>\n";
+  if (context.is_object() && !context.empty()) {
+    out += fmt::format("<p>isoharness {} (git {}) · host {} · kernel {} · runc {} · runsc {} (platform {}, network {}) · {} → {}</p>\n",
+                       escape_html(str_or(context, "tool_version", "?")), escape_html(str_or(context, "git_revision", "?")),
+                       escape_html(str_or(context, "host", "?")), escape_html(str_or(context, "kernel", "?")),
+                       escape_html(str_or(context, "runc", "?")), escape_html(str_or(context, "runsc", "?")),
+                       escape_html(str_or(context, "runsc_platform", "?")), escape_html(str_or(context, "runsc_network", "?")),
+                       escape_html(str_or(context, "started", "?")), escape_html(str_or(context, "finished", "?")));
+  }
+  out += "</footer>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace isoharness::reports

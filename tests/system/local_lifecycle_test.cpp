@@ -1,0 +1,168 @@
+// Lifecycle of `isoharness local up`: the real binary deploys a sandbox, OpenSSH reaches
+// it, and the test then stops the harness — SIGTERM after it is up, SIGTERM in the middle
+// of building, SIGKILL followed by `isoharness local cleanup --run` — and checks that
+// nothing of the run is left on the machine. Also `isoharness local doctor`.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <thread>
+
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/local_backend.h"
+#include "tests/support/test_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::test::local;
+namespace dl = isoharness::deploy::local;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string isoharness_bin() { return test::binary_dir() + "/harness/cli/isoharness"; }
+
+struct UpProcess {
+  pid_t pid = -1;
+  std::string log;
+  ~UpProcess() {
+    if (pid > 0) terminate_process(pid, 30000ms);
+  }
+};
+
+UpProcess start_up(const std::string& dir, const std::string& run_id, const std::string& values_file) {
+  test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
+  UpProcess p;
+  p.log = dir + "/up-" + run_id + ".log";
+  auto pid = spawn_detached({isoharness_bin(), "local", "up", "--values", values_file, "--run-id", run_id,
+                             "--authorized-key", dir + "/id_ed25519.pub", "--identity", dir + "/id_ed25519",
+                             "--json", "--hold-seconds", "300"},
+                            p.log);
+  REQUIRE(pid);
+  p.pid = *pid;
+  return p;
+}
+
+// The JSON line `local up --json` prints once the sandbox is SSH-ready.
+json wait_until_up(const UpProcess& p) {
+  for (int i = 0; i < 1800; ++i) {  // at most 180 s
+    std::string text = dl::read_file_bounded(p.log);
+    auto start = text.find("\n{");
+    if (text.rfind("{", 0) == 0) start = 0;
+    else if (start != std::string::npos) ++start;
+    if (start != std::string::npos) {
+      auto end = text.find('\n', start);
+      if (end != std::string::npos) return json::parse(text.substr(start, end - start));
+    }
+    int status;
+    if (::waitpid(p.pid, &status, WNOHANG) == p.pid) FAIL("isoharness local up exited early:\n" << text);
+    std::this_thread::sleep_for(100ms);
+  }
+  FAIL("isoharness local up printed no JSON within 180 s:\n" << dl::read_file_bounded(p.log));
+  return {};
+}
+
+int wait_exit(UpProcess& p, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    int status;
+    if (::waitpid(p.pid, &status, WNOHANG) == p.pid) {
+      p.pid = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return -1;
+}
+
+deploy::SshRoute route_of(const json& up) {
+  deploy::SshRoute r;
+  r.jump = {up["jump"]["host"], up["jump"]["port"], up["jump"]["user"], up["jump"]["host_key"]};
+  r.sandbox = {up["sandbox"]["host"], up["sandbox"]["port"], up["sandbox"]["user"], up["sandbox"]["host_key"]};
+  return r;
+}
+
+std::string fixture(const std::string& name) { return test::source_dir() + "/tests/fixtures/local/" + name; }
+
+std::string fresh_run_id() { return "l" + dl::new_run_id().substr(0, 7); }
+
+}  // namespace
+
+TEST_CASE("local up: reachable with ssh -J, SIGTERM tears everything down", "[system][local]") {
+  ScratchDir dir;
+  make_login_key(dir.path);
+  const std::string run = fresh_run_id();
+  UpProcess up = start_up(dir.path, run, fixture("values_strict_gvisor.json"));
+  json info = wait_until_up(up);
+  CHECK(info["run_id"] == run);
+  CHECK(info["facts"]["runtime"] == "runsc");
+  CHECK_THAT(info["ssh_command"].get<std::string>(), Catch::Contains("-J jump@"));
+  RunResult r = ssh_through_jumphost(dir.path, "up", route_of(info), {"id", "-un"});
+  INFO(r.describe() << r.err);
+  CHECK(r.ok());
+  CHECK(r.out == "agent\n");
+  CHECK_FALSE(leftovers_of(dl::kDefaultStateRoot, run).empty());  // the sandbox exists now
+
+  REQUIRE(::kill(up.pid, SIGTERM) == 0);
+  CHECK(wait_exit(up, 90s) == 128 + SIGTERM);
+  auto left = leftovers_of(dl::kDefaultStateRoot, run);
+  for (const auto& l : left) UNSCOPED_INFO(l);
+  CHECK(left.empty());
+}
+
+TEST_CASE("local up: SIGTERM while the world is being built leaves nothing", "[system][local]") {
+  ScratchDir dir;
+  make_login_key(dir.path);
+  const std::string run = fresh_run_id();
+  UpProcess up = start_up(dir.path, run, fixture("values_standard_runc.json"));
+  std::this_thread::sleep_for(1500ms);
+  REQUIRE(::kill(up.pid, SIGTERM) == 0);
+  int rc = wait_exit(up, 120s);
+  CHECK((rc == 128 + SIGTERM || rc == 0));
+  auto left = leftovers_of(dl::kDefaultStateRoot, run);
+  for (const auto& l : left) UNSCOPED_INFO(l);
+  CHECK(left.empty());
+}
+
+TEST_CASE("local up killed with SIGKILL: `local cleanup --run` removes what it left", "[system][local]") {
+  ScratchDir dir;
+  make_login_key(dir.path);
+  const std::string run = fresh_run_id();
+  UpProcess up = start_up(dir.path, run, fixture("values_standard_runc.json"));
+  json info = wait_until_up(up);
+  REQUIRE(::kill(up.pid, SIGKILL) == 0);
+  CHECK(wait_exit(up, 30s) == 128 + SIGKILL);
+  auto left = leftovers_of(dl::kDefaultStateRoot, run);
+  CHECK_FALSE(left.empty());  // a crash leaves the world behind ...
+
+  RunOptions opts;
+  opts.deadline = 120s;
+  auto all = run_command({isoharness_bin(), "local", "cleanup", "--all"}, opts);  // ... --all takes dead runs only
+  REQUIRE(all);
+  auto cleanup = run_command({isoharness_bin(), "local", "cleanup", "--run", run}, opts);
+  REQUIRE(cleanup);
+  if (all->out.find("directory " + std::string(dl::kDefaultStateRoot) + "/" + run) != std::string::npos) {
+    CHECK(cleanup->exit_code == 3);  // --all already removed it; nothing recorded any more
+  } else {
+    INFO(cleanup->out << cleanup->err);
+    CHECK(cleanup->exit_code == 0);
+    CHECK_THAT(cleanup->out, Catch::Contains("netns ih-" + run + "-node"));
+  }
+  left = leftovers_of(dl::kDefaultStateRoot, run);
+  for (const auto& l : left) UNSCOPED_INFO(l);
+  CHECK(left.empty());
+}
+
+TEST_CASE("local doctor finds every prerequisite on this machine", "[system][local]") {
+  test::require_system({"runc", "runsc", "sshd", "nft", "dnsmasq", "ip", "nsenter"});
+  RunOptions opts;
+  opts.deadline = 60s;
+  auto r = run_command({isoharness_bin(), "local", "doctor"}, opts);
+  REQUIRE(r);
+  INFO(r->out << r->err);
+  CHECK(r->exit_code == 0);
+  CHECK_THAT(r->out, Catch::Contains("every prerequisite is present"));
+  CHECK_THAT(r->out, Catch::Contains("network namespaces, veth pairs and nftables work"));
+}

@@ -1,0 +1,251 @@
+// System tests of the local backend: real sandboxes under runsc (gVisor, ptrace) and
+// runc, reached with OpenSSH's own client through the jumphost, looked at with plain
+// shell commands. One world serves every case of this program; the last case tears it
+// down and checks that nothing of the run is left.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/local_backend.h"
+#include "tests/support/test_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::test::local;
+namespace dl = isoharness::deploy::local;
+using nlohmann::json;
+
+namespace {
+
+struct Shared {
+  ScratchDir dir;
+  std::string key;
+  std::unique_ptr<dl::LocalBackend> backend;
+  std::map<std::string, deploy::SandboxHandle> sandboxes;
+};
+
+Shared& shared() {
+  static Shared* s = [] {
+    test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
+    auto* x = new Shared;
+    x->key = make_login_key(x->dir.path);
+    dl::LocalOptions opts;
+    opts.run_id = "t" + dl::new_run_id().substr(0, 7);
+    x->backend = dl::make_local_backend(dl::default_local_profile(), opts);
+    return x;
+  }();
+  return *s;
+}
+
+json values(const std::string& name) {
+  return json::parse(test::read_text(test::source_dir() + "/tests/fixtures/local/" + name));
+}
+
+const deploy::SandboxHandle& sandbox(const std::string& name, const json& v, const std::string& node_class = "tier") {
+  Shared& s = shared();
+  auto it = s.sandboxes.find(name);
+  if (it != s.sandboxes.end()) return it->second;
+  deploy::SandboxRequest req;
+  req.run_id = s.backend->run_id();
+  req.name = name;
+  req.item_id = "test/" + name;
+  req.values = v;
+  req.node_class = node_class;
+  req.authorized_key = s.key;
+  return s.sandboxes[name] = s.backend->deploy(req);
+}
+
+RunResult in_sandbox(const deploy::SandboxHandle& h, const std::string& script) {
+  return ssh_through_jumphost(shared().dir.path, h.name, h.route, {"bash", "-c", script});
+}
+
+// Tries every world target (and one other sandbox) with bash's /dev/tcp, all at once,
+// each for at most 3 s; then whether a name resolves. Prints name=open|closed lines.
+std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const std::string& sibling) {
+  std::string script =
+      "for t in target:203.0.113.10/80 target-tls:203.0.113.10/443 blocked:203.0.113.20/80 "
+      "metadata:169.254.169.254/80 cluster-api:203.0.113.30/443 cidr-host:198.51.100.10/80 "
+      "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 sibling:" + sibling + "/2222; do "
+      "( n=${t%%:*}; hp=${t#*:}; if timeout 3 bash -c \"exec 3<>/dev/tcp/$hp\" 2>/dev/null; "
+      "then echo $n=open; else echo $n=closed; fi ) & done; wait; "
+      "if timeout 5 getent hosts target.example.com >/dev/null; then echo dns=resolves; else echo dns=fails; fi";
+  RunResult r = in_sandbox(h, script);
+  INFO("ssh: " << r.describe() << "\n" << r.out << r.err);
+  REQUIRE(r.ok());
+  std::map<std::string, std::string> out;
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  REQUIRE(out.size() == 10);
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("strict under runsc and standard under runc are reachable through the jumphost", "[system][local]") {
+  const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  const auto& standard = sandbox("standard", values("values_standard_runc.json"), "non-tier");
+  CHECK(strict.facts["runtime"] == "runsc");
+  CHECK(strict.facts["network_mode"] == "host-in-netns");
+  CHECK(standard.facts["runtime"] == "runc");
+  CHECK(strict.route.jump.host_key.rfind("ssh-ed25519 ", 0) == 0);
+  CHECK(strict.route.sandbox.host_key != standard.route.sandbox.host_key);
+
+  RunResult s = in_sandbox(strict, "uname -v; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u; hostname");
+  INFO(s.describe() << "\n" << s.out << s.err);
+  REQUIRE(s.ok());
+  CHECK_THAT(s.out, Catch::Contains("#1 SMP Sun Jan 10 15:06:54 PST 2016"));  // gVisor's kernel
+  CHECK_THAT(s.out, Catch::Contains("CapEff:\t0000000000000000"));
+  CHECK_THAT(s.out, Catch::Contains("NoNewPrivs:\t1"));
+  CHECK_THAT(s.out, Catch::Contains("strict"));
+
+  RunResult r = in_sandbox(standard, "uname -r; grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status");
+  INFO(r.describe() << "\n" << r.out << r.err);
+  REQUIRE(r.ok());
+  CHECK_THAT(r.out, Catch::Contains(dl::read_file_bounded("/proc/sys/kernel/osrelease", 256)));  // the host kernel
+  CHECK_THAT(r.out, Catch::Contains("CapEff:\t00000000a80425fb"));
+  CHECK_THAT(r.out, Catch::Contains("NoNewPrivs:\t0"));
+  CHECK_THAT(r.out, Catch::Contains("Seccomp:\t2"));
+}
+
+TEST_CASE("sandboxes are not reachable from the host directly, and the jumphost only forwards", "[system][local]") {
+  const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  Shared& s = shared();
+  // Through the host's link into this world (bound to that interface, so no packet can
+  // leave through another one): the sandbox's sshd does not answer.
+  RunOptions opts;
+  opts.deadline = std::chrono::seconds(15);
+  auto direct = run_command({helper_path(), "wait-banner", "--addr", strict.route.sandbox.host, "--port", "2222",
+                             "--deadline-ms", "3000", "--device", "ih-" + s.backend->run_id()},
+                            opts);
+  REQUIRE(direct);
+  CHECK_FALSE(direct->ok());
+  // The jumphost's sshd answers the host.
+  auto jump = run_command({helper_path(), "wait-banner", "--addr", strict.route.jump.host, "--port", "22",
+                           "--deadline-ms", "3000", "--device", "ih-" + s.backend->run_id()},
+                          opts);
+  REQUIRE(jump);
+  CHECK(jump->ok());
+  // No shell on the jumphost, and no forwarding anywhere but sandboxes' port 2222.
+  const std::string kh = s.dir.path + "/known_hosts-strict", cfg = s.dir.path + "/ssh_config-strict";
+  RunOptions o;
+  o.deadline = std::chrono::seconds(30);
+  const std::string jump_dest = strict.route.jump.user + "@" + strict.route.jump.host;
+  auto shell = run_command({"ssh", "-F", cfg, jump_dest, "--", "echo", "shell-reached"}, o);
+  REQUIRE(shell);
+  CHECK_FALSE(shell->ok());
+  CHECK(shell->out.find("shell-reached") == std::string::npos);
+  auto forward = run_command({"ssh", "-F", cfg, "-W", "203.0.113.10:80", jump_dest}, o);
+  REQUIRE(forward);
+  CHECK_FALSE(forward->ok());
+  CHECK_THAT(forward->err, Catch::Contains("prohibited"));
+  (void)kh;
+}
+
+TEST_CASE("strict reaches nothing and resolves no name", "[system][local]") {
+  const auto& other = sandbox("standard", values("values_standard_runc.json"), "non-tier");
+  const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  auto r = reach(strict, other.route.sandbox.host);
+  for (const auto& [name, state] : r) {
+    INFO(name);
+    CHECK(state == (name == "dns" ? "fails" : "closed"));
+  }
+  // The standard sandbox (no allow lists) is equally shut in.
+  auto s = reach(other, strict.route.sandbox.host);
+  for (const auto& [name, state] : s) {
+    INFO("standard: " << name);
+    CHECK(state == (name == "dns" ? "fails" : "closed"));
+  }
+}
+
+TEST_CASE("allowDomains [target.example.com] reaches the target and nothing else", "[system][local]") {
+  const auto& other = sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  const auto& h = sandbox("domains", values("values_strict_allow_domains.json"), "tier");
+  CHECK(h.facts["egress"]["addresses"] == json({"203.0.113.10"}));
+  auto r = reach(h, other.route.sandbox.host);
+  std::map<std::string, std::string> expected = {
+      {"target", "open"},       {"target-tls", "open"},  {"blocked", "closed"}, {"metadata", "closed"},
+      {"cluster-api", "closed"}, {"cidr-host", "closed"}, {"resolver", "open"},  {"jumphost", "closed"},
+      {"sibling", "closed"},    {"dns", "resolves"}};
+  CHECK(r == expected);
+  RunResult http = in_sandbox(h, "getent hosts target.example.com; exec 3<>/dev/tcp/target.example.com/80; "
+                                 "printf 'GET / HTTP/1.0\\r\\nHost: target.example.com\\r\\n\\r\\n' >&3; timeout 3 cat <&3");
+  INFO(http.describe() << "\n" << http.out << http.err);
+  REQUIRE(http.ok());
+  CHECK_THAT(http.out, Catch::Contains("203.0.113.10") && Catch::Contains("HTTP/1.0 200 OK") &&
+                           Catch::Contains("isoharness world: target"));
+}
+
+TEST_CASE("allowCIDR opens exactly its range", "[system][local]") {
+  const auto& other = sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  const auto& h = sandbox("cidr", values("values_strict_allow_cidr.json"), "tier");
+  auto r = reach(h, other.route.sandbox.host);
+  for (const auto& [name, state] : r) {
+    INFO(name);
+    if (name == "cidr-host") CHECK(state == "open");
+    else if (name == "dns") CHECK(state == "fails");
+    else CHECK(state == "closed");
+  }
+}
+
+TEST_CASE("non_root and read_only_root: uid 1000, / read-only, /tmp and home writable", "[system][local]") {
+  json runc_values = values("values_non_root_read_only.json");
+  runc_values["services"]["default"].erase("runtimeClassName");
+  for (const auto& [name, v] : {std::pair{std::string("ro-gvisor"), values("values_non_root_read_only.json")},
+                                std::pair{std::string("ro-runc"), runc_values}}) {
+    const auto& h = sandbox(name, v, "tier");
+    RunResult r = in_sandbox(h,
+                             "id -u; "
+                             "touch /probe 2>/dev/null && echo root=writable || echo root=readonly; "
+                             "touch /etc/probe 2>/dev/null && echo etc=writable || echo etc=readonly; "
+                             "touch /tmp/probe && echo tmp=writable || echo tmp=readonly; "
+                             "touch /home/agent/probe && echo home=writable || echo home=readonly");
+    INFO(name << ": " << r.describe() << "\n" << r.out << r.err);
+    REQUIRE(r.ok());
+    CHECK(r.out == "1000\nroot=readonly\netc=readonly\ntmp=writable\nhome=writable\n");
+  }
+}
+
+TEST_CASE("a control that cannot be applied stops the sandbox before it starts", "[system][local]") {
+  Shared& s = shared();
+  deploy::SandboxRequest req;
+  req.run_id = s.backend->run_id();
+  req.name = "refused";
+  req.node_class = "tier";
+  req.authorized_key = s.key;
+  req.values = values("values_strict_gvisor.json");
+  req.values["services"]["default"]["runtimeClassName"] = "kata";
+  CHECK_THROWS_WITH(s.backend->deploy(req), Catch::Contains("kata"));
+  req.values = values("values_strict_gvisor.json");
+  req.values["services"]["default"]["securityContext"]["seLinuxOptions"] = {{"level", "s0:c1"}};
+  CHECK_THROWS_AS(s.backend->deploy(req), InfraError);
+  CHECK(dl::list_netns().end() ==
+        std::find(dl::list_netns().begin(), dl::list_netns().end(), "ih-" + s.backend->run_id() + "-s-refused"));
+}
+
+TEST_CASE("destroying every sandbox and the world leaves nothing behind", "[system][local]") {
+  Shared& s = shared();
+  sandbox("strict", values("values_strict_gvisor.json"), "tier");
+  const std::string run = s.backend->run_id();
+  for (auto& [name, h] : s.sandboxes) s.backend->destroy(h);
+  CHECK(dl::list_netns().end() == std::find_if(dl::list_netns().begin(), dl::list_netns().end(), [&](const auto& n) {
+          return n.rfind("ih-" + run + "-s-", 0) == 0;
+        }));
+  s.sandboxes.clear();
+  s.backend.reset();
+  auto left = leftovers_of(dl::kDefaultStateRoot, run);
+  for (const auto& l : left) UNSCOPED_INFO(l);
+  CHECK(left.empty());
+}

@@ -1,0 +1,82 @@
+#include "tests/system/local_test_support.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/ssh_client_files.h"
+
+namespace isoharness::test::local {
+namespace fs = std::filesystem;
+namespace dl = deploy::local;
+
+ScratchDir::ScratchDir() {
+  char tmpl[] = "/tmp/ih-localtest-XXXXXX";
+  char* d = ::mkdtemp(tmpl);
+  if (!d) throw std::runtime_error("mkdtemp failed");
+  path = d;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+std::string make_login_key(const std::string& dir) {
+  dl::run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-test", "-f", dir + "/id_ed25519"},
+                  "test login key");
+  std::string pub = dl::read_file_bounded(dir + "/id_ed25519.pub", 16384);
+  while (!pub.empty() && pub.back() == '\n') pub.pop_back();
+  return pub;
+}
+
+RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag, const deploy::SshRoute& route,
+                               const std::vector<std::string>& command, int deadline_s) {
+  const std::string kh = dir + "/known_hosts-" + tag, cfg = dir + "/ssh_config-" + tag;
+  dl::write_file(kh, dl::known_hosts_lines(route));
+  dl::write_file(cfg, dl::ssh_client_config(kh, dir + "/id_ed25519"));
+  RunOptions opts;
+  opts.deadline = std::chrono::seconds(deadline_s);
+  auto r = run_command(dl::ssh_argv(route, cfg, command), opts);
+  if (!r) throw std::runtime_error("cannot run ssh: " + r.error().message);
+  return *r;
+}
+
+std::vector<std::string> leftovers_of(const std::string& state_root, const std::string& run_id) {
+  std::vector<std::string> out;
+  const std::string prefix = "ih-" + run_id + "-";
+  for (const auto& ns : dl::list_netns())
+    if (ns.rfind(prefix, 0) == 0) out.push_back("netns " + ns);
+  if (fs::exists("/sys/class/net/ih-" + run_id)) out.push_back("link ih-" + run_id);
+  if (fs::exists(state_root + "/" + run_id)) out.push_back("directory " + state_root + "/" + run_id);
+  // Any process whose command line names the run (containers' runtimes, helpers, dnsmasq).
+  DIR* proc = ::opendir("/proc");
+  while (proc) {
+    dirent* e = ::readdir(proc);
+    if (!e) break;
+    std::string pid = e->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = dl::read_file_bounded("/proc/" + pid + "/cmdline", 8192);
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find(prefix) != std::string::npos || cmd.find(state_root + "/" + run_id + "/") != std::string::npos ||
+        cmd.find("ih-" + run_id + " ") != std::string::npos)
+      out.push_back("process " + pid + ": " + cmd.substr(0, 200));
+  }
+  if (proc) ::closedir(proc);
+  std::error_code ec;
+  for (const auto& ctl : fs::directory_iterator("/sys/fs/cgroup", ec)) {
+    std::error_code ec2;
+    for (const auto& e : fs::directory_iterator(ctl.path(), ec2))
+      if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back("cgroup " + e.path().string());
+  }
+  return out;
+}
+
+std::string helper_path() { return dl::default_helper_path(); }
+
+}  // namespace isoharness::test::local

@@ -1,0 +1,417 @@
+// The transport against real OpenSSH sshd: a jumphost namespace and a sandbox namespace
+// reachable only through it (tests/system/transport_world.h).
+#include <sys/stat.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "harness/common/subprocess.h"
+#include "harness/transport/host_key.h"
+#include "harness/transport/transport.h"
+#include "tests/support/test_support.h"
+#include "tests/system/transport_world.h"
+
+using namespace isoharness;
+using namespace isoharness::transport;
+using namespace std::chrono_literals;
+
+namespace {
+
+test::TransportWorld& world() {
+  static std::unique_ptr<test::TransportWorld> w = [] {
+    test::require_system({"ip", "nft", "sshd", "ssh", "ssh-keygen", "ssh-agent", "ssh-add"});
+    return test::TransportWorld::create();
+  }();
+  return *w;
+}
+
+std::unique_ptr<JumpConnection> connect_jump(HostKeyPolicy policy = {}) {
+  auto jump = JumpConnection::connect(world().route.jump, world().credentials, policy, 10s);
+  if (!jump) FAIL("jump connect failed: " << jump.error().message);
+  return std::move(*jump);
+}
+
+std::unique_ptr<SandboxSession> open_sandbox(JumpConnection& jump) {
+  auto s = jump.open(world().route.sandbox, 10s);
+  if (!s) FAIL("sandbox open failed: " << s.error().message);
+  return std::move(*s);
+}
+
+std::string fingerprint_of(const std::string& line) {
+  auto k = parse_public_key(line);
+  REQUIRE(k.has_value());
+  return k->fingerprint();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng() & 0xff);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("exec through the jumphost: stdout, stderr, exit code, quoting", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+
+  auto r = s->exec({"sh", "-c", "echo out; echo err >&2; exit 3"}, 10s, 1 << 20);
+  REQUIRE(r.has_value());
+  CHECK(r->out == "out\n");
+  CHECK(r->err == "err\n");
+  CHECK(r->exit_code == 3);
+  CHECK_FALSE(r->timed_out);
+  CHECK_FALSE(r->out_truncated);
+
+  // The command runs in the sandbox's network namespace, not the jumphost's.
+  auto addr = s->exec({"ip", "-o", "-4", "addr", "show"}, 10s, 1 << 20);
+  REQUIRE(addr.has_value());
+  CHECK_THAT(addr->out, Catch::Contains(world().route.sandbox.host + "/30"));
+  CHECK_THAT(addr->out, !Catch::Contains(world().route.jump.host + "/30"));
+
+  // Every argv word arrives intact through sshd's login shell.
+  std::vector<std::string> words = {"two words", "it's", "$HOME", "`id`", "a;b", "", "new\nline"};
+  std::vector<std::string> argv = {"printf", "%s|"};
+  argv.insert(argv.end(), words.begin(), words.end());
+  auto q = s->exec(argv, 10s, 1 << 20);
+  REQUIRE(q.has_value());
+  CHECK(q->out == "two words|it's|$HOME|`id`|a;b||new\nline|");
+  CHECK(q->exit_code == 0);
+
+  auto sig = s->exec({"sh", "-c", "kill -KILL $$"}, 10s, 1 << 20);
+  REQUIRE(sig.has_value());
+  CHECK(sig->exit_code == -1);
+  CHECK(sig->exit_signal == "KILL");
+}
+
+TEST_CASE("exec holds its deadline and the session stays usable", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  auto start = std::chrono::steady_clock::now();
+  auto r = s->exec({"sleep", "30"}, 1s, 1 << 20);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(r.has_value());
+  CHECK(r->timed_out);
+  CHECK(r->exit_code == -1);
+  CHECK(took < 5.0);
+  CHECK(r->seconds >= 0.9);
+  auto again = s->exec({"echo", "still here"}, 10s, 1 << 20);
+  REQUIRE(again.has_value());
+  CHECK(again->out == "still here\n");
+}
+
+TEST_CASE("exec caps what it keeps of a large output", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  auto r = s->exec({"head", "-c", "20000000", "/dev/zero"}, 30s, 64 * 1024);
+  REQUIRE(r.has_value());
+  CHECK(r->out.size() == 64 * 1024);
+  CHECK(r->out_truncated);
+  CHECK_FALSE(r->err_truncated);
+  CHECK_FALSE(r->timed_out);
+  auto endless = s->exec({"yes"}, 30s, 1000);
+  REQUIRE(endless.has_value());
+  CHECK(endless->out.size() == 1000);
+  CHECK(endless->out_truncated);
+  CHECK(endless->seconds < 10);
+  auto err = s->exec({"sh", "-c", "head -c 5000 /dev/zero >&2"}, 10s, 100);
+  REQUIRE(err.has_value());
+  CHECK(err->err.size() == 100);
+  CHECK(err->err_truncated);
+  auto again = s->exec({"echo", "ok"}, 10s, 1 << 20);
+  REQUIRE(again.has_value());
+  CHECK(again->out == "ok\n");
+}
+
+TEST_CASE("upload over SFTP is verified and keeps the mode", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  std::string local = world().dir + "/probe.bin";
+  std::string content = random_bytes(3 * 1024 * 1024 + 17, 7);
+  std::ofstream(local, std::ios::binary) << content;
+  std::string remote = world().dir + "/remote/isoprobe";  // the sandbox shares this machine's files
+  auto up = s->upload(local, remote, 0755, 60s);
+  REQUIRE(up.has_value());
+  CHECK(up->bytes == content.size());
+  CHECK(up->sha256.size() == 64);
+  CHECK(read_file(remote) == content);
+  struct stat st {};
+  REQUIRE(::stat(remote.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0755);
+  auto sum = run_command({"sha256sum", remote});
+  REQUIRE(sum.has_value());
+  CHECK(sum->out.substr(0, 64) == up->sha256);
+
+  SECTION("a whole bundle directory") {
+    namespace fs = std::filesystem;
+    std::string bundle = world().dir + "/bundle";
+    fs::create_directories(bundle + "/lib");
+    std::ofstream(bundle + "/isoprobe") << "#!/bin/sh\necho probe\n";
+    ::chmod((bundle + "/isoprobe").c_str(), 0750);
+    std::ofstream(bundle + "/lib/data.json") << "{\"a\": 1}\n";
+    fs::create_symlink("/etc/passwd", bundle + "/link");
+    auto all = s->upload_dir(bundle, world().dir + "/remote/bundle", 30s);
+    REQUIRE(all.has_value());
+    CHECK(all->size() == 2);
+    CHECK(read_file(world().dir + "/remote/bundle/lib/data.json") == "{\"a\": 1}\n");
+    CHECK_FALSE(fs::exists(fs::symlink_status(world().dir + "/remote/bundle/link")));
+    auto run = s->exec({world().dir + "/remote/bundle/isoprobe"}, 10s, 1024);
+    REQUIRE(run.has_value());
+    CHECK(run->out == "probe\n");
+  }
+  SECTION("errors name the file") {
+    auto missing = s->upload(world().dir + "/nope", remote, 0644, 10s);
+    REQUIRE_FALSE(missing.has_value());
+    CHECK_THAT(missing.error().message, Catch::Contains("nope"));
+    auto bad_dir = s->upload(local, world().dir + "/remote/no/such/dir/x", 0644, 10s);
+    REQUIRE_FALSE(bad_dir.has_value());
+    CHECK_THAT(bad_dir.error().message, Catch::Contains("creating") && Catch::Contains("no/such/dir/x"));
+  }
+}
+
+TEST_CASE("host keys: unknown and changed keys are refused, accept_new records", "[system][transport]") {
+  const auto& route = world().route;
+  std::string jump_fp = fingerprint_of(route.jump.host_key);
+
+  SECTION("unknown jumphost key is refused, with its fingerprint") {
+    auto ep = route.jump;
+    ep.host_key.clear();
+    auto r = JumpConnection::connect(ep, world().credentials, {}, 10s);
+    REQUIRE_FALSE(r.has_value());
+    CHECK_THAT(r.error().message, Catch::Contains("not pinned") && Catch::Contains(jump_fp));
+  }
+  SECTION("changed jumphost key is refused, even with accept_new") {
+    auto ep = route.jump;
+    ep.host_key = world().stranger_key;
+    for (bool accept : {false, true}) {
+      auto r = JumpConnection::connect(ep, world().credentials, HostKeyPolicy{accept, ""}, 10s);
+      REQUIRE_FALSE(r.has_value());
+      CHECK_THAT(r.error().message, Catch::Contains("HOST KEY CHANGED") && Catch::Contains(jump_fp) &&
+                                        Catch::Contains(fingerprint_of(world().stranger_key)));
+    }
+  }
+  SECTION("accept_new accepts an unpinned key and records it") {
+    auto ep = route.jump;
+    ep.host_key.clear();
+    auto jump = JumpConnection::connect(ep, world().credentials, HostKeyPolicy{true, ""}, 10s);
+    REQUIRE(jump.has_value());
+    auto sb = route.sandbox;
+    sb.host_key.clear();
+    auto s = (*jump)->open(sb, 10s);
+    REQUIRE(s.has_value());
+    REQUIRE((*s)->accepted_key().has_value());
+    CHECK((*s)->accepted_key()->key_line == route.sandbox.host_key);
+    auto accepted = (*jump)->accepted_keys();
+    REQUIRE(accepted.size() == 2);
+    CHECK(accepted[0].host == route.jump.host);
+    CHECK(accepted[0].port == 22);
+    CHECK(accepted[0].key_line == route.jump.host_key);
+    CHECK(accepted[0].fingerprint == jump_fp);
+    CHECK(accepted[1].key_line == route.sandbox.host_key);
+    CHECK(accepted[1].port == 2222);
+  }
+  SECTION("a pinned key accepts nothing new") {
+    auto jump = connect_jump(HostKeyPolicy{true, ""});
+    auto s = open_sandbox(*jump);
+    CHECK_FALSE(s->accepted_key().has_value());
+    CHECK(jump->accepted_keys().empty());
+  }
+  SECTION("the sandbox's changed key is refused through the jumphost") {
+    auto jump = connect_jump(HostKeyPolicy{true, ""});
+    auto sb = route.sandbox;
+    sb.host_key = world().stranger_key;
+    auto r = jump->open(sb, 10s);
+    REQUIRE_FALSE(r.has_value());
+    CHECK_THAT(r.error().message, Catch::Contains("sandbox") && Catch::Contains("HOST KEY CHANGED") &&
+                                      Catch::Contains(fingerprint_of(route.sandbox.host_key)));
+    auto unknown = route.sandbox;
+    unknown.host_key.clear();
+    auto strict = connect_jump();
+    auto u = strict->open(unknown, 10s);
+    REQUIRE_FALSE(u.has_value());
+    CHECK_THAT(u.error().message, Catch::Contains("not pinned"));
+    // The jump connection survives refused sandboxes.
+    auto ok = open_sandbox(*strict);
+    CHECK(ok->exec({"true"}, 10s, 64)->exit_code == 0);
+  }
+  SECTION("a known_hosts file pins the jumphost") {
+    std::string kh = world().dir + "/known_hosts_jump";
+    std::ofstream(kh) << "# pinned\n" << route.jump.host << " " << route.jump.host_key << "\n";
+    auto ep = route.jump;
+    ep.host_key.clear();
+    auto r = JumpConnection::connect(ep, world().credentials, HostKeyPolicy{false, kh}, 10s);
+    REQUIRE(r.has_value());
+    CHECK((*r)->accepted_keys().empty());
+    std::ofstream(kh) << route.jump.host << " " << world().stranger_key << "\n";
+    auto changed = JumpConnection::connect(ep, world().credentials, HostKeyPolicy{true, kh}, 10s);
+    REQUIRE_FALSE(changed.has_value());
+    CHECK_THAT(changed.error().message, Catch::Contains("HOST KEY CHANGED"));
+  }
+}
+
+TEST_CASE("authentication: key file, agent, and a wrong key", "[system][transport]") {
+  SECTION("the agent") {
+    std::string sock = world().start_agent();
+    Credentials agent{"", "", true, sock};
+    auto jump = JumpConnection::connect(world().route.jump, agent, {}, 10s);
+    if (!jump) FAIL(jump.error().message);
+    auto s = (*jump)->open(world().route.sandbox, 10s);
+    if (!s) FAIL(s.error().message);
+    CHECK((*s)->exec({"echo", "agent"}, 10s, 64)->out == "agent\n");
+  }
+  SECTION("a key the servers do not know") {
+    Credentials stranger{world().dir + "/stranger", "", false};
+    auto jump = JumpConnection::connect(world().route.jump, stranger, {}, 10s);
+    REQUIRE_FALSE(jump.has_value());
+    CHECK_THAT(jump.error().message,
+               Catch::Contains("key authentication as 'root'") && Catch::Contains("stranger"));
+  }
+  SECTION("an agent that is not there") {
+    Credentials agent{"", "", true, world().dir + "/no-agent.sock"};
+    auto jump = JumpConnection::connect(world().route.jump, agent, {}, 10s);
+    REQUIRE_FALSE(jump.has_value());
+    CHECK_THAT(jump.error().message,
+               Catch::Contains("cannot reach the ssh agent") && Catch::Contains("no-agent.sock"));
+  }
+  SECTION("a missing key file") {
+    Credentials none{world().dir + "/missing", "", false};
+    auto jump = JumpConnection::connect(world().route.jump, none, {}, 10s);
+    REQUIRE_FALSE(jump.has_value());
+    CHECK_THAT(jump.error().message, Catch::Contains("cannot read private key"));
+  }
+}
+
+TEST_CASE("unreachable places fail fast with a reason", "[system][transport]") {
+  auto jump = connect_jump();
+  auto closed = world().route.sandbox;
+  closed.port = 2223;
+  auto r = jump->open(closed, 10s);
+  REQUIRE_FALSE(r.has_value());
+  CHECK_THAT(r.error().message, Catch::Contains("refused a channel") && Catch::Contains(":2223"));
+  CHECK(jump->alive());
+
+  auto no_sshd = world().route.jump;
+  no_sshd.port = 2200;
+  auto j = JumpConnection::connect(no_sshd, world().credentials, {}, 5s);
+  REQUIRE_FALSE(j.has_value());
+  CHECK_THAT(j.error().message, Catch::Contains("cannot connect"));
+}
+
+TEST_CASE("16 sandbox sessions over one jumphost connection from 4 threads", "[system][transport]") {
+  auto jump = connect_jump();
+  constexpr int kThreads = 4, kPerThread = 4;
+  std::atomic<int> good{0};
+  std::vector<std::string> failures(kThreads);
+  std::atomic<int> opened{0};
+  std::atomic<bool> counted{false};
+  std::string established;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::unique_ptr<SandboxSession>> mine;
+      for (int i = 0; i < kPerThread; ++i) {
+        auto s = jump->open(world().route.sandbox, 20s);
+        if (!s) {
+          failures[t] += s.error().message + "\n";
+          return;
+        }
+        mine.push_back(std::move(*s));
+      }
+      // Hold all 16 open at once while the connections are counted.
+      ++opened;
+      for (int wait = 0; wait < 600 && !counted; ++wait) std::this_thread::sleep_for(50ms);
+      for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < kPerThread; ++i) {
+          std::string tag = std::to_string(t * 100 + i * 10 + round);
+          // 200 KB each: enough to interleave channels and exercise window handling.
+          auto r = mine[i]->exec({"sh", "-c", "echo " + tag + "; head -c 200000 /dev/zero | tr '\\0' x"}, 30s,
+                                 1 << 20);
+          if (r && r->exit_code == 0 && r->out.size() == tag.size() + 1 + 200000 &&
+              r->out.compare(0, tag.size() + 1, tag + "\n") == 0 &&
+              r->out.find_first_not_of('x', tag.size() + 1) == std::string::npos) {
+            ++good;
+          } else {
+            failures[t] += r ? "bad output for " + tag + "\n" : r.error().message + "\n";
+          }
+        }
+      }
+    });
+  }
+  for (int wait = 0; wait < 600 && opened < kThreads; ++wait) std::this_thread::sleep_for(50ms);
+  auto ss = run_command(
+      {"ip", "netns", "exec", world().ns_jump, "ss", "-Htn", "state", "established", "sport", "=", ":22"});
+  counted = true;
+  for (auto& th : threads) th.join();
+  for (const auto& f : failures) CHECK(f.empty());
+  CHECK(good == kThreads * kPerThread * 3);
+  REQUIRE(ss.has_value());
+  INFO("established connections to the jumphost's sshd:\n" << ss->out);
+  // Exactly one TCP connection reaches the jumphost's sshd, carrying all 16 sessions.
+  CHECK(std::count(ss->out.begin(), ss->out.end(), '\n') == 1);
+}
+
+TEST_CASE("OpenSSH ssh -J sees the same sandbox", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  for (const auto& cmd : std::vector<std::vector<std::string>>{
+           {"uname", "-r"}, {"cat", "/proc/sys/kernel/hostname"}, {"ip", "-o", "-4", "addr", "show"}}) {
+    auto ours = s->exec(cmd, 10s, 1 << 20);
+    REQUIRE(ours.has_value());
+    auto theirs = run_command(world().openssh_argv(cmd), RunOptions{.deadline = 20s});
+    REQUIRE(theirs.has_value());
+    INFO("ssh -J stderr: " << theirs->err);
+    REQUIRE(theirs->ok());
+    CHECK(ours->out == theirs->out);
+  }
+}
+
+TEST_CASE("deadlines hold when the network stalls", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  world().set_jump_stalled(true);
+  struct Restore {
+    ~Restore() { world().set_jump_stalled(false); }
+  } restore;
+  auto start = std::chrono::steady_clock::now();
+  auto r = s->exec({"echo", "never"}, 2s, 1024);
+  auto opened = jump->open(world().route.sandbox, 2s);
+  auto fresh = JumpConnection::connect(world().route.jump, world().credentials, {}, 2s);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // exec: either cut off at its deadline or refused as failed; never a hang.
+  if (r.has_value()) CHECK(r->timed_out);
+  REQUIRE_FALSE(opened.has_value());
+  CHECK_THAT(opened.error().message, Catch::Contains("timed out"));
+  REQUIRE_FALSE(fresh.has_value());
+  CHECK_THAT(fresh.error().message, Catch::Contains("cannot connect") && Catch::Contains("timed out"));
+  CHECK(took < 2 + 2 + 2 + 2 + 3);  // three 2 s deadlines, two close graces, slack
+}
+
+TEST_CASE("a dropped jumphost connection fails every user clearly", "[system][transport]") {
+  auto jump = connect_jump();
+  auto s = open_sandbox(*jump);
+  REQUIRE(s->exec({"true"}, 10s, 64)->exit_code == 0);
+  world().kill_jump_connections();
+  for (int i = 0; i < 100 && jump->alive(); ++i) std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(jump->alive());
+  auto r = s->exec({"true"}, 5s, 64);
+  CHECK_FALSE(r.has_value());
+  auto again = jump->open(world().route.sandbox, 5s);
+  REQUIRE_FALSE(again.has_value());
+  CHECK_THAT(again.error().message, Catch::Contains("jumphost connection failed"));
+  // A new connection works.
+  auto fresh = connect_jump();
+  CHECK(open_sandbox(*fresh)->exec({"echo", "back"}, 10s, 64)->out == "back\n");
+}

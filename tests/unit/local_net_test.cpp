@@ -1,0 +1,164 @@
+// Unit tests of the local world's address plan, egress rules, sshd configurations and
+// client files (pure text; the real nft/sshd run in tests/system/local_*).
+#include <catch2/catch.hpp>
+
+#include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/image_builder.h"
+#include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/run_state.h"
+#include "harness/deploy/local/sandbox_launch.h"
+#include "harness/deploy/local/sandbox_spec.h"
+#include "harness/deploy/local/ssh_client_files.h"
+#include "harness/deploy/local/sshd_config.h"
+#include "tests/support/test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::deploy::local;
+using nlohmann::json;
+
+TEST_CASE("IPv4 addresses and CIDRs parse strictly", "[local]") {
+  CHECK(parse_ipv4("192.0.2.1") == 0xC0000201u);
+  for (const char* bad : {"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.", "a.b.c.d", "1..2.3", "1.2.3.4 "})
+    CHECK_FALSE(parse_ipv4(bad).has_value());
+  auto c = parse_cidr("198.51.100.0/24");
+  REQUIRE(c);
+  CHECK(c->prefix == 24);
+  CHECK(c->contains(*parse_ipv4("198.51.100.10")));
+  CHECK_FALSE(c->contains(*parse_ipv4("198.51.101.10")));
+  CHECK(parse_cidr("203.0.113.10")->prefix == 32);
+  CHECK_FALSE(parse_cidr("198.51.100.1/24"));  // host bits set
+  CHECK_FALSE(parse_cidr("198.51.100.0/33"));
+  CHECK_FALSE(parse_cidr("198.51.100.0/"));
+  CHECK(parse_cidr("0.0.0.0/0")->overlaps(*parse_cidr("192.0.2.0/24")));
+}
+
+TEST_CASE("a world's host link is a free /30 of 198.51.100.128/25", "[local]") {
+  CHECK(host_link(0).host_address == "198.51.100.129");
+  CHECK(host_link(0).jump_address == "198.51.100.130");
+  CHECK(host_link(31).cidr == "198.51.100.252/30");
+  std::vector<Cidr> used = {*parse_cidr("0.0.0.0/0"), *parse_cidr("192.0.2.0/24"), *parse_cidr("198.51.100.129/32"),
+                            *parse_cidr("198.51.100.136/30")};
+  CHECK(free_world_slot(used, {}) == 1);
+  CHECK(free_world_slot(used, {1}) == 3);
+  CHECK_FALSE(free_world_slot({*parse_cidr("198.51.100.0/24")}, {}).has_value());
+  CHECK(sandbox_address(0) == "192.0.2.193");
+  CHECK(parse_cidr(world_addr::kSandboxRange)->contains(*parse_ipv4(sandbox_address(kMaxSandboxes - 1))));
+}
+
+TEST_CASE("allowDomains opens the world addresses of the names, never in-cluster ones", "[local]") {
+  CHECK(resolve_allowed_domains({"target.example.com"}) == std::vector<std::string>{"203.0.113.10"});
+  auto wild = resolve_allowed_domains({"*.example.com"});
+  CHECK(wild == std::vector<std::string>{"203.0.113.10", "203.0.113.20"});
+  CHECK(resolve_allowed_domains({"kubernetes.default.svc", "metadata.google.internal"}).empty());
+  CHECK(resolve_allowed_domains({"unknown.example.org"}).empty());
+  auto everything = resolve_allowed_domains({"*"});
+  CHECK(std::find(everything.begin(), everything.end(), "203.0.113.30") == everything.end());
+}
+
+TEST_CASE("egress follows the values: nothing by default, exactly what is named otherwise", "[local]") {
+  json strict = {{"services", {{"default", {{"securityContext", {{"capabilities", {{"drop", {"ALL"}}}}}}}}}}};
+  SandboxEgress e = egress_for(parse_sandbox_values(strict), 0, "sb0", "192.0.2.193");
+  CHECK_FALSE(e.dns);
+  CHECK(e.addresses.empty());
+  CHECK(e.cidrs.empty());
+
+  json domains = strict;
+  domains["allowDomains"] = {"target.example.com"};
+  e = egress_for(parse_sandbox_values(domains), 0, "sb0", "192.0.2.193");
+  CHECK(e.dns);
+  CHECK(e.addresses == std::vector<std::string>{"203.0.113.10"});
+
+  json cidr = strict;
+  cidr["allowCIDR"] = {"198.51.100.0/24"};
+  e = egress_for(parse_sandbox_values(cidr), 0, "sb0", "192.0.2.193");
+  CHECK_FALSE(e.dns);
+  CHECK(e.cidrs == std::vector<std::string>{"198.51.100.0/24"});
+
+  json none = domains;
+  none["services"]["default"]["networkMode"] = "none";
+  e = egress_for(parse_sandbox_values(none), 0, "sb0", "192.0.2.193");
+  CHECK(e.addresses.empty());
+  CHECK_FALSE(e.dns);
+
+  json all = strict;
+  all["allowCIDR"] = {"0.0.0.0/0"};
+  e = egress_for(parse_sandbox_values(all), 0, "sb0", "192.0.2.193");
+  CHECK(e.dns);
+  CHECK(e.cidrs == world_internet_ranges());
+}
+
+TEST_CASE("the node's rules drop by default and order in-cluster drops before allows", "[local]") {
+  std::string node = node_ruleset("abc123", "to-jump");
+  CHECK_THAT(node, Catch::Contains("table inet ih_abc123"));
+  CHECK_THAT(node, Catch::Contains("hook forward priority 0; policy drop;"));
+  CHECK_THAT(node, Catch::Contains("iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222"));
+  CHECK_THAT(node, Catch::Contains("iifname vmap @from_sandbox"));
+
+  SandboxEgress e{3, "sb3", "192.0.2.196", true, {"203.0.113.10"}, {"198.51.100.0/24"}};
+  std::string add = sandbox_egress_add("abc123", e);
+  auto pos = [&](const std::string& s) { return add.find(s); };
+  REQUIRE(pos("ip saddr != 192.0.2.196 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 192.0.2.0/24 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 169.254.169.254/32 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
+  REQUIRE(pos("ip daddr 203.0.113.10 accept") != std::string::npos);
+  CHECK(pos("ip daddr 192.0.2.0/24 drop") < pos("ip daddr 203.0.113.10 accept"));
+  CHECK(pos("ip daddr 203.0.113.30/32 drop") < pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(add.rfind("counter drop") > pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 from_sandbox { \"sb3\" : jump sb_3 }"));
+
+  SandboxEgress none{4, "sb4", "192.0.2.197", false, {}, {}};
+  std::string strict = sandbox_egress_add("abc123", none);
+  CHECK(strict.find("accept") == std::string::npos);
+  std::string rm = sandbox_egress_remove("abc123", e);
+  CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 from_sandbox { \"sb3\" }"));
+  CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
+}
+
+TEST_CASE("the sshd configurations match the field notes and the jumphost's limits", "[local]") {
+  std::string sb = sandbox_sshd_config("agent");
+  for (const char* line : {"Port 2222", "UsePAM no", "PidFile none", "StrictModes no", "Subsystem sftp internal-sftp",
+                           "PasswordAuthentication no", "AllowUsers agent", "AuthorizedKeysFile /etc/ssh/authorized_keys"})
+    CHECK_THAT(sb, Catch::Contains(line));
+  std::string jump = jumphost_sshd_config("jump", "198.51.100.130", {"192.0.2.193:2222", "192.0.2.194:2222"});
+  for (const char* line : {"ListenAddress 198.51.100.130", "PermitTTY no", "ForceCommand /bin/false",
+                           "AllowTcpForwarding local", "PermitOpen 192.0.2.193:2222 192.0.2.194:2222", "PasswordAuthentication no"})
+    CHECK_THAT(jump, Catch::Contains(line));
+  CHECK_THAT(jumphost_sshd_config("jump", "198.51.100.130", {}), Catch::Contains("PermitOpen none"));
+}
+
+TEST_CASE("the image's users and the key checks", "[local]") {
+  ImageSpec s;
+  s.uid = 1000;
+  CHECK_THAT(image_passwd(s), Catch::Contains("agent:x:1000:1000:agent:/home/agent:/bin/bash"));
+  CHECK_THAT(image_group(s), Catch::Contains("agent:x:1000:"));
+  CHECK(check_public_key_line("ssh-ed25519 AAAAC3Nza me@host").empty());
+  CHECK_FALSE(check_public_key_line("").empty());
+  CHECK_FALSE(check_public_key_line("command=\"/bin/sh\" ssh-ed25519 AAAA").empty());
+  CHECK_FALSE(check_public_key_line("ssh-ed25519 AAAA\nssh-ed25519 BBBB").empty());
+  CHECK_FALSE(check_public_key_line("ssh-ed25519").empty());
+}
+
+TEST_CASE("run ids, names and client files", "[local]") {
+  CHECK(valid_run_id("abc123"));
+  CHECK_FALSE(valid_run_id("ABC"));
+  CHECK_FALSE(valid_run_id("abcdefghi"));
+  CHECK_FALSE(valid_run_id("../x"));
+  CHECK(valid_run_id(new_run_id()));
+  CHECK(valid_sandbox_name("item-1-a2"));
+  CHECK_FALSE(valid_sandbox_name("-x"));
+  CHECK_FALSE(valid_sandbox_name("a/b"));
+  CHECK(netns_name("abc", "node") == "ih-abc-node");
+  CHECK(host_iface_name("abcdefgh").size() <= 15);
+
+  deploy::SshRoute r{{"198.51.100.130", 22, "jump", "ssh-ed25519 AAAAjump"},
+                     {"192.0.2.193", 2222, "agent", "ssh-ed25519 AAAAsb"}};
+  CHECK(known_hosts_lines(r) == "198.51.100.130 ssh-ed25519 AAAAjump\n[192.0.2.193]:2222 ssh-ed25519 AAAAsb\n");
+  auto argv = ssh_argv(r, "/x/cfg", {"id", "-u"});
+  CHECK(argv == std::vector<std::string>{"ssh", "-F", "/x/cfg", "-J", "jump@198.51.100.130:22", "-p", "2222",
+                                         "agent@192.0.2.193", "--", "id -u"});
+  CHECK(ssh_argv(r, "/c", {"bash", "-c", "echo a b"}).back() == "bash -c 'echo a b'");
+  CHECK_THAT(ssh_client_config("/x/kh", "/x/id"), Catch::Contains("StrictHostKeyChecking yes") &&
+                                                     Catch::Contains("UserKnownHostsFile /x/kh") &&
+                                                     Catch::Contains("IdentityFile /x/id"));
+}

@@ -1,0 +1,3 @@
+# harness/parity statistics, checked against SciPy reference values kept as a fixture
+# (tests/fixtures/parity/reference.json, made by tools/parity_reference.py).
+isoharness_test(parity_test SOURCES unit/parity_test.cpp LIBS isoharness::parity)

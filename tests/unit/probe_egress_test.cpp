@@ -1,0 +1,251 @@
+// The egress engine against real sockets: a TCP listener, an HTTP server, a closed
+// port, a full accept queue (timeout) and a small DNS server, all on 127.0.0.1 inside a
+// network namespace this test creates (so nothing can leave the machine). Without the
+// privilege to create one it stays on the host's loopback and skips the unreachable case
+// (which would need a route to nowhere).
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include "probes/core/dns_packet.h"
+#include "probes/core/egress.h"
+#include "probes/core/text_util.h"
+
+using namespace isoprobe;
+
+namespace {
+
+bool g_own_netns = false;
+
+void enter_own_netns() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  if (::unshare(CLONE_NEWNET) != 0) {
+    WARN("cannot create a network namespace (" << std::strerror(errno) << "): using the host's loopback");
+    return;
+  }
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  REQUIRE(::ioctl(s, SIOCGIFFLAGS, &ifr) == 0);
+  ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP);
+  REQUIRE(::ioctl(s, SIOCSIFFLAGS, &ifr) == 0);
+  ::close(s);
+  g_own_netns = true;
+}
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::uint16_t bound_port(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof sa;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  return ntohs(sa.sin_port);
+}
+
+int loopback_socket(int type, int backlog) {
+  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  if (type == SOCK_STREAM) REQUIRE(::listen(fd, backlog) == 0);
+  return fd;
+}
+
+// Serves until stop; every loop waits at most 50 ms, so it ends promptly.
+class Servers {
+ public:
+  Servers() : http_(loopback_socket(SOCK_STREAM, 8)), dns_(loopback_socket(SOCK_DGRAM, 0)) {
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~Servers() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::uint16_t http_port() const { return bound_port(http_.fd); }
+  std::uint16_t dns_port() const { return bound_port(dns_.fd); }
+  std::atomic<int> dns_queries{0};
+
+ private:
+  void serve() {
+    for (int i = 0; i < 400 && !stop_; ++i) {  // at most ~20 s
+      pollfd p[2] = {{http_.fd, POLLIN, 0}, {dns_.fd, POLLIN, 0}};
+      if (::poll(p, 2, 50) <= 0) continue;
+      if (p[0].revents) answer_http();
+      if (p[1].revents) answer_dns();
+    }
+  }
+  void answer_http() {
+    Fd c(::accept4(http_.fd, nullptr, nullptr, SOCK_CLOEXEC));
+    if (c.fd < 0) return;
+    char buf[1024];
+    pollfd p{c.fd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) > 0) (void)::recv(c.fd, buf, sizeof buf, 0);
+    const char reply[] = "HTTP/1.0 204 No Content\r\nServer: test\r\n\r\n";
+    (void)::send(c.fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+  }
+  void answer_dns() {
+    char buf[1500];
+    sockaddr_in from{};
+    socklen_t len = sizeof from;
+    ssize_t n = ::recvfrom(dns_.fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
+    if (n < 12) return;
+    ++dns_queries;
+    std::string q(buf, static_cast<std::size_t>(n));
+    std::string name;
+    std::size_t next = 0;
+    if (!read_dns_name(q, 12, &name, &next)) return;
+    if (name == "silent.test") return;
+    bool known = name == "target.test" || name == "http.test";
+    std::string r = q.substr(0, next + 4);
+    r[2] = static_cast<char>(0x81);
+    r[3] = static_cast<char>(known ? 0x80 : 0x83);
+    r[6] = 0;
+    r[7] = known ? 1 : 0;
+    if (known) r += std::string("\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\x7f\x00\x00\x01", 16);
+    (void)::sendto(dns_.fd, r.data(), r.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+  }
+  Fd http_, dns_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TargetSpec target(const std::string& arg) {
+  std::string err;
+  auto t = parse_target_spec(arg, &err);
+  INFO(err);
+  REQUIRE(t);
+  return *t;
+}
+
+std::map<std::string, EgressOutcome> by_name(const std::vector<EgressOutcome>& v) {
+  std::map<std::string, EgressOutcome> m;
+  for (const auto& o : v) m[o.name] = o;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("egress: connected, refused, http, dns and dns_failed, all at once", "[probe]") {
+  enter_own_netns();
+  Servers servers;
+  Fd listener(loopback_socket(SOCK_STREAM, 8));
+  int closed_port;
+  {
+    Fd tmp(loopback_socket(SOCK_STREAM, 1));
+    closed_port = bound_port(tmp.fd);
+  }
+  std::string hp = std::to_string(servers.http_port());
+  std::vector<TargetSpec> targets = {
+      target("open=127.0.0.1:" + std::to_string(bound_port(listener.fd))),
+      target("closed=127.0.0.1:" + std::to_string(closed_port)),
+      target("web=http.test:" + hp + "/http"),
+      target("name=target.test:53/dns"),
+      target("nx=missing.test:53/dns"),
+      target("nx_tcp=missing.test:80/tcp"),
+  };
+  ResolverSpec resolver{0x7f000001u, servers.dns_port()};
+  auto t0 = Clock::now();
+  auto results = by_name(run_egress(targets, resolver, "", Clock::now() + std::chrono::milliseconds(3000)));
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  CHECK(took < 2500);  // nothing here should wait for the deadline
+  CHECK(results["open"].result == "connected");
+  CHECK(results["open"].address == "127.0.0.1");
+  CHECK(results["closed"].result == "refused");
+  CHECK(results["closed"].err == ECONNREFUSED);
+  CHECK(results["web"].result == "connected");
+  CHECK(results["web"].detail == "HTTP: HTTP/1.0 204 No Content");
+  CHECK(results["name"].result == "connected");
+  CHECK(results["name"].address == "127.0.0.1");
+  CHECK(results["nx"].result == "dns_failed");
+  CHECK(results["nx"].detail.find("NXDOMAIN") != std::string::npos);
+  CHECK(results["nx_tcp"].result == "dns_failed");
+  CHECK(servers.dns_queries >= 4);
+}
+
+TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_failed", "[probe]") {
+  enter_own_netns();
+  Servers servers;
+  // Backlog 0 and nobody accepting: after the queue fills, the kernel drops SYNs.
+  Fd full(loopback_socket(SOCK_STREAM, 0));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(bound_port(full.fd));
+  std::vector<std::unique_ptr<Fd>> fillers;
+  for (int i = 0; i < 3; ++i) {
+    fillers.push_back(std::make_unique<Fd>(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)));
+    (void)::connect(fillers.back()->fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::vector<TargetSpec> targets = {
+      target("stuck=127.0.0.1:" + std::to_string(bound_port(full.fd))),
+      target("silent=silent.test:80"),
+  };
+  ResolverSpec resolver{0x7f000001u, servers.dns_port()};
+  auto t0 = Clock::now();
+  auto results = by_name(run_egress(targets, resolver, "", Clock::now() + std::chrono::milliseconds(700)));
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  CHECK(took >= 650);
+  CHECK(took < 1500);  // one deadline for all, not one per target
+  CHECK(results["stuck"].result == "timeout");
+  CHECK(results["silent"].result == "dns_failed");
+  CHECK(results["silent"].detail.find("did not answer") != std::string::npos);
+}
+
+TEST_CASE("egress: no resolver means names fail; literals need none", "[probe]") {
+  enter_own_netns();
+  Fd listener(loopback_socket(SOCK_STREAM, 8));
+  std::vector<TargetSpec> targets = {
+      target("byname=target.test:80"),
+      target("literal=127.0.0.1:" + std::to_string(bound_port(listener.fd))),
+      target("literal_dns=127.0.0.1:53/dns"),
+  };
+  auto results = by_name(
+      run_egress(targets, std::nullopt, "no IPv4 nameserver in /etc/resolv.conf", Clock::now() + std::chrono::seconds(2)));
+  CHECK(results["byname"].result == "dns_failed");
+  CHECK(results["byname"].detail.find("no IPv4 nameserver") != std::string::npos);
+  CHECK(results["literal"].result == "connected");
+  CHECK(results["literal_dns"].result == "connected");
+}
+
+TEST_CASE("egress: no route is unreachable (only inside our own namespace)", "[probe]") {
+  enter_own_netns();
+  if (!g_own_netns) {
+    WARN("skipped: without our own network namespace a packet to 192.0.2.1 could leave the machine");
+    return;
+  }
+  // Our namespace has only lo: 192.0.2.1 (TEST-NET-1) has no route, so nothing is sent.
+  auto results = by_name(run_egress({target("nowhere=192.0.2.1:80")}, std::nullopt, "",
+                                    Clock::now() + std::chrono::seconds(2)));
+  CHECK(results["nowhere"].result == "unreachable");
+  CHECK(results["nowhere"].err == ENETUNREACH);
+}
+
+TEST_CASE("connect errno classification", "[probe]") {
+  CHECK(classify_connect_errno(ECONNREFUSED) == "refused");
+  CHECK(classify_connect_errno(ETIMEDOUT) == "timeout");
+  CHECK(classify_connect_errno(ENETUNREACH) == "unreachable");
+  CHECK(classify_connect_errno(EHOSTUNREACH) == "unreachable");
+  CHECK(classify_connect_errno(EPERM) == "unreachable");
+}

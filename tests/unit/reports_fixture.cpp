@@ -1,0 +1,70 @@
+#include "tests/unit/reports_fixture.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "harness/parity/parity.h"
+#include "tests/support/test_support.h"
+
+namespace isoharness::test {
+
+nlohmann::json result_fixture() {
+  return nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/result.json"));
+}
+
+nlohmann::json parity_section_fixture() {
+  const auto in = nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/parity_samples.json"));
+  parity::SectionInput input;
+  input.scenario = in.at("scenario");
+  input.baseline = in.at("baseline");
+  input.tolerance = in.at("tolerance");
+  input.weights = in.at("weights").get<std::map<std::string, double>>();
+  input.samples = in.at("samples").get<parity::Samples>();
+  return parity::analyse(input);
+}
+
+nlohmann::json result_with_parity_fixture() {
+  auto r = result_fixture();
+  r["parity"] = parity_section_fixture();
+  return r;
+}
+
+namespace {
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
+    text.replace(pos, from.size(), to);
+  }
+}
+}  // namespace
+
+std::string normalize_for_golden(std::string text, const nlohmann::json& context) {
+  static const std::regex iso_time(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?)");
+  static const std::regex tmp_path(R"(/tmp/[A-Za-z0-9._/-]+)");
+  for (const char* key : {"host", "kernel", "git_revision", "tool_version"}) {
+    auto it = context.find(key);
+    if (it != context.end() && it->is_string()) replace_all(text, it->get<std::string>(), std::string("<") + key + ">");
+  }
+  text = std::regex_replace(text, iso_time, "<time>");
+  text = std::regex_replace(text, tmp_path, "<path>");
+  return text;
+}
+
+bool matches_golden(const std::string& name, const std::string& ext, const std::string& actual,
+                    const nlohmann::json& context) {
+  const std::string dir = source_dir() + "/tests/golden/";
+  const std::string approved = dir + name + ".approved." + ext;
+  const std::string unapproved = dir + name + ".unapproved." + ext;
+  const std::string normal = normalize_for_golden(actual, context);
+  std::string expected;
+  if (std::filesystem::exists(approved)) expected = read_text(approved);
+  if (expected == normal) {
+    std::filesystem::remove(unapproved);
+    return true;
+  }
+  std::ofstream(unapproved, std::ios::binary) << normal;
+  return false;
+}
+
+}  // namespace isoharness::test

@@ -1,0 +1,195 @@
+// reports/: the renderers against golden files and against what a reader relies on
+// (escaping, self-contained HTML, compare.py's fields, every file written, bad input named).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/common/error.h"
+#include "reports/reports.h"
+#include "tests/support/test_support.h"
+#include "tests/unit/reports_fixture.h"
+
+using namespace isoharness;
+using namespace isoharness::reports;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size())) ++n;
+  return n;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "ih-reports-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    path = templ;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Markdown and JUnit of the result document match the approved files", "[reports]") {
+  const auto result = test::result_fixture();
+  const auto& ctx = result["context"];
+  CHECK(test::matches_golden("report", "md", render_markdown(result), ctx));
+  CHECK(test::matches_golden("junit", "xml", render_junit(result), ctx));
+  const auto with_parity = test::result_with_parity_fixture();
+  CHECK(test::matches_golden("report_parity", "md", render_markdown(with_parity), ctx));
+  CHECK(test::matches_golden("junit_parity", "xml", render_junit(with_parity), ctx));
+  CHECK(test::matches_golden("parity", "md", render_parity_markdown(with_parity["parity"], ctx), ctx));
+  CHECK(test::matches_golden("parity", "html", render_parity_html(with_parity["parity"], ctx), ctx));
+}
+
+TEST_CASE("Markdown summary shows the verdict, the failure with its evidence, risks and n/a", "[reports]") {
+  const auto md = render_markdown(test::result_fixture());
+  CHECK_THAT(md, Catch::StartsWith("## ❌ isoharness: FAIL — 1 of 18 checks failed"));
+  CHECK_THAT(md, Catch::Contains("**4 sandboxes · 18 checks · 16 pass · 1 fail · 1 n/a · 0 errors**"));
+  CHECK_THAT(md, Catch::Contains("#### ❌ `egress` — mixed-eval-set · bridge-iclr · runc / tier · attempt 1"));
+  // Evidence sits in a code block, literally; table cells escape pipes.
+  CHECK_THAT(md, Catch::Contains("<- | pipes & <tags> kept literally"));
+  CHECK_THAT(md, Catch::Contains("known_risk.gpu_runtime"));
+  CHECK_THAT(md, Catch::Contains("`read_only_root` — read_only_root was not requested"));
+  CHECK(md.size() < 64 * 1024);
+}
+
+TEST_CASE("Markdown evidence cannot break out of its code block", "[reports]") {
+  auto r = test::result_fixture();
+  r["sandboxes"][3]["checks"][2]["evidence"] = "```\n# injected heading\n````";
+  const auto md = render_markdown(r);
+  CHECK_THAT(md, Catch::Contains("`````text\n```\n# injected heading\n````\n`````"));
+  r["sandboxes"][3]["checks"][2]["evidence"] = std::string(100000, 'x');
+  CHECK_THAT(render_markdown(r), Catch::Contains("more bytes)"));
+}
+
+TEST_CASE("JUnit has one testcase per check, failures with expected/observed/evidence", "[reports]") {
+  auto r = test::result_fixture();
+  r["sandboxes"][0]["checks"][0]["evidence"] = std::string("bell\x07 and <b>&amp;</b>");
+  r["sandboxes"][1]["error"] = "could not deploy: runsc create: exit 1";
+  const auto xml = render_junit(r);
+  CHECK(count_of(xml, "<testcase ") == 18 + 1);
+  CHECK_THAT(xml, Catch::Contains(R"(<testsuites name="isoharness" tests="19" failures="1" errors="1" skipped="1")"));
+  CHECK_THAT(xml, Catch::Contains(R"(<failure type="egress" message="expected {&quot;allow_domains&quot;:[],&quot;egress_allowed&quot;:false}, observed {&quot;connected&quot;:[&quot;world-blocked 203.0.113.20:443&quot;]}">)"));
+  CHECK_THAT(xml, Catch::Contains("&lt;- | pipes &amp; &lt;tags&gt; kept literally"));
+  CHECK_THAT(xml, Catch::Contains(R"(<skipped message="not applicable: read_only_root was not requested for this item"/>)"));
+  CHECK_THAT(xml, Catch::Contains("<error message=\"could not deploy: runsc create: exit 1\">"));
+  CHECK_THAT(xml, Catch::Contains(R"(<property name="finding" value="known_risk.gpu_runtime [gpu-trainer]: )"));
+  CHECK(xml.find('\x07') == std::string::npos);
+  CHECK(count_of(xml, "<testsuite ") == count_of(xml, "</testsuite>"));
+  CHECK(count_of(xml, "<testcase ") == count_of(xml, "</testcase>") + count_of(xml, "time=\"0\"/>"));
+}
+
+TEST_CASE("JUnit carries parity verdicts: the mix decides, workloads are reported", "[reports]") {
+  const auto r = test::result_with_parity_fixture();
+  const auto xml = render_junit(r);
+  int regressions = 0, inconclusive = 0, cases = 0;
+  for (const auto& cell : r["parity"]["cells"]) {
+    regressions += cell["mix"]["verdict"] == "regression";
+    inconclusive += cell["mix"]["verdict"] == "inconclusive";
+    cases += 1 + static_cast<int>(cell["comparisons"].size());
+  }
+  REQUIRE(regressions > 0);
+  CHECK(count_of(xml, "<failure type=\"parity\"") == static_cast<std::size_t>(regressions));
+  CHECK(count_of(xml, "<testcase classname=\"parity.") == static_cast<std::size_t>(cases));
+  CHECK(count_of(xml, "<skipped message=\"") == static_cast<std::size_t>(inconclusive) + 1);  // + the n/a check
+  CHECK_THAT(xml, Catch::Contains("<system-out>gvisor/tier vs runc/tier: ratio 39.3 [38.2, 41.3], tolerance 1.10: ❌ regression"));
+}
+
+TEST_CASE("the parity page is self-contained and shows a chart per cell", "[reports]") {
+  const auto r = test::result_with_parity_fixture();
+  const auto html = render_parity_html(r["parity"], r["context"]);
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+  CHECK(count_of(html, "<svg ") == r["parity"]["cells"].size() + 1);  // a forest per cell + distributions
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("src=") == std::string::npos);
+  CHECK(html.find("href=") == std::string::npos);
+  CHECK(html.find("@import") == std::string::npos);
+  CHECK(html.find("url(") == std::string::npos);
+  // The only URL is the SVG namespace name, which is never fetched.
+  CHECK(count_of(html, "http") == count_of(html, "http://www.w3.org/2000/svg"));
+  CHECK_THAT(html, Catch::Contains("tolerance 1.10<"));
+  CHECK_THAT(html, Catch::Contains("Human-baseline validity"));
+}
+
+TEST_CASE("parity Markdown lists every workload with n, ratio, CI, p, verdict, tolerance", "[reports]") {
+  const auto r = test::result_with_parity_fixture();
+  const auto md = render_parity_markdown(r["parity"]);
+  CHECK_THAT(md, Catch::Contains("| workload | n (baseline / candidate) | ratio | 95 % CI | p | verdict | tolerance |"));
+  CHECK_THAT(md, Catch::Contains("## gvisor/tier vs runc/tier"));
+  CHECK(count_of(md, "| getpid | 12 / 12 |") == 3);
+}
+
+TEST_CASE("per-cell Google Benchmark JSON has what compare.py reads", "[reports]") {
+  const auto r = test::result_with_parity_fixture();
+  const auto cells = render_benchmark_cells(r["parity"], r["context"]);
+  REQUIRE(cells.size() == 4);
+  REQUIRE(cells.count("strict.gvisor_non-tier.json"));
+  const auto& doc = cells.at("strict.runc_tier.json");
+  CHECK(doc["context"]["isoharness_cell"] == "runc/tier");
+  const auto& samples = r["parity"]["samples"]["runc/tier"];
+  std::size_t expected = 0;
+  for (const auto& [w, times] : samples.items()) expected += times.size();
+  REQUIRE(doc["benchmarks"].size() == expected);
+  for (const auto& b : doc["benchmarks"]) {
+    for (const char* key : {"name", "run_type", "real_time", "cpu_time", "time_unit", "iterations", "repetitions"}) {
+      CHECK(b.contains(key));
+    }
+    CHECK(b["run_type"] == "iteration");
+    CHECK(b["time_unit"] == "ns");
+  }
+  const auto& first = doc["benchmarks"][0];
+  CHECK(first["real_time"].get<double>() ==
+        Approx(samples[first["name"].get<std::string>()][0].get<double>() * 1e9));
+}
+
+TEST_CASE("write_all writes every file, parity files only with a parity section", "[reports]") {
+  TempDir dir;
+  const auto plain = write_all(test::result_fixture(), (dir.path / "plain").string());
+  CHECK(plain.size() == 3);
+  for (const char* f : {"result.json", "report.md", "junit.xml"}) CHECK(fs::exists(dir.path / "plain" / f));
+  CHECK_FALSE(fs::exists(dir.path / "plain" / "parity.html"));
+  const auto back = nlohmann::json::parse(test::read_text((dir.path / "plain" / "result.json").string()));
+  CHECK(back == test::result_fixture());
+
+  const auto full = write_all(test::result_with_parity_fixture(), (dir.path / "full").string());
+  CHECK(full.size() == 3 + 2 + 4);
+  CHECK(fs::file_size(dir.path / "full" / "parity.html") > 10000);
+  CHECK(fs::exists(dir.path / "full" / "cells" / "strict.gvisor_tier.json"));
+  for (const auto& entry : fs::directory_iterator(dir.path / "full")) {
+    CHECK(entry.path().string().find(".tmp-") == std::string::npos);
+  }
+
+  // An output path below a regular file cannot be created: a clear error naming it.
+  std::ofstream(dir.path / "file") << "x";
+  CHECK_THROWS_WITH(write_all(test::result_fixture(), (dir.path / "file" / "out").string()),
+                    Catch::Contains("cannot create the output directory") && Catch::Contains("file/out"));
+}
+
+TEST_CASE("a malformed result document is refused with every problem named", "[reports]") {
+  auto r = test::result_fixture();
+  r["schema"] = "isoharness.result/v2";
+  r["sandboxes"][1]["checks"][0]["status"] = "maybe";
+  r["sandboxes"][2].erase("runtime");
+  r["findings"][0].erase("message");
+  try {
+    (void)render_markdown(r);
+    FAIL("no error");
+  } catch (const UserError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("$.schema: 'isoharness.result/v2' is not isoharness.result/v1"));
+    CHECK_THAT(msg, Catch::Contains("$.sandboxes[1].checks[0].status: 'maybe' is not pass, fail or n/a"));
+    CHECK_THAT(msg, Catch::Contains("$.sandboxes[2].runtime: missing"));
+    CHECK_THAT(msg, Catch::Contains("$.findings[0].message: missing"));
+  }
+  auto p = test::result_with_parity_fixture();
+  p["parity"]["samples"]["runc/tier"]["getpid"][0] = -1;
+  CHECK_THROWS_WITH(render_junit(p), Catch::Contains("$.parity.samples.runc/tier.getpid"));
+  CHECK_THROWS_AS(render_junit(nlohmann::json::array()), UserError);
+}

@@ -1,0 +1,214 @@
+#include <catch2/catch.hpp>
+
+#include "harness/scenario/scenario.h"
+#include "tests/support/test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::scenario;
+
+namespace {
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("YAML scalars resolve like the YAML 1.2 core schema, quoted ones stay strings", "[scenario]") {
+  auto doc = parse_yaml("a: 1\nb: 0.5\nc: true\nd: null\ne: '007'\nf: 007x\ng: ~\nh: \"true\"\ni: -3\n", "x.yaml");
+  CHECK(doc.value["a"] == 1);
+  CHECK(doc.value["b"] == 0.5);
+  CHECK(doc.value["c"] == true);
+  CHECK(doc.value["d"].is_null());
+  CHECK(doc.value["e"] == "007");
+  CHECK(doc.value["f"] == "007x");
+  CHECK(doc.value["g"].is_null());
+  CHECK(doc.value["h"] == "true");
+  CHECK(doc.value["i"] == -3);
+}
+
+TEST_CASE("every node keeps its line and column", "[scenario]") {
+  auto doc = parse_yaml("top:\n  list:\n    - x\n    - { k: v }\n", "x.yaml");
+  CHECK(doc.source.find("/top").line == 1);
+  CHECK(doc.source.find("/top/list").line == 2);
+  CHECK(doc.source.find("/top/list/1").line == 4);
+  CHECK(doc.source.find("/top/list/1/k").line == 4);
+  CHECK(doc.source.find("/top/list/1/k").column == 9);
+  // An unknown pointer falls back to its nearest ancestor.
+  CHECK(doc.source.find("/top/list/1/nope/deeper").line == 4);
+}
+
+TEST_CASE("YAML syntax errors name file, line and column", "[scenario]") {
+  std::string msg = error_of([] { parse_yaml("a: [1, 2\nb: 3\n", "broken.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith("broken.yaml:"));
+  CHECK_THAT(msg, Catch::Contains("YAML syntax error"));
+  msg = error_of([] { parse_yaml("a:\n  b: 1\n\tc: 2\n", "tab.yaml"); });
+  CHECK_THAT(msg, Catch::Matches("tab\\.yaml:3:\\d+: YAML syntax error.*"));
+}
+
+TEST_CASE("duplicate keys and hostile documents are refused", "[scenario]") {
+  std::string msg = error_of([] { parse_yaml("isolation: standard\nisolation: strict\n", "dup.yaml"); });
+  CHECK(msg == "dup.yaml:2:1: duplicate key 'isolation' (each key may appear once in a mapping)");
+  // A billion-laughs document: aliases expand past the node limit.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  const char* names = "abcdefghij";
+  for (int i = 1; i < 9; ++i) {
+    bomb += std::string(1, names[i]) + ": &" + names[i] + " [";
+    for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", *" : "*") + names[i - 1];
+    bomb += "]\n";
+  }
+  msg = error_of([&] { parse_yaml(bomb, "bomb.yaml"); });
+  CHECK_THAT(msg, Catch::Contains("too many nodes"));
+  CHECK_THAT(error_of([] { parse_yaml(std::string(kMaxYamlBytes + 1, ' '), "big.yaml"); }),
+             Catch::Contains("larger than 16 MiB"));
+}
+
+TEST_CASE("a bare eval-set config loads and passes every other key through", "[scenario]") {
+  auto s = load_scenario(test::source_dir() + "/tests/fixtures/policy/hawk-passthrough.yaml");
+  CHECK(s.bare_eval_set);
+  CHECK(s.name == "hawk-passthrough");
+  CHECK(s.eval_set["eval_set_id"] == "es-example-0001");
+  CHECK(s.eval_set["models"][0]["items"][0]["args"]["temperature"] == 0.2);
+  CHECK(s.eval_set["solvers"][0]["items"][0]["name"] == "basic_agent");
+  CHECK(s.eval_set["limit"] == 5);
+  CHECK(s.eval_set["message_limit"].is_null());
+  CHECK(s.eval_set["runner"]["memory"] == "16Gi");
+  CHECK(s.eval_set["tasks"][0]["items"][0]["args"]["note"] == "007");
+  CHECK(s.eval_set["tasks"][0]["items"][0]["sample_ids"][1] == 42);
+  REQUIRE(s.facts.size() == 1);
+  REQUIRE(s.facts[0].size() == 1);
+  CHECK(s.facts[0][0].services.size() == 1);
+  CHECK(s.facts[0][0].services[0].name == "default");
+  CHECK_FALSE(s.facts[0][0].services[0].image_user_root.has_value());
+  CHECK_FALSE(s.facts[0][0].declared);
+}
+
+TEST_CASE("a scenario wraps the eval set, matches facts by position and checks names", "[scenario]") {
+  const char* yaml = R"(
+name: t
+eval_set:
+  tasks:
+    - name: mtb
+      items: [{name: bridge}, {name: bridge}]
+    - name: other
+      items: [{name: solo}]
+sandbox_defaults: { image_user: root, image: registry.example.com/a:1 }
+sandboxes:
+  - { task: mtb, item: 1, name: bridge, gpu: true, runtime_class: runc-fast, provider_tools: [web_search] }
+  - task: 1
+    item: 0
+    services:
+      scorer: { network_mode: none, image_user: non-root }
+      default: { network_mode: bridge }
+matrix: { runtimes: [runc], node_classes: [tier, non-tier], attempts: 2 }
+workloads: [{name: getpid, weight: 2}, cpu_hash]
+parity: { tolerance: 1.2 }
+)";
+  auto s = parse_scenario(yaml, "t.yaml");
+  CHECK_FALSE(s.bare_eval_set);
+  CHECK(s.name == "t");
+  const auto& f0 = s.facts[0][0];
+  CHECK_FALSE(f0.declared);
+  CHECK(f0.services[0].image == "registry.example.com/a:1");
+  CHECK(f0.services[0].image_user_root == true);
+  CHECK_FALSE(f0.services[0].gpu);
+  const auto& f1 = s.facts[0][1];
+  CHECK(f1.declared);
+  CHECK(f1.services[0].gpu);
+  CHECK(f1.runtime_class == "runc-fast");
+  CHECK(f1.provider_tools == std::vector<std::string>{"web_search"});
+  const auto& f2 = s.facts[1][0];
+  REQUIRE(f2.services.size() == 2);
+  CHECK(f2.services[0].name == "default");
+  CHECK(f2.services[0].network_mode == "bridge");
+  CHECK(f2.services[0].image_user_root == true);
+  CHECK(f2.services[1].name == "scorer");
+  CHECK(f2.services[1].network_mode == "none");
+  CHECK(f2.services[1].image_user_root == false);
+  CHECK(s.matrix.runtimes == std::vector<std::string>{"runc"});
+  CHECK(s.matrix.node_classes.size() == 2);
+  CHECK(s.matrix.attempts == 2);
+  REQUIRE(s.workloads.size() == 2);
+  CHECK(s.workloads[0].weight == 2.0);
+  CHECK(s.workloads[1].name == "cpu_hash");
+  CHECK(s.tolerance == 1.2);
+}
+
+TEST_CASE("scenario structure errors are all reported together", "[scenario]") {
+  const char* yaml = R"(
+eval_set:
+  tasks:
+    - name: mtb
+      items: [{name: bridge}]
+sandboxes:
+  - { task: mtb, item: 5 }
+  - { task: nope, item: 0 }
+  - { task: mtb, item: 0, name: other }
+matrix: { attempts: 0, cells: 3 }
+parity: { tolerance: 0.9 }
+colour: blue
+)";
+  std::string msg = error_of([&] { parse_scenario(yaml, "bad.yaml"); });
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:12:1: unknown scenario key 'colour'"));
+  // Structural errors of the scenario shell stop first; fix them and the rest shows.
+  std::string fixed = std::string(yaml).substr(0, std::string(yaml).find("colour"));
+  msg = error_of([&] { parse_scenario(fixed, "bad.yaml"); });
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:7:21: item must be an index into the task's items (0..0)"));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:8:11: no task is named 'nope'"));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:9:30: names item '\"other\"' but tasks[0].items[0] is \"bridge\""));
+  CHECK_THAT(msg, Catch::Contains("attempts must be a whole number from 1 to 100"));
+  CHECK_THAT(msg, Catch::Contains("unknown matrix key 'cells'"));
+  CHECK_THAT(msg, Catch::Contains("tolerance is a ratio above 1"));
+}
+
+TEST_CASE("eval-set shape errors name the task and item", "[scenario]") {
+  std::string msg = error_of([] { parse_scenario("tasks:\n  - name: a\n    items: []\n  - items: [{args: {}}]\n", "s.yaml"); });
+  CHECK_THAT(msg, Catch::Contains("s.yaml:3:5: tasks[0]: items must be a non-empty list"));
+  CHECK_THAT(msg, Catch::Contains("s.yaml:4:5: tasks[1]: a task needs a name"));
+  CHECK_THAT(msg, Catch::Contains("tasks[1].items[0]: an item needs a name"));
+  CHECK_THAT(error_of([] { parse_scenario("limit: 3\n", "s.yaml"); }),
+             Catch::Contains("neither a scenario (with eval_set) nor an eval-set config (with tasks)"));
+}
+
+TEST_CASE("deployment profiles keep every key and check the policy's", "[scenario]") {
+  auto d = load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml");
+  CHECK(d.name == "local");
+  CHECK(d.backend == "local");
+  CHECK(d.runtime_classes == std::vector<std::string>{"gvisor"});
+  CHECK(d.sandbox_runtime_class == "gvisor");
+  CHECK_FALSE(d.sandbox_runtime_class_is_default);
+  CHECK(d.handler_of("gvisor") == "runsc");
+  CHECK(d.is_gvisor("gvisor"));
+  CHECK(d.raw["node_classes"]["tier"]["cpuset"] == "1");
+  CHECK(d.raw["node_classes"]["non-tier"]["noisy_neighbour"] == true);
+
+  auto staging = load_deployment(test::source_dir() + "/scenarios/deployments/staging.example.yaml");
+  CHECK(staging.backend == "hawk");
+  CHECK(staging.sandbox_runtime_class_is_default);
+  CHECK(staging.raw["jumphost"]["host"] == "203.0.113.5");
+  CHECK(staging.raw["jumphost"]["port"] == 22);
+
+  // Absent class: offered list only. A class not offered: refused.
+  auto none = parse_deployment("runtime_classes: [gvisor]\n", "n.yaml");
+  CHECK_FALSE(none.sandbox_runtime_class.has_value());
+  CHECK(none.name == "n");
+  CHECK_THAT(error_of([] { parse_deployment("runtime_classes: [kata]\nsandbox_runtime_class: gvisor\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:2:1: sandbox_runtime_class 'gvisor' is not in runtime_classes"));
+  CHECK_THAT(error_of([] { parse_deployment("runtime_classes: gvisor\n", "d.yaml"); }),
+             Catch::Contains("runtime_classes must be a list"));
+  CHECK_THAT(error_of([] { load_deployment("/nonexistent/isoharness/profile.yaml"); }),
+             Catch::Contains("/nonexistent/isoharness/profile.yaml: cannot read file"));
+}
+
+TEST_CASE("describe_item names package, task, item, args and sample_ids", "[scenario]") {
+  auto s = parse_scenario(
+      "tasks:\n  - package: p\n    name: mtb\n    items:\n      - {name: bridge, args: {image_tag: x}, sample_ids: [a]}\n",
+      "s.yaml");
+  CHECK(describe_item(s.eval_set, 0, 0) ==
+        "task mtb, item bridge (tasks[0].items[0]; package p; args {\"image_tag\":\"x\"}; sample_ids [\"a\"])");
+}
