@@ -47,7 +47,8 @@ bool record(const RunResult& r, double wall, std::vector<double>& posture, std::
 int main(int argc, char** argv) {
   int runs = 5;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = std::max(1, std::min(50, std::atoi(argv[++i])));
+    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = std::max(1, std::min(50, std::atoi(argv[++i])));
   }
   if (::geteuid() != 0) {
     std::fprintf(stderr, "probe_posture_bench: must run as root (runc, runsc)\n");
@@ -63,24 +64,28 @@ int main(int argc, char** argv) {
     RunOptions o;
     o.deadline = std::chrono::seconds(30);
     auto host = run_command({bundle_dir + "/isoprobe", "posture", "--compact"}, o);
-    double host_wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double host_wall =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!host || !record(*host, host_wall, posture["host"], wall["host"], "host")) return 3;
     auto runc = bundle.run(Runtime::runc, strict, args, std::chrono::seconds(60));
     if (!runc || !record(runc->result, runc->wall_ms, posture["runc"], wall["runc"], "runc")) return 3;
     auto runsc = bundle.run(Runtime::runsc, strict, args, std::chrono::seconds(120));
-    if (!runsc || !record(runsc->result, runsc->wall_ms, posture["runsc"], wall["runsc"], "runsc-ptrace")) return 3;
+    if (!runsc || !record(runsc->result, runsc->wall_ms, posture["runsc"], wall["runsc"], "runsc-ptrace"))
+      return 3;
   }
   std::printf("isoprobe posture, no egress: median of %d runs (interleaved)\n", runs);
   std::printf("%-14s %14s %14s %10s\n", "where", "posture (ms)", "wall (ms)", "target");
-  const std::map<std::string, std::string> targets = {{"host", "-"}, {"runc", "300 ms"}, {"runsc", "1500 ms"}};
+  const std::map<std::string, std::string> targets = {
+      {"host", "-"}, {"runc", "300 ms"}, {"runsc", "1500 ms"}};
   for (const char* where : {"host", "runc", "runsc"}) {
     std::printf("%-14s %14.1f %14.1f %10s\n", std::strcmp(where, "runsc") == 0 ? "runsc-ptrace" : where,
                 median(posture[where]), median(wall[where]), targets.at(where).c_str());
   }
   double h = median(posture["host"]);
   if (h > 0) {
-    std::printf("ratio posture runc/host %.2f, runsc/host %.2f, runsc/runc %.2f\n", median(posture["runc"]) / h,
-                median(posture["runsc"]) / h, median(posture["runsc"]) / std::max(1.0, median(posture["runc"])));
+    std::printf("ratio posture runc/host %.2f, runsc/host %.2f, runsc/runc %.2f\n",
+                median(posture["runc"]) / h, median(posture["runsc"]) / h,
+                median(posture["runsc"]) / std::max(1.0, median(posture["runc"])));
   }
   bool within = median(posture["runc"]) <= 300 && median(posture["runsc"]) <= 1500;
   std::printf("targets %s\n", within ? "met" : "NOT met");

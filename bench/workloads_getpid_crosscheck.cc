@@ -59,7 +59,8 @@ double measure(const Expected<RunResult>& r, double (*parse)(const RunResult&), 
     return -1;
   }
   double value = parse(*r);
-  if (value <= 0) std::fprintf(stderr, "%s failed: %s\n%s\n", what.c_str(), r->describe().c_str(), r->err.c_str());
+  if (value <= 0)
+    std::fprintf(stderr, "%s failed: %s\n%s\n", what.c_str(), r->describe().c_str(), r->err.c_str());
   return value;
 }
 
@@ -70,8 +71,10 @@ int main(int argc, char** argv) {
   std::string ms = "200";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--rounds") rounds = std::clamp(std::atoi(argv[i + 1]), 1, 50);
-    else if (flag == "--ms") ms = std::to_string(std::clamp(std::atoi(argv[i + 1]), 10, 5000));
+    if (flag == "--rounds")
+      rounds = std::clamp(std::atoi(argv[i + 1]), 1, 50);
+    else if (flag == "--ms")
+      ms = std::to_string(std::clamp(std::atoi(argv[i + 1]), 10, 5000));
   }
   if (::geteuid() != 0) {
     std::fprintf(stderr, "workloads_getpid_crosscheck: needs root (runc, runsc)\n");
@@ -86,9 +89,11 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   OciBundle bundle({{fs::path(isoprobe).parent_path().string(), "/opt/isoprobe"},
                     {fs::path(getpid_static).parent_path().string(), "/opt/getpid"}});
-  const std::vector<std::string> static_args = {"/opt/getpid/" + fs::path(getpid_static).filename().string(), ms};
-  const std::vector<std::string> isoprobe_args = {"/opt/isoprobe/isoprobe", "bench", "--workloads", "getpid",
-                                                  "--min-time", "0.2", "--benchmark_format=json"};
+  const std::vector<std::string> static_args = {"/opt/getpid/" + fs::path(getpid_static).filename().string(),
+                                                ms};
+  const std::vector<std::string> isoprobe_args = {
+      "/opt/isoprobe/isoprobe", "bench", "--workloads", "getpid", "--min-time", "0.2",
+      "--benchmark_format=json"};
   const auto deadline = std::chrono::seconds(120);
   std::printf("isoprobe: %s\ngetpid_static: %s\nrunsc: --platform=ptrace --network=none\n", isoprobe.c_str(),
               getpid_static.c_str());
@@ -112,7 +117,8 @@ int main(int argc, char** argv) {
       }
       if (s > 0) static_ns[where].push_back(s);
       if (b > 0) isoprobe_ns[where].push_back(b);
-      std::printf("round %d %-5s static %9.1f ns/call   isoprobe getpid %9.1f ns\n", round + 1, where.c_str(), s, b);
+      std::printf("round %d %-5s static %9.1f ns/call   isoprobe getpid %9.1f ns\n", round + 1, where.c_str(),
+                  s, b);
       std::fflush(stdout);
     }
   }

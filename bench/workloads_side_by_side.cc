@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = {"/opt/isoprobe/isoprobe", "bench", "--benchmark_format=json"};
   args.insert(args.end(), extra.begin(), extra.end());
 
-  std::vector<std::string> order;                               // workload names, as reported
+  std::vector<std::string> order;                                  // workload names, as reported
   std::map<std::string, std::map<std::string, std::string>> cell;  // workload -> where -> text
   std::map<std::string, std::map<std::string, double>> ns;
   std::map<std::string, double> wall;
@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
       if (std::string(where) == "host") {
         auto host_args = args;
         host_args[0] = isoprobe;
-        return run_command(host_args, RunOptions{.deadline = std::chrono::seconds(300), .max_output = 4 << 20});
+        return run_command(host_args,
+                           RunOptions{.deadline = std::chrono::seconds(300), .max_output = 4 << 20});
       }
       return bundle.run(where, args, std::chrono::seconds(300));
     }();
@@ -68,9 +69,12 @@ int main(int argc, char** argv) {
         double t = b.value("real_time", 0.0);
         ns[name][where] = t;
         char text[64];
-        if (t >= 1e6) std::snprintf(text, sizeof text, "%.2f ms", t / 1e6);
-        else if (t >= 1e3) std::snprintf(text, sizeof text, "%.2f us", t / 1e3);
-        else std::snprintf(text, sizeof text, "%.1f ns", t);
+        if (t >= 1e6)
+          std::snprintf(text, sizeof text, "%.2f ms", t / 1e6);
+        else if (t >= 1e3)
+          std::snprintf(text, sizeof text, "%.2f us", t / 1e3);
+        else
+          std::snprintf(text, sizeof text, "%.1f ns", t);
         cell[name][where] = text;
       }
     }
@@ -79,10 +83,11 @@ int main(int argc, char** argv) {
   for (const auto& name : order) {
     double a = ns[name]["runc"], b = ns[name]["runsc"];
     std::string ratio = (a > 0 && b > 0) ? std::to_string(b / a).substr(0, 6) + "x" : "-";
-    std::printf("%-20s %14s %14s %14s %12s\n", name.c_str(), cell[name]["host"].c_str(), cell[name]["runc"].c_str(),
-                cell[name]["runsc"].c_str(), ratio.c_str());
+    std::printf("%-20s %14s %14s %14s %12s\n", name.c_str(), cell[name]["host"].c_str(),
+                cell[name]["runc"].c_str(), cell[name]["runsc"].c_str(), ratio.c_str());
   }
-  std::printf("\nwhole `isoprobe bench` (wall, incl. container start): host %.1f s, runc %.1f s, runsc %.1f s\n",
-              wall["host"], wall["runc"], wall["runsc"]);
+  std::printf(
+      "\nwhole `isoprobe bench` (wall, incl. container start): host %.1f s, runc %.1f s, runsc %.1f s\n",
+      wall["host"], wall["runc"], wall["runsc"]);
   return 0;
 }

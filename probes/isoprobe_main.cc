@@ -31,7 +31,8 @@ int posture_main(int argc, char** argv) {
   bool compact = false;
   app.add_option("--target", targets, "NAME=HOST:PORT[/tcp|/dns|/http], repeatable");
   app.add_option("--resolver", resolver, "IPv4[:PORT] of the DNS resolver (default: /etc/resolv.conf)");
-  app.add_option("--deadline-ms", deadline_ms, "deadline for the whole run")->check(CLI::Range(100L, 600000L));
+  app.add_option("--deadline-ms", deadline_ms, "deadline for the whole run")
+      ->check(CLI::Range(100L, 600000L));
   app.add_option("--egress-deadline-ms", egress_deadline_ms, "deadline for all egress checks together")
       ->check(CLI::Range(10L, 600000L));
   app.add_flag("--compact", compact, "one line of JSON instead of indented");
@@ -44,8 +45,10 @@ int posture_main(int argc, char** argv) {
   std::vector<std::string> errors;
   for (const auto& t : targets) {
     std::string error;
-    if (auto spec = isoprobe::parse_target_spec(t, &error)) options.targets.push_back(std::move(*spec));
-    else errors.push_back(error);
+    if (auto spec = isoprobe::parse_target_spec(t, &error))
+      options.targets.push_back(std::move(*spec));
+    else
+      errors.push_back(error);
   }
   if (!resolver.empty()) {
     std::string error;
@@ -60,7 +63,8 @@ int posture_main(int argc, char** argv) {
   options.egress_deadline = std::chrono::milliseconds(egress_deadline_ms);
 
   isoprobe::PostureRun run = isoprobe::run_posture(options, isoprobe::all_probes());
-  std::string text = run.document.dump(compact ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text =
+      run.document.dump(compact ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace);
   text.push_back('\n');
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -78,7 +82,8 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (argc >= 2 && std::strcmp(argv[1], "version") == 0) {
-    std::printf("isoprobe %s (%s)\n", isoprobe::isoprobe_version().c_str(), isoprobe::isoprobe_git_revision().c_str());
+    std::printf("isoprobe %s (%s)\n", isoprobe::isoprobe_version().c_str(),
+                isoprobe::isoprobe_git_revision().c_str());
     return 0;
   }
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return isoprobe::run_bench(argc - 1, argv + 1);

@@ -145,7 +145,7 @@ void load_facts(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>&
     if (entry.contains("name") && entry["name"] != items[i].value("name", nlohmann::json())) {
       errors.push_back(s.scenario_source.diagnostic(
           pointer_join(p, "name"), "",
-          "names item '" + brief_json(entry["name"]) + "' but tasks[" + std::to_string(*t) + "].items[" +
+          "names item " + brief_json(entry["name"]) + " but tasks[" + std::to_string(*t) + "].items[" +
               std::to_string(i) + "] is " + brief_json(items[i].value("name", nlohmann::json())) +
               "; fix the index or the name"));
       continue;

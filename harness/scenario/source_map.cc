@@ -4,7 +4,7 @@
 
 #include <charconv>
 #include <fstream>
-#include <regex>
+#include <algorithm>
 #include <set>
 
 namespace isoharness::scenario {
@@ -51,21 +51,48 @@ Mark to_mark(const YAML::Mark& m) {
   return Mark{m.line + 1, m.column + 1};
 }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// [-+]?[0-9]+
+bool looks_int(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool looks_float(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  std::size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    std::size_t exp_digits = 0;
+    while (i < s.size() && is_digit(s[i])) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
 // YAML 1.2 core schema resolution of a plain (unquoted, untagged) scalar.
 nlohmann::json plain_scalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  static const std::regex int_re("[-+]?[0-9]+");
-  static const std::regex float_re("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (s.size() <= 40 && std::regex_match(s, int_re)) {
+  if (looks_int(s)) {
     std::int64_t v = 0;
     const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
     auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), v);
     if (ec == std::errc() && ptr == s.data() + s.size()) return v;
     return s;  // out of range: keep the text
   }
-  if (s.size() <= 60 && std::regex_match(s, float_re)) {
+  if (s.size() <= 60 && looks_float(s)) {
     try {
       return std::stod(s);
     } catch (const std::exception&) {

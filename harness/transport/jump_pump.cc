@@ -366,7 +366,7 @@ void JumpPump::run() {
         short ev = 0;
         if (!b.closing && !b.local_eof && b.to_channel.size() < kBufferCap) ev |= POLLIN;
         if (!b.closing && !b.to_local.empty()) ev |= POLLOUT;
-        fds.push_back({b.fd, ev, 0});
+        fds.push_back({b.closing ? -1 : b.fd, ev, 0});  // a closing bridge's hangup would wake us forever
       }
     }
     int timeout = spun_ ? 10 : 200;

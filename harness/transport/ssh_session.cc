@@ -118,8 +118,17 @@ Status authenticate(const SshSession& s, const deploy::SshEndpoint& endpoint, co
                                                   pub, credentials.private_key_path.c_str(), "");
   });
   if (rc != 0) {
-    return make_error(fmt::format("{}: key authentication as '{}' with {} failed: {}", s.what(), user,
-                                  credentials.private_key_path, describe_rc(s, rc)));
+    // libssh2 1.10 signs RSA keys with SHA-1 only, which OpenSSH 8.8 and later refuse.
+    std::string pub_path = credentials.public_key_path.empty() ? credentials.private_key_path + ".pub"
+                                                               : credentials.public_key_path;
+    std::string first(16, '\0');
+    std::ifstream(pub_path).read(first.data(), 16);
+    std::string hint = first.rfind("ssh-rsa ", 0) == 0
+                           ? " (an RSA key: libssh2 1.10 can only sign it with SHA-1, "
+                             "which OpenSSH 8.8+ refuses; use an ed25519 key)"
+                           : "";
+    return make_error(fmt::format("{}: key authentication as '{}' with {} failed: {}{}", s.what(), user,
+                                  credentials.private_key_path, describe_rc(s, rc), hint));
   }
   return Ok{};
 }

@@ -25,6 +25,8 @@
 
 namespace isoharness::transport {
 
+// Keys must be ed25519 or ECDSA: Debian's libssh2 1.10 knows no rsa-sha2 signatures, and
+// OpenSSH 8.8+ refuses SHA-1 RSA, for client keys and host keys alike.
 struct Credentials {
   std::string private_key_path;  // OpenSSH private key file (unencrypted), used unless use_agent
   std::string public_key_path;   // optional; derived from the private key when empty
@@ -109,7 +111,8 @@ class JumpConnection {
 
   // Opens a direct-tcpip channel from the jumphost to sandbox.host:sandbox.port and an SSH
   // session over it, authenticated with the same credentials; host key pinned to
-  // sandbox.host_key. Thread-safe: call from many threads at once.
+  // sandbox.host_key. Thread-safe: call from many threads at once. The session works only
+  // while this connection lives; afterwards (or once alive() is false) its calls fail.
   Expected<std::unique_ptr<SandboxSession>> open(const deploy::SshEndpoint& sandbox,
                                                  std::chrono::milliseconds deadline);
 

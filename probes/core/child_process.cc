@@ -43,7 +43,8 @@ ChildResult run_in_child(ChildReport (*fn)(), std::chrono::milliseconds deadline
   ::close(fds[1]);
   const auto end = std::chrono::steady_clock::now() + deadline;
   auto left_ms = [&] {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
     return static_cast<int>(left > 0 ? left : 0);
   };
   ChildReport report;

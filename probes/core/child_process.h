@@ -16,7 +16,7 @@ struct ChildReport {
 };
 
 struct ChildResult {
-  bool reported = false;   // the child wrote a report
+  bool reported = false;  // the child wrote a report
   ChildReport report;
   bool timed_out = false;  // killed at the deadline
   int spawn_err = 0;       // fork or pipe failed (errno)

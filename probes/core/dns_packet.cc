@@ -9,7 +9,8 @@ namespace isoprobe {
 namespace {
 
 std::uint16_t be16(std::string_view p, std::size_t at) {
-  return static_cast<std::uint16_t>((static_cast<unsigned char>(p[at]) << 8) | static_cast<unsigned char>(p[at + 1]));
+  return static_cast<std::uint16_t>((static_cast<unsigned char>(p[at]) << 8) |
+                                    static_cast<unsigned char>(p[at + 1]));
 }
 
 void put16(std::string& out, std::uint16_t v) {
@@ -86,7 +87,8 @@ bool read_dns_name(std::string_view p, std::size_t offset, std::string* name, st
   return true;
 }
 
-DnsResponse parse_dns_response(std::string_view p, std::uint16_t expected_id, std::string_view expected_name) {
+DnsResponse parse_dns_response(std::string_view p, std::uint16_t expected_id,
+                               std::string_view expected_name) {
   DnsResponse r;
   auto fail = [&](std::string why) {
     r.ok = false;
@@ -111,12 +113,14 @@ DnsResponse parse_dns_response(std::string_view p, std::uint16_t expected_id, st
   pos += 4;
   for (std::uint16_t i = 0; i < an; ++i) {
     std::size_t after = 0;
-    if (!read_dns_name(p, pos, nullptr, &after)) return fail("malformed answer name in record " + std::to_string(i + 1));
+    if (!read_dns_name(p, pos, nullptr, &after))
+      return fail("malformed answer name in record " + std::to_string(i + 1));
     pos = after;
     if (pos + 10 > p.size()) return fail("truncated answer record " + std::to_string(i + 1));
     std::uint16_t type = be16(p, pos), cls = be16(p, pos + 2), rdlen = be16(p, pos + 8);
     pos += 10;
-    if (pos + rdlen > p.size()) return fail("answer record " + std::to_string(i + 1) + " runs past the packet");
+    if (pos + rdlen > p.size())
+      return fail("answer record " + std::to_string(i + 1) + " runs past the packet");
     if (type == 1 && cls == 1) {
       if (rdlen != 4) return fail("A record with " + std::to_string(rdlen) + " bytes of data");
       std::uint32_t a = (static_cast<std::uint32_t>(static_cast<unsigned char>(p[pos])) << 24) |

@@ -20,14 +20,15 @@ struct DnsQuery {
 DnsQuery build_dns_query(std::uint16_t id, std::string_view name);
 
 struct DnsResponse {
-  bool ok = false;     // a well-formed answer to our question (any rcode)
-  std::string error;   // why not, when !ok
-  int rcode = 0;       // 0 NOERROR, 3 NXDOMAIN, ...
-  bool truncated = false;                 // TC flag
-  std::vector<std::uint32_t> addresses;   // A records (host order), at most 32
+  bool ok = false;                       // a well-formed answer to our question (any rcode)
+  std::string error;                     // why not, when !ok
+  int rcode = 0;                         // 0 NOERROR, 3 NXDOMAIN, ...
+  bool truncated = false;                // TC flag
+  std::vector<std::uint32_t> addresses;  // A records (host order), at most 32
 };
 
-DnsResponse parse_dns_response(std::string_view packet, std::uint16_t expected_id, std::string_view expected_name);
+DnsResponse parse_dns_response(std::string_view packet, std::uint16_t expected_id,
+                               std::string_view expected_name);
 
 // Reads a (possibly compressed) name starting at offset; on success sets name
 // ("a.b.c", lower case) and next (the offset after the name in place). Bounded: at most

@@ -23,10 +23,14 @@ namespace isoprobe {
 
 std::string classify_connect_errno(int err) {
   switch (err) {
-    case 0: return "connected";
-    case ECONNREFUSED: return "refused";
-    case ETIMEDOUT: return "timeout";
-    default: return "unreachable";  // ENETUNREACH, EHOSTUNREACH, EACCES/EPERM (filtered), ...
+    case 0:
+      return "connected";
+    case ECONNREFUSED:
+      return "refused";
+    case ETIMEDOUT:
+      return "timeout";
+    default:
+      return "unreachable";  // ENETUNREACH, EHOSTUNREACH, EACCES/EPERM (filtered), ...
   }
 }
 
@@ -70,7 +74,9 @@ void finish(Work& w, std::string result, int err, std::string detail) {
   w.out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - w.started).count();
 }
 
-std::string errno_text(int e) { return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")"; }
+std::string errno_text(int e) {
+  return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")";
+}
 
 void start_connect(Work& w) {
   w.out.address = format_ipv4(w.addr);
@@ -134,13 +140,16 @@ void on_dns_readable(Work& w) {
       int e = errno;
       return finish(w, "dns_failed", e, "resolver: " + errno_text(e));
     }
-    DnsResponse r = parse_dns_response(std::string_view(buf, static_cast<std::size_t>(n)), w.dns_id, w.spec->host);
+    DnsResponse r =
+        parse_dns_response(std::string_view(buf, static_cast<std::size_t>(n)), w.dns_id, w.spec->host);
     if (!r.ok) {
       w.out.detail = "ignored a bad DNS answer: " + r.error;
       continue;  // keep waiting for a good one until the deadline
     }
     if (r.rcode != 0 || r.addresses.empty()) {
-      std::string why = r.rcode == 3 ? "NXDOMAIN" : r.rcode != 0 ? "rcode " + std::to_string(r.rcode) : "no A record";
+      std::string why = r.rcode == 3   ? "NXDOMAIN"
+                        : r.rcode != 0 ? "rcode " + std::to_string(r.rcode)
+                                       : "no A record";
       if (r.truncated && r.addresses.empty()) why += " (truncated answer)";
       return finish(w, "dns_failed", 0, "resolver answered: " + why);
     }
@@ -163,7 +172,8 @@ void on_connect_ready(Work& w) {
   if (err != 0) return finish(w, classify_connect_errno(err), err, "connect: " + errno_text(err));
   if (w.spec->proto != TargetProto::http) return finish(w, "connected", 0, "");
   w.phase = Phase::http_send;
-  w.http_buf = "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\nConnection: close\r\n\r\n";
+  w.http_buf =
+      "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\nConnection: close\r\n\r\n";
 }
 
 void on_http_send(Work& w) {
@@ -186,7 +196,8 @@ void on_http_read(Work& w) {
   if (n > 0) w.http_buf.append(buf, static_cast<std::size_t>(n));
   std::size_t eol = w.http_buf.find('\n');
   if (eol != std::string::npos || n == 0 || w.http_buf.size() >= 512) {
-    std::string line = std::string(trim(std::string_view(w.http_buf).substr(0, std::min<std::size_t>(eol, 200))));
+    std::string line =
+        std::string(trim(std::string_view(w.http_buf).substr(0, std::min<std::size_t>(eol, 200))));
     if (line.empty()) line = "(connection closed without an HTTP status line)";
     finish(w, "connected", 0, "HTTP: " + line);
   }
@@ -195,8 +206,8 @@ void on_http_read(Work& w) {
 }  // namespace
 
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
-                                      const std::optional<ResolverSpec>& resolver, const std::string& resolver_note,
-                                      Clock::time_point deadline) {
+                                      const std::optional<ResolverSpec>& resolver,
+                                      const std::string& resolver_note, Clock::time_point deadline) {
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Work> work(targets.size());
@@ -240,11 +251,20 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
       if (!fds[k].revents) continue;
       Work& w = work[owner[k]];
       switch (w.phase) {
-        case Phase::resolve: on_dns_readable(w); break;
-        case Phase::connect: on_connect_ready(w); break;
-        case Phase::http_send: on_http_send(w); break;
-        case Phase::http_read: on_http_read(w); break;
-        case Phase::done: break;
+        case Phase::resolve:
+          on_dns_readable(w);
+          break;
+        case Phase::connect:
+          on_connect_ready(w);
+          break;
+        case Phase::http_send:
+          on_http_send(w);
+          break;
+        case Phase::http_read:
+          on_http_read(w);
+          break;
+        case Phase::done:
+          break;
       }
     }
   }
@@ -252,9 +272,15 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
   for (Work& w : work) {
     if (w.phase != Phase::done) {
       switch (w.phase) {
-        case Phase::resolve: finish(w, "dns_failed", 0, "the resolver did not answer before the deadline"); break;
-        case Phase::connect: finish(w, "timeout", 0, "no answer to the connection attempt before the deadline"); break;
-        default: finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline"); break;
+        case Phase::resolve:
+          finish(w, "dns_failed", 0, "the resolver did not answer before the deadline");
+          break;
+        case Phase::connect:
+          finish(w, "timeout", 0, "no answer to the connection attempt before the deadline");
+          break;
+        default:
+          finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline");
+          break;
       }
     }
     out.push_back(std::move(w.out));

@@ -20,15 +20,15 @@ struct EgressOutcome {
   std::string result;   // connected / refused / unreachable / timeout / dns_failed
   std::string address;  // the IPv4 address used, when known
   double elapsed_ms = 0;
-  int err = 0;          // errno behind refused/unreachable, 0 otherwise
-  std::string detail;   // one line: resolver answer, HTTP status line, error text
+  int err = 0;         // errno behind refused/unreachable, 0 otherwise
+  std::string detail;  // one line: resolver answer, HTTP status line, error text
 };
 
 // resolver: where names are resolved; nullopt means "none configured" and every name
 // fails with dns_failed (resolver_note says why).
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
-                                      const std::optional<ResolverSpec>& resolver, const std::string& resolver_note,
-                                      Clock::time_point deadline);
+                                      const std::optional<ResolverSpec>& resolver,
+                                      const std::string& resolver_note, Clock::time_point deadline);
 
 // Maps a connect() errno to a result word.
 std::string classify_connect_errno(int err);

@@ -14,7 +14,8 @@ IdMap parse_id_map(std::string_view text) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) continue;
     auto problem = [&](std::string_view what) {
-      if (map.problems.size() < 16) map.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(what));
+      if (map.problems.size() < 16)
+        map.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(what));
     };
     if (map.ranges.size() >= kMaxIdMapLines) {
       problem("more ranges than the kernel allows; the rest is ignored");

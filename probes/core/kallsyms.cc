@@ -21,9 +21,12 @@ KallsymsClass classify_kallsyms(std::string_view text) {
     ++c.lines;
     if (*addr != 0) ++c.nonzero;
   }
-  if (c.lines == 0) c.state = "empty";
-  else if (c.nonzero == 0) c.state = "zeroed";
-  else c.state = "populated";
+  if (c.lines == 0)
+    c.state = "empty";
+  else if (c.nonzero == 0)
+    c.state = "zeroed";
+  else
+    c.state = "populated";
   return c;
 }
 

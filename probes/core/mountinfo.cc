@@ -44,7 +44,8 @@ MountInfo parse_mountinfo(std::string_view text) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) continue;
     auto problem = [&](std::string_view what) {
-      if (info.problems.size() < 32) info.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(what));
+      if (info.problems.size() < 32)
+        info.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(what));
     };
     if (info.mounts.size() >= kMaxMounts) {
       problem("more than 10000 mounts; the rest is ignored");

@@ -21,9 +21,12 @@ Observation& Observation::skip(std::string why) {
 
 std::string_view status_name(ObsStatus s) {
   switch (s) {
-    case ObsStatus::ok: return "ok";
-    case ObsStatus::error: return "error";
-    case ObsStatus::skipped: return "skipped";
+    case ObsStatus::ok:
+      return "ok";
+    case ObsStatus::error:
+      return "error";
+    case ObsStatus::skipped:
+      return "skipped";
   }
   return "error";
 }

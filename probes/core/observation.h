@@ -9,12 +9,12 @@ namespace isoprobe {
 enum class ObsStatus { ok, error, skipped };
 
 struct Observation {
-  std::string name;                 // filled in by the runner from the descriptor
+  std::string name;  // filled in by the runner from the descriptor
   ObsStatus status = ObsStatus::ok;
   nlohmann::json value = nullptr;
-  int err = 0;                      // errno of the syscall that failed, 0 otherwise
-  std::string evidence;             // raw text read, at most kMaxEvidence bytes
-  std::string message;              // why it is an error or skipped; empty when ok
+  int err = 0;           // errno of the syscall that failed, 0 otherwise
+  std::string evidence;  // raw text read, at most kMaxEvidence bytes
+  std::string message;   // why it is an error or skipped; empty when ok
   double elapsed_ms = 0;
 
   // Marks the observation failed with a reason and (optionally) the errno.

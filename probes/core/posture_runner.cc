@@ -9,8 +9,12 @@
 
 namespace isoprobe {
 
-std::string isoprobe_version() { return ISOPROBE_VERSION; }
-std::string isoprobe_git_revision() { return ISOPROBE_GIT_REVISION; }
+std::string isoprobe_version() {
+  return ISOPROBE_VERSION;
+}
+std::string isoprobe_git_revision() {
+  return ISOPROBE_GIT_REVISION;
+}
 
 namespace {
 
@@ -41,7 +45,8 @@ PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescr
     Observation obs;
     auto now = Clock::now();
     if (now >= run_deadline) {
-      obs.skip("the posture deadline of " + std::to_string(options.deadline.count()) + " ms passed before this probe");
+      obs.skip("the posture deadline of " + std::to_string(options.deadline.count()) +
+               " ms passed before this probe");
       obs.name = std::string(desc.name);
       observations.push_back(to_json(obs));
       continue;
@@ -69,7 +74,8 @@ PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescr
     {
       std::unique_lock lock(slot->mu);
       // A little grace past the deadline so a probe that honours it can report.
-      finished = slot->cv.wait_until(lock, deadline + std::chrono::milliseconds(100), [&] { return slot->done; });
+      finished =
+          slot->cv.wait_until(lock, deadline + std::chrono::milliseconds(100), [&] { return slot->done; });
       if (finished) obs = std::move(slot->obs);
     }
     if (finished) {
@@ -79,7 +85,8 @@ PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescr
       ++run.abandoned;
       obs = Observation{};
       obs.fail("did not finish within its deadline of " +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + " ms");
+               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) +
+               " ms");
       obs.elapsed_ms = ms_between(now, Clock::now());
     }
     obs.name = std::string(desc.name);

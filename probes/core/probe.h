@@ -16,10 +16,10 @@ namespace isoprobe {
 using Clock = std::chrono::steady_clock;
 
 struct PostureOptions {
-  std::vector<TargetSpec> targets;         // egress targets; none are built in
-  std::optional<ResolverSpec> resolver;    // else the first nameserver of /etc/resolv.conf
-  std::chrono::milliseconds deadline{10000};         // the whole posture run
-  std::chrono::milliseconds egress_deadline{3000};   // all egress checks together
+  std::vector<TargetSpec> targets;                  // egress targets; none are built in
+  std::optional<ResolverSpec> resolver;             // else the first nameserver of /etc/resolv.conf
+  std::chrono::milliseconds deadline{10000};        // the whole posture run
+  std::chrono::milliseconds egress_deadline{3000};  // all egress checks together
 };
 
 // What a probe may know: the options and its own deadline.

@@ -37,14 +37,20 @@ ProcStatus parse_proc_status(std::string_view text) {
     std::string_view val = trim(line.substr(colon + 1));
     auto problem = [&](std::string_view what) {
       if (st.problems.size() < 32)
-        st.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(key) + ": " + std::string(what));
+        st.problems.push_back("line " + std::to_string(i + 1) + ": " + std::string(key) + ": " +
+                              std::string(what));
     };
     std::optional<std::uint64_t>* mask = nullptr;
-    if (key == "CapInh") mask = &st.cap_inh;
-    else if (key == "CapPrm") mask = &st.cap_prm;
-    else if (key == "CapEff") mask = &st.cap_eff;
-    else if (key == "CapBnd") mask = &st.cap_bnd;
-    else if (key == "CapAmb") mask = &st.cap_amb;
+    if (key == "CapInh")
+      mask = &st.cap_inh;
+    else if (key == "CapPrm")
+      mask = &st.cap_prm;
+    else if (key == "CapEff")
+      mask = &st.cap_eff;
+    else if (key == "CapBnd")
+      mask = &st.cap_bnd;
+    else if (key == "CapAmb")
+      mask = &st.cap_amb;
     if (mask) {
       *mask = parse_mask(val);
       if (!*mask) problem("not a 64-bit hex mask");
@@ -70,8 +76,10 @@ ProcStatus parse_proc_status(std::string_view text) {
         }
         groups.push_back(static_cast<std::int64_t>(*n));
       }
-      if (bad) problem("not a list of ids");
-      else st.groups = std::move(groups);
+      if (bad)
+        problem("not a list of ids");
+      else
+        st.groups = std::move(groups);
     }
   }
   return st;

@@ -12,8 +12,8 @@ namespace isoprobe {
 
 struct ProcStatus {
   std::optional<std::uint64_t> cap_inh, cap_prm, cap_eff, cap_bnd, cap_amb;
-  std::optional<int> no_new_privs;  // "NoNewPrivs:"
-  std::optional<int> seccomp;       // "Seccomp:" 0 none, 1 strict, 2 filter
+  std::optional<int> no_new_privs;                      // "NoNewPrivs:"
+  std::optional<int> seccomp;                           // "Seccomp:" 0 none, 1 strict, 2 filter
   std::optional<std::array<std::int64_t, 4>> uid, gid;  // real, effective, saved, filesystem
   std::optional<std::vector<std::int64_t>> groups;
   std::vector<std::string> problems;  // "line N: ..." for every field that did not parse

@@ -13,7 +13,8 @@ ResolvConf parse_resolv_conf(std::string_view text) {
     auto f = split_fields(line, 3);
     if (f.empty() || f[0] != "nameserver") continue;
     auto skip = [&](std::string_view why) {
-      if (rc.skipped.size() < 16) rc.skipped.push_back("line " + std::to_string(i + 1) + ": " + std::string(why));
+      if (rc.skipped.size() < 16)
+        rc.skipped.push_back("line " + std::to_string(i + 1) + ": " + std::string(why));
     };
     if (f.size() < 2) {
       skip("nameserver without an address");

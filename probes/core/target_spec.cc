@@ -6,9 +6,12 @@ namespace isoprobe {
 
 std::string_view proto_name(TargetProto p) {
   switch (p) {
-    case TargetProto::tcp: return "tcp";
-    case TargetProto::dns: return "dns";
-    case TargetProto::http: return "http";
+    case TargetProto::tcp:
+      return "tcp";
+    case TargetProto::dns:
+      return "dns";
+    case TargetProto::http:
+      return "http";
   }
   return "tcp";
 }
@@ -23,7 +26,8 @@ bool is_valid_dns_name(std::string_view name) {
       label = 0;
       continue;
     }
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     if (!ok || ++label > 63) return false;
   }
   return label > 0;
@@ -49,18 +53,22 @@ std::optional<TargetSpec> parse_target_spec(std::string_view arg, std::string* e
   t.name = std::string(arg.substr(0, eq));
   if (t.name.size() > 64) return fail("the name is longer than 64 characters");
   for (char c : t.name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-              c == '.';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+              c == '_' || c == '.';
     if (!ok) return fail("the name may hold only letters, digits, '-', '_' and '.'");
   }
   std::string_view rest = arg.substr(eq + 1);
   std::size_t slash = rest.rfind('/');
   if (slash != std::string_view::npos) {
     std::string_view proto = rest.substr(slash + 1);
-    if (proto == "tcp") t.proto = TargetProto::tcp;
-    else if (proto == "dns") t.proto = TargetProto::dns;
-    else if (proto == "http") t.proto = TargetProto::http;
-    else return fail("unknown protocol '" + std::string(proto.substr(0, 16)) + "' (tcp, dns or http)");
+    if (proto == "tcp")
+      t.proto = TargetProto::tcp;
+    else if (proto == "dns")
+      t.proto = TargetProto::dns;
+    else if (proto == "http")
+      t.proto = TargetProto::http;
+    else
+      return fail("unknown protocol '" + std::string(proto.substr(0, 16)) + "' (tcp, dns or http)");
     rest = rest.substr(0, slash);
   }
   if (!rest.empty() && rest.front() == '[') return fail("IPv6 targets are not supported");

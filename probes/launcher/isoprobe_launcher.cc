@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   } else if (argc > 0 && std::strchr(argv[0], '/')) {
     exe = argv[0];  // no /proc: trust the path we were started by
   } else {
-    std::fprintf(stderr, "isoprobe: cannot find the bundle directory (no /proc/self/exe, argv[0] has no '/')\n");
+    std::fprintf(stderr,
+                 "isoprobe: cannot find the bundle directory (no /proc/self/exe, argv[0] has no '/')\n");
     return 127;
   }
   std::size_t slash = exe.rfind('/');
@@ -35,13 +36,14 @@ int main(int argc, char** argv) {
   std::string program = lib + "/isoprobe.bin";
   ::setenv("ISOPROBE_BUNDLE_DIR", dir.c_str(), 1);
 
-  std::vector<std::string> args = {loader, "--inhibit-cache", "--library-path", lib, "--argv0",
-                                   argc > 0 ? argv[0] : exe, program};
+  std::vector<std::string> args = {loader,    "--inhibit-cache",        "--library-path", lib,
+                                   "--argv0", argc > 0 ? argv[0] : exe, program};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
   ::execv(loader.c_str(), cargs.data());
-  std::fprintf(stderr, "isoprobe: cannot exec the bundle's loader %s: %s\n", loader.c_str(), std::strerror(errno));
+  std::fprintf(stderr, "isoprobe: cannot exec the bundle's loader %s: %s\n", loader.c_str(),
+               std::strerror(errno));
   return 127;
 }

@@ -22,7 +22,8 @@ Observation run(Context&) {
     return o;
   }
   DirList d = list_dir("/sys/kernel/debug", 4096);
-  o.value = {{"present", true}, {"entries", d.names.size()}, {"listable", d.err == 0}, {"debugfs_mounted", mounted}};
+  o.value = {
+      {"present", true}, {"entries", d.names.size()}, {"listable", d.err == 0}, {"debugfs_mounted", mounted}};
   std::string names;
   for (std::size_t i = 0; i < d.names.size() && i < 40; ++i) names += d.names[i] + " ";
   o.evidence = "/sys/kernel/debug: " + (d.err ? "cannot list: " + errno_name(d.err) : names);

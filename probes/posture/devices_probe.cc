@@ -12,9 +12,9 @@ namespace isoprobe {
 
 namespace {
 
-const std::set<std::string> kStandard = {"null",   "zero",    "full",   "random", "urandom", "tty",
+const std::set<std::string> kStandard = {"null",    "zero",   "full",   "random", "urandom", "tty",
                                          "console", "ptmx",   "pts",    "shm",    "fd",      "stdin",
-                                         "stdout", "stderr",  "mqueue", "core"};
+                                         "stdout",  "stderr", "mqueue", "core"};
 
 Observation run(Context&) {
   Observation o;

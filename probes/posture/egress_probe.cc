@@ -29,8 +29,10 @@ Observation run(Context& ctx) {
     } else {
       ResolvConf conf = parse_resolv_conf(rc.data);
       for (const auto& s : conf.skipped) ev.add_line("/etc/resolv.conf " + s);
-      if (conf.nameservers.empty()) note = "no IPv4 nameserver in /etc/resolv.conf";
-      else resolver = ResolverSpec{conf.nameservers.front(), 53};
+      if (conf.nameservers.empty())
+        note = "no IPv4 nameserver in /etc/resolv.conf";
+      else
+        resolver = ResolverSpec{conf.nameservers.front(), 53};
     }
   }
   nlohmann::json resolver_json = nullptr;

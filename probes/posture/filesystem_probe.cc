@@ -35,8 +35,10 @@ bool try_write(const std::string& dir, Evidence& ev) {
     return false;
   }
   ::close(fd);
-  if (::unlink(path.c_str()) != 0) ev.add_line(path + ": could not remove: " + errno_name(errno));
-  else ev.add_line(dir + ": created and removed a file");
+  if (::unlink(path.c_str()) != 0)
+    ev.add_line(path + ": could not remove: " + errno_name(errno));
+  else
+    ev.add_line(dir + ": created and removed a file");
   return true;
 }
 

@@ -33,14 +33,10 @@ Observation run(Context&) {
   ev.add("uid_map", uid_map.ok() ? uid_map.data : "unreadable: errno " + std::to_string(uid_map.err));
   ev.add("gid_map", gid_map.ok() ? gid_map.data : "unreadable: errno " + std::to_string(gid_map.err));
   for (const auto& p : um.problems) ev.add_line("uid_map " + p);
-  o.value = {{"uid", ::getuid()},
-             {"euid", ::geteuid()},
-             {"gid", ::getgid()},
-             {"egid", ::getegid()},
-             {"groups", groups},
-             {"uid_map", map_json(um)},
-             {"gid_map", map_json(gm)},
-             {"initial_user_namespace", um.is_identity()}};
+  o.value = {{"uid", ::getuid()},       {"euid", ::geteuid()},
+             {"gid", ::getgid()},       {"egid", ::getegid()},
+             {"groups", groups},        {"uid_map", map_json(um)},
+             {"gid_map", map_json(gm)}, {"initial_user_namespace", um.is_identity()}};
   if (!uid_map.ok()) o.err = uid_map.err;
   o.evidence = ev.str();
   return o;

@@ -28,7 +28,7 @@ Observation run(Context&) {
     f.data.resize(last == std::string::npos ? 0 : last + 1);
   }
   KallsymsClass c = classify_kallsyms(f.data);
-  o.value = {{"state", c.state},         {"lines", c.lines},        {"nonzero", c.nonzero},
+  o.value = {{"state", c.state},         {"lines", c.lines},         {"nonzero", c.nonzero},
              {"malformed", c.malformed}, {"truncated", f.truncated}, {"bytes_read", f.data.size()}};
   Evidence ev;
   auto lines = split_lines(f.data, 3);
@@ -42,7 +42,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor kallsyms_probe() {
-  return {"kallsyms", "/proc/kallsyms: absent, empty, zeroed or populated", std::chrono::milliseconds(2000), run};
+  return {"kallsyms", "/proc/kallsyms: absent, empty, zeroed or populated", std::chrono::milliseconds(2000),
+          run};
 }
 
 }  // namespace isoprobe

@@ -25,7 +25,8 @@ Observation run(Context&) {
   Evidence ev;
   utsname u{};
   if (::uname(&u) != 0) return o.fail("uname failed", errno);
-  ev.add("uname", std::string(u.sysname) + " " + u.nodename + " " + u.release + " " + u.version + " " + u.machine);
+  ev.add("uname",
+         std::string(u.sysname) + " " + u.nodename + " " + u.release + " " + u.version + " " + u.machine);
   std::vector<std::string> signals;
   int strong = 0;
   auto signal = [&](std::string name, bool is_strong) {
@@ -37,7 +38,8 @@ Observation run(Context&) {
 
   nlohmann::json dmesg = {{"readable", false}, {"errno", 0}};
   std::string log(256 * 1024, '\0');
-  int n = ::klogctl(3 /* SYSLOG_ACTION_READ_ALL: reads, never clears */, log.data(), static_cast<int>(log.size()));
+  int n = ::klogctl(3 /* SYSLOG_ACTION_READ_ALL: reads, never clears */, log.data(),
+                    static_cast<int>(log.size()));
   if (n < 0) {
     dmesg["errno"] = errno;
     ev.add("syslog(READ_ALL)", errno_name(errno));
@@ -64,11 +66,13 @@ Observation run(Context&) {
     if (m.fstype == "9p") ++ninep;
   }
   if (ninep > 0) signal("9p_mounts", false);
-  ev.add("signals", std::to_string(signals.size()) + " (" + std::to_string(strong) + " strong), 9p mounts: " +
-                        std::to_string(ninep));
+  ev.add("signals", std::to_string(signals.size()) + " (" + std::to_string(strong) +
+                        " strong), 9p mounts: " + std::to_string(ninep));
 
-  o.value = {{"sysname", u.sysname},   {"release", u.release},
-             {"version", u.version},   {"machine", u.machine},
+  o.value = {{"sysname", u.sysname},
+             {"release", u.release},
+             {"version", u.version},
+             {"machine", u.machine},
              {"gvisor", strong >= 1 && signals.size() >= 2},
              {"gvisor_signals", signals},
              {"strong_signals", strong},
@@ -80,7 +84,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor kernel_probe() {
-  return {"kernel", "uname fields and gVisor detection from several signals", std::chrono::milliseconds(2000), run};
+  return {"kernel", "uname fields and gVisor detection from several signals", std::chrono::milliseconds(2000),
+          run};
 }
 
 }  // namespace isoprobe

@@ -36,7 +36,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor kubernetes_probe() {
-  return {"kubernetes", "service-account token and KUBERNETES_* environment", std::chrono::milliseconds(1000), run};
+  return {"kubernetes", "service-account token and KUBERNETES_* environment", std::chrono::milliseconds(1000),
+          run};
 }
 
 }  // namespace isoprobe

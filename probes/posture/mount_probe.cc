@@ -38,20 +38,18 @@ Observation run(Context& ctx) {
   if (!r.reported) return o.fail(r.describe(), r.spawn_err);
   int step = r.report.step;
   bool mounted = step == 0 || step == 4;
-  o.value = {{"tmpfs_mounted", mounted},
-             {"new_mount_namespace", step == 0 || step > 1},
-             {"target", g_target},
-             {"failed_step", step == 0 ? "" : kSteps[step < 5 && step > 0 ? step : 0]},
-             {"errno", r.report.err},
-             {"error", step == 0 ? "" : errno_name(r.report.err)}};
+  o.value = {
+      {"tmpfs_mounted", mounted}, {"new_mount_namespace", step == 0 || step > 1},
+      {"target", g_target},       {"failed_step", step == 0 ? "" : kSteps[step < 5 && step > 0 ? step : 0]},
+      {"errno", r.report.err},    {"error", step == 0 ? "" : errno_name(r.report.err)}};
   return o;
 }
 
 }  // namespace
 
 ProbeDescriptor mount_probe() {
-  return {"mount", "a child tries to mount a tmpfs in a private mount namespace", std::chrono::milliseconds(2000),
-          run};
+  return {"mount", "a child tries to mount a tmpfs in a private mount namespace",
+          std::chrono::milliseconds(2000), run};
 }
 
 }  // namespace isoprobe

@@ -23,7 +23,8 @@ Observation run(Context&) {
     names = parse_net_dev(dev.data);
     ev.add("/proc/net/dev", dev.data);
   } else if (struct if_nameindex* idx = ::if_nameindex()) {
-    for (struct if_nameindex* p = idx; p->if_index != 0 && names.size() < 4096; ++p) names.emplace_back(p->if_name);
+    for (struct if_nameindex* p = idx; p->if_index != 0 && names.size() < 4096; ++p)
+      names.emplace_back(p->if_name);
     ::if_freenameindex(idx);
     ev.add_line("interfaces from if_nameindex (/proc/net/dev unreadable)");
   }

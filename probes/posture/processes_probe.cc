@@ -30,7 +30,8 @@ Observation run(Context&) {
     if (comm.ok()) pid1 = "[" + std::string(trim(comm.data)) + "]";
   }
   o.value = {{"visible", visible}, {"pid1", pid1}, {"self_pid", static_cast<long>(::getpid())}};
-  o.evidence = "numeric entries in /proc: " + std::to_string(visible) + "; /proc/1/cmdline: " + pid1.substr(0, 512);
+  o.evidence =
+      "numeric entries in /proc: " + std::to_string(visible) + "; /proc/1/cmdline: " + pid1.substr(0, 512);
   return o;
 }
 

@@ -14,14 +14,19 @@ namespace isoprobe {
 namespace {
 
 const std::vector<std::string> kPaths = {
-    "/var/run/docker.sock",          "/run/docker.sock",
-    "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
-    "/run/k3s/containerd/containerd.sock", "/run/crio/crio.sock",
-    "/var/run/crio/crio.sock",       "/run/podman/podman.sock",
-    "/var/run/dockershim.sock",      "/run/dockershim.sock",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/var/run/containerd/containerd.sock",
+    "/run/k3s/containerd/containerd.sock",
+    "/run/crio/crio.sock",
+    "/var/run/crio/crio.sock",
+    "/run/podman/podman.sock",
+    "/var/run/dockershim.sock",
+    "/run/dockershim.sock",
 };
-const std::vector<std::string_view> kSocketNames = {"docker.sock", "containerd.sock", "crio.sock", "podman.sock",
-                                                    "dockershim.sock"};
+const std::vector<std::string_view> kSocketNames = {"docker.sock", "containerd.sock", "crio.sock",
+                                                    "podman.sock", "dockershim.sock"};
 
 bool names_runtime_socket(std::string_view path) {
   for (auto n : kSocketNames) {

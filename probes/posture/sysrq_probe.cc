@@ -29,7 +29,8 @@ Observation run(Context&) {
     } else {
       open_err = errno;
     }
-    ev.add_line(std::string("open(O_WRONLY): ") + (opens ? "opened, closed unwritten" : errno_name(open_err)));
+    ev.add_line(std::string("open(O_WRONLY): ") +
+                (opens ? "opened, closed unwritten" : errno_name(open_err)));
   } else {
     ev.add_line("/proc/sysrq-trigger: " + errno_name(err));
   }

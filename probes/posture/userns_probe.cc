@@ -23,7 +23,8 @@ Observation run(Context& ctx) {
   o.evidence = "child unshare(CLONE_NEWUSER): " + r.describe();
   if (!r.reported) return o.fail(r.describe(), r.spawn_err);
   bool created = r.report.step == 0;
-  o.value = {{"created", created}, {"errno", r.report.err}, {"error", created ? "" : errno_name(r.report.err)}};
+  o.value = {
+      {"created", created}, {"errno", r.report.err}, {"error", created ? "" : errno_name(r.report.err)}};
   return o;
 }
 

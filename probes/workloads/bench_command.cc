@@ -153,7 +153,8 @@ class ScratchDir {
   std::string path_;
 };
 
-void print_list(const std::vector<const Workload*>& chosen, const std::map<std::string, std::string>& skipped) {
+void print_list(const std::vector<const Workload*>& chosen,
+                const std::map<std::string, std::string>& skipped) {
   nlohmann::json list = nlohmann::json::array();
   for (const Workload* w : chosen) {
     auto reason = skipped.find(std::string(w->name));
@@ -221,8 +222,10 @@ int run_bench(int argc, char** argv) {
 
   std::vector<std::string> flags = {"isoprobe bench"};
   bool user_min_time = false;
-  for (const auto& f : args.passthrough) user_min_time = user_min_time || f.rfind("--benchmark_min_time", 0) == 0;
-  if (!user_min_time && args.min_time.empty()) flags.push_back("--benchmark_min_time=" + std::to_string(kDefaultMinTime));
+  for (const auto& f : args.passthrough)
+    user_min_time = user_min_time || f.rfind("--benchmark_min_time", 0) == 0;
+  if (!user_min_time && args.min_time.empty())
+    flags.push_back("--benchmark_min_time=" + std::to_string(kDefaultMinTime));
   flags.insert(flags.end(), args.passthrough.begin(), args.passthrough.end());
   if (!args.min_time.empty()) flags.push_back("--benchmark_min_time=" + args.min_time);
   if (!args.repetitions.empty()) flags.push_back("--benchmark_repetitions=" + args.repetitions);
@@ -243,16 +246,16 @@ int run_bench(int argc, char** argv) {
   for (const Workload* w : chosen) {
     auto reason = skipped.find(std::string(w->name));
     std::string skip = reason == skipped.end() ? "" : "skipped: " + reason->second;
-    auto* b = benchmark::RegisterBenchmark(std::string(w->name).c_str(),
-                                           [w, &env, skip](benchmark::State& state) {
-                                             if (!skip.empty()) {
-                                               state.SkipWithError(skip.c_str());
-                                               for (auto _ : state) {
-                                               }
-                                               return;
-                                             }
-                                             w->run(state, env);
-                                           });
+    auto* b =
+        benchmark::RegisterBenchmark(std::string(w->name).c_str(), [w, &env, skip](benchmark::State& state) {
+          if (!skip.empty()) {
+            state.SkipWithError(skip.c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          w->run(state, env);
+        });
     b->UseRealTime();
     if (w->fixed_iterations > 0) b->Iterations(w->fixed_iterations);
   }

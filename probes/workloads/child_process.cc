@@ -58,32 +58,35 @@ std::string tiny_exit_elf() {
   };
   const std::uint64_t total = kHeaders + sizeof(code);
   std::string elf;
-  elf += std::string("\x7f" "ELF", 4);
-  put(elf, 2, 1);  // 64-bit
-  put(elf, 1, 1);  // little endian
-  put(elf, 1, 1);  // ELF version
-  put(elf, 0, 9);  // System V ABI, ABI version, padding
-  put(elf, 2, 2);  // ET_EXEC
-  put(elf, 0x3e, 2);  // x86-64
-  put(elf, 1, 4);  // version
+  elf += std::string(
+      "\x7f"
+      "ELF",
+      4);
+  put(elf, 2, 1);                 // 64-bit
+  put(elf, 1, 1);                 // little endian
+  put(elf, 1, 1);                 // ELF version
+  put(elf, 0, 9);                 // System V ABI, ABI version, padding
+  put(elf, 2, 2);                 // ET_EXEC
+  put(elf, 0x3e, 2);              // x86-64
+  put(elf, 1, 4);                 // version
   put(elf, kBase + kHeaders, 8);  // entry
-  put(elf, 64, 8);  // program header offset
-  put(elf, 0, 8);   // section header offset
-  put(elf, 0, 4);   // flags
-  put(elf, 64, 2);  // ELF header size
-  put(elf, 56, 2);  // program header entry size
-  put(elf, 1, 2);   // program header count
-  put(elf, 64, 2);  // section header entry size
-  put(elf, 0, 2);   // section header count
-  put(elf, 0, 2);   // section name table index
-  put(elf, 1, 4);   // PT_LOAD
-  put(elf, 5, 4);   // PF_R | PF_X
-  put(elf, 0, 8);   // file offset
-  put(elf, kBase, 8);  // virtual address
-  put(elf, kBase, 8);  // physical address
-  put(elf, total, 8);  // size in file
-  put(elf, total, 8);  // size in memory
-  put(elf, 0x1000, 8);  // alignment
+  put(elf, 64, 8);                // program header offset
+  put(elf, 0, 8);                 // section header offset
+  put(elf, 0, 4);                 // flags
+  put(elf, 64, 2);                // ELF header size
+  put(elf, 56, 2);                // program header entry size
+  put(elf, 1, 2);                 // program header count
+  put(elf, 64, 2);                // section header entry size
+  put(elf, 0, 2);                 // section header count
+  put(elf, 0, 2);                 // section name table index
+  put(elf, 1, 4);                 // PT_LOAD
+  put(elf, 5, 4);                 // PF_R | PF_X
+  put(elf, 0, 8);                 // file offset
+  put(elf, kBase, 8);             // virtual address
+  put(elf, kBase, 8);             // physical address
+  put(elf, total, 8);             // size in file
+  put(elf, total, 8);             // size in memory
+  put(elf, 0x1000, 8);            // alignment
   elf.append(reinterpret_cast<const char*>(code), sizeof(code));
   return elf;
 }
@@ -103,8 +106,7 @@ std::optional<std::string> write_tiny_exit_program(const std::string& path) {
   return std::nullopt;
 }
 
-ChildRunner::ChildRunner(std::chrono::milliseconds limit)
-    : limit_(limit), watchdog_([this] { watch(); }) {}
+ChildRunner::ChildRunner(std::chrono::milliseconds limit) : limit_(limit), watchdog_([this] { watch(); }) {}
 
 ChildRunner::~ChildRunner() {
   {

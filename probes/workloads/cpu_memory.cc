@@ -37,7 +37,8 @@ void run_cpu_hash(benchmark::State& state, const Env&) {
     std::uint64_t h = fnv1a(data.data(), data.size());
     benchmark::DoNotOptimize(h);
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kHashBytes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(kHashBytes));
 }
 
 void run_memory_bandwidth(benchmark::State& state, const Env&) {
@@ -47,7 +48,8 @@ void run_memory_bandwidth(benchmark::State& state, const Env&) {
     std::memcpy(to.data(), from.data(), kCopyBytes);
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kCopyBytes));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(kCopyBytes));
 }
 
 void run_page_faults(benchmark::State& state, const Env&) {
@@ -59,7 +61,8 @@ void run_page_faults(benchmark::State& state, const Env&) {
     for (std::size_t p = 0; p < kFaultPages; ++p) bytes_ptr[p * kPage] = 1;
     ::munmap(mem, bytes);
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kFaultPages));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(kFaultPages));
 }
 
 }  // namespace

@@ -47,6 +47,8 @@ EchoPeer::EchoPeer(int in_fd, int out_fd) : in_fd_(in_fd), out_fd_(out_fd) {
   });
 }
 
-EchoPeer::~EchoPeer() { thread_.join(); }
+EchoPeer::~EchoPeer() {
+  thread_.join();
+}
 
 }  // namespace isoprobe::workloads

@@ -181,7 +181,8 @@ const Workload kWriteFsync{
 const Workload kDirChurn1000{
     .name = "dir_churn_1000",
     .family = "files",
-    .description = "mkdir, create 1,000 empty files, list them, unlink them, rmdir (one iteration = all of it)",
+    .description =
+        "mkdir, create 1,000 empty files, list them, unlink them, rmdir (one iteration = all of it)",
     .run = run_dir_churn_1000,
 };
 

@@ -50,7 +50,9 @@ enum : std::uint32_t { kMainTurn = 0, kWorkerTurn = 1, kStop = 2 };
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
 
 long futex_op(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
-  struct timespec timeout {1, 0};
+  struct timespec timeout {
+    1, 0
+  };
   return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value,
                    op == FUTEX_WAIT_PRIVATE ? &timeout : nullptr, nullptr, 0);
 }

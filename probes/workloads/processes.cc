@@ -88,7 +88,8 @@ const Workload kForkWait{
 const Workload kSpawnExec{
     .name = "spawn_exec",
     .family = "processes",
-    .description = "posix_spawn of a tiny static program (exit_group(0) only) from the scratch directory, then wait",
+    .description =
+        "posix_spawn of a tiny static program (exit_group(0) only) from the scratch directory, then wait",
     .check = check_spawn_exec,
     .run = run_spawn_exec,
 };

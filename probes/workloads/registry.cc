@@ -8,11 +8,25 @@ namespace isoprobe::workloads {
 namespace {
 
 constexpr std::array<const Workload*, 19> kAll = {
-    &kGetpid,        &kClockGettime,  &kOpenClose,     &kStat,
-    &kRead4kCached,  &kWriteFsync,    &kPageFaults,    &kForkWait,
-    &kSpawnExec,     &kPipePingpong,  &kFutexWake,     &kTcpRttLoopback,
-    &kUnixRtt,       &kDirChurn1000,  &kCpuHash,       &kMemoryBandwidth,
-    &kCompileC,      &kShellPipeline, &kInterpreterStartup,
+    &kGetpid,
+    &kClockGettime,
+    &kOpenClose,
+    &kStat,
+    &kRead4kCached,
+    &kWriteFsync,
+    &kPageFaults,
+    &kForkWait,
+    &kSpawnExec,
+    &kPipePingpong,
+    &kFutexWake,
+    &kTcpRttLoopback,
+    &kUnixRtt,
+    &kDirChurn1000,
+    &kCpuHash,
+    &kMemoryBandwidth,
+    &kCompileC,
+    &kShellPipeline,
+    &kInterpreterStartup,
 };
 
 bool is_lower_snake_case(std::string_view name) {
@@ -30,7 +44,9 @@ bool is_lower_snake_case(std::string_view name) {
 
 }  // namespace
 
-std::span<const Workload* const> registered_workloads() { return kAll; }
+std::span<const Workload* const> registered_workloads() {
+  return kAll;
+}
 
 std::optional<std::string> registry_problem(std::span<const Workload* const> list) {
   std::set<std::string_view> seen;

@@ -81,7 +81,9 @@ void run_compile_c(benchmark::State& state, const Env& env) {
   ::unlink(source.c_str());
 }
 
-std::optional<std::string> check_shell_pipeline(const Env&) { return missing_tool({"sh", "sort", "head"}); }
+std::optional<std::string> check_shell_pipeline(const Env&) {
+  return missing_tool({"sh", "sort", "head"});
+}
 
 void run_shell_pipeline(benchmark::State& state, const Env&) {
   const std::vector<std::string> argv = {find_in_path("sh"), "-c", "printf '%s\\n' 3 1 2 | sort | head -n 1"};
@@ -92,7 +94,9 @@ void run_shell_pipeline(benchmark::State& state, const Env&) {
   }
 }
 
-std::optional<std::string> check_interpreter_startup(const Env&) { return missing_tool({"python3"}); }
+std::optional<std::string> check_interpreter_startup(const Env&) {
+  return missing_tool({"python3"});
+}
 
 void run_interpreter_startup(benchmark::State& state, const Env&) {
   const std::vector<std::string> argv = {find_in_path("python3"), "-c", "pass"};
@@ -108,7 +112,8 @@ void run_interpreter_startup(benchmark::State& state, const Env&) {
 const Workload kCompileC{
     .name = "compile_c",
     .family = "task_like",
-    .description = "cc -c -O1 -pipe of a 20-line C file in the scratch directory (cc, gcc or clang from PATH)",
+    .description =
+        "cc -c -O1 -pipe of a 20-line C file in the scratch directory (cc, gcc or clang from PATH)",
     .check = check_compile_c,
     .run = run_compile_c,
     .fixed_iterations = 3,

@@ -13,7 +13,9 @@ namespace isoharness::probe_test {
 
 namespace fs = std::filesystem;
 
-std::string runtime_name(Runtime r) { return r == Runtime::runc ? "runc" : "runsc"; }
+std::string runtime_name(Runtime r) {
+  return r == Runtime::runc ? "runc" : "runsc";
+}
 
 std::string host_boot_id() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");
@@ -41,10 +43,11 @@ nlohmann::json mount(const std::string& dest, const std::string& type, const std
 // Deny what a RuntimeDefault profile denies to a process without CAP_SYS_ADMIN, as far as
 // these probes can tell: namespaces, mounts, kernel modules, and the like.
 nlohmann::json seccomp_profile() {
-  nlohmann::json denied = {"unshare", "setns", "mount", "umount2", "pivot_root", "keyctl", "add_key",
-                           "request_key", "bpf", "perf_event_open", "kexec_load", "kexec_file_load", "init_module",
-                           "finit_module", "delete_module", "open_by_handle_at", "swapon", "swapoff", "reboot",
-                           "fsopen", "fsmount", "move_mount", "open_tree"};
+  nlohmann::json denied = {
+      "unshare",     "setns",        "mount",         "umount2",           "pivot_root", "keyctl",
+      "add_key",     "request_key",  "bpf",           "perf_event_open",   "kexec_load", "kexec_file_load",
+      "init_module", "finit_module", "delete_module", "open_by_handle_at", "swapon",     "swapoff",
+      "reboot",      "fsopen",       "fsmount",       "move_mount",        "open_tree"};
   return {{"defaultAction", "SCMP_ACT_ALLOW"},
           {"architectures", {"SCMP_ARCH_X86_64"}},
           {"syscalls",
@@ -52,7 +55,11 @@ nlohmann::json seccomp_profile() {
             {{"names", {"clone"}},
              {"action", "SCMP_ACT_ERRNO"},
              {"errnoRet", 1},
-             {"args", {{{"index", 0}, {"value", 0x10000000}, {"valueTwo", 0x10000000}, {"op", "SCMP_CMP_MASKED_EQ"}}}}}}}};
+             {"args",
+              {{{"index", 0},
+                {"value", 0x10000000},
+                {"valueTwo", 0x10000000},
+                {"op", "SCMP_CMP_MASKED_EQ"}}}}}}}};
 }
 
 }  // namespace
@@ -63,9 +70,12 @@ ProbeBundle::ProbeBundle(const std::string& bundle_dir) {
   fs::create_directories(dir_);
   fs::path rootfs = fs::path(dir_) / "rootfs";
   for (const char* d : {"proc", "dev", "sys", "tmp", "isoprobe"}) fs::create_directories(rootfs / d);
-  fs::copy(bundle_dir, rootfs / "isoprobe", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-  if (!fs::exists(rootfs / "isoprobe" / "isoprobe") || !fs::exists(rootfs / "isoprobe" / "lib" / "isoprobe.bin"))
-    throw std::runtime_error("isoprobe bundle incomplete in " + bundle_dir + " (build target isoprobe_bundle)");
+  fs::copy(bundle_dir, rootfs / "isoprobe",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  if (!fs::exists(rootfs / "isoprobe" / "isoprobe") ||
+      !fs::exists(rootfs / "isoprobe" / "lib" / "isoprobe.bin"))
+    throw std::runtime_error("isoprobe bundle incomplete in " + bundle_dir +
+                             " (build target isoprobe_bundle)");
   fs::create_directories(fs::path(dir_) / "state-runc");
   fs::create_directories(fs::path(dir_) / "state-runsc");
 }
@@ -73,9 +83,9 @@ ProbeBundle::ProbeBundle(const std::string& bundle_dir) {
 ProbeBundle::~ProbeBundle() {
   for (const auto& [runtime, id] : containers_) {
     std::string root = dir_ + "/state-" + runtime_name(runtime);
-    std::vector<std::string> argv = runtime == Runtime::runc
-                                        ? std::vector<std::string>{"runc", "--root", root, "delete", "--force", id}
-                                        : std::vector<std::string>{"runsc", "--root", root, "delete", "-force", id};
+    std::vector<std::string> argv =
+        runtime == Runtime::runc ? std::vector<std::string>{"runc", "--root", root, "delete", "--force", id}
+                                 : std::vector<std::string>{"runsc", "--root", root, "delete", "-force", id};
     RunOptions o;
     o.deadline = std::chrono::seconds(30);
     (void)run_command(argv, o);
@@ -88,24 +98,29 @@ std::string ProbeBundle::write_config(const ContainerSpec& spec, const std::vect
   std::vector<std::string> argv = {"/isoprobe/isoprobe"};
   argv.insert(argv.end(), args.begin(), args.end());
   nlohmann::json caps = nlohmann::json::array();
-  if (!spec.drop_capabilities) caps = {"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD",
-                                       "CAP_NET_RAW", "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP",
-                                       "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"};
-  nlohmann::json process = {
-      {"terminal", false},
-      {"user", {{"uid", 0}, {"gid", 0}}},
-      {"args", argv},
-      {"env", {"PATH=/isoprobe", "HOME=/tmp"}},
-      {"cwd", "/"},
-      {"capabilities",
-       {{"bounding", caps}, {"effective", caps}, {"permitted", caps}, {"inheritable", nlohmann::json::array()},
-        {"ambient", nlohmann::json::array()}}},
-      {"rlimits", {{{"type", "RLIMIT_NOFILE"}, {"hard", 1024}, {"soft", 1024}}}},
-      {"noNewPrivileges", spec.no_new_privileges}};
+  if (!spec.drop_capabilities)
+    caps = {"CAP_CHOWN",   "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
+            "CAP_MKNOD",   "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
+            "CAP_SETFCAP", "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+            "CAP_KILL",    "CAP_AUDIT_WRITE"};
+  nlohmann::json process = {{"terminal", false},
+                            {"user", {{"uid", 0}, {"gid", 0}}},
+                            {"args", argv},
+                            {"env", {"PATH=/isoprobe", "HOME=/tmp"}},
+                            {"cwd", "/"},
+                            {"capabilities",
+                             {{"bounding", caps},
+                              {"effective", caps},
+                              {"permitted", caps},
+                              {"inheritable", nlohmann::json::array()},
+                              {"ambient", nlohmann::json::array()}}},
+                            {"rlimits", {{{"type", "RLIMIT_NOFILE"}, {"hard", 1024}, {"soft", 1024}}}},
+                            {"noNewPrivileges", spec.no_new_privileges}};
   nlohmann::json mounts = {
       mount("/proc", "proc", "proc", {}),
       mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"}),
-      mount("/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"}),
+      mount("/dev/pts", "devpts", "devpts",
+            {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"}),
       mount("/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"}),
       mount("/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"}),
       mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"}),
@@ -132,7 +147,8 @@ std::string ProbeBundle::write_config(const ContainerSpec& spec, const std::vect
 }
 
 Expected<ContainerRun> ProbeBundle::run(Runtime runtime, const ContainerSpec& spec,
-                                        const std::vector<std::string>& args, std::chrono::milliseconds deadline) {
+                                        const std::vector<std::string>& args,
+                                        std::chrono::milliseconds deadline) {
   write_config(spec, args);
   std::string id = "ih-" + run_id_ + "-probe-" + std::to_string(++counter_);
   std::string root = dir_ + "/state-" + runtime_name(runtime);

@@ -19,8 +19,8 @@ std::string runtime_name(Runtime r);
 struct ContainerSpec {
   bool drop_capabilities = true;  // every capability set empty
   bool no_new_privileges = true;
-  bool seccomp_filter = true;     // a RuntimeDefault-like filter (runsc ignores it without --oci-seccomp)
-  bool read_only_root = true;     // with a tmpfs at /tmp
+  bool seccomp_filter = true;  // a RuntimeDefault-like filter (runsc ignores it without --oci-seccomp)
+  bool read_only_root = true;  // with a tmpfs at /tmp
 };
 
 struct ContainerRun {

@@ -286,6 +286,26 @@ TEST_CASE("authentication: key file, agent, and a wrong key", "[system][transpor
     CHECK_THAT(jump.error().message,
                Catch::Contains("cannot reach the ssh agent") && Catch::Contains("no-agent.sock"));
   }
+  SECTION("an RSA key is refused with a hint") {
+    std::string rsa = world().dir + "/id_rsa";
+    REQUIRE(run_command({"ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", rsa})->ok());
+    // Authorised on the servers: the only reason left to refuse it is the SHA-1 signature.
+    std::ofstream(world().dir + "/authorized_keys", std::ios::app) << read_file(rsa + ".pub");
+    auto ssh = run_command(
+        {"ssh", "-F", world().openssh_config, "-i", rsa, "-o", "IdentitiesOnly=yes", "-J",
+         "root@" + world().route.jump.host, "-p", "2222", "root@" + world().route.sandbox.host, "true"},
+        RunOptions{.deadline = 30s});
+    REQUIRE(ssh.has_value());
+    INFO("OpenSSH with the same RSA key: " << ssh->describe());
+    CHECK(ssh->ok());  // OpenSSH signs with rsa-sha2 and gets in
+    auto rsa_fp = run_command({"ssh-keygen", "-l", "-E", "sha256", "-f", rsa + ".pub"});
+    REQUIRE(rsa_fp.has_value());
+    std::string fp = rsa_fp->out.substr(rsa_fp->out.find("SHA256:"), 50);
+    CHECK_THAT(read_file(world().dir + "/sshd_2222.log"), Catch::Contains("RSA " + fp));
+    auto jump = JumpConnection::connect(world().route.jump, Credentials{rsa, "", false, ""}, {}, 10s);
+    REQUIRE_FALSE(jump.has_value());
+    CHECK_THAT(jump.error().message, Catch::Contains("use an ed25519 key"));
+  }
   SECTION("a missing key file") {
     Credentials none{world().dir + "/missing", "", false};
     auto jump = JumpConnection::connect(world().route.jump, none, {}, 10s);

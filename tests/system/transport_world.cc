@@ -168,8 +168,8 @@ void TransportWorld::build() {
   run_ok({"ip", "-n", ns_sandbox, "link", "set", veth_sb, "up"});
 
   // The jumphost as a platform runs it: no shell, forwarding only to the sandbox's sshd.
-  jump_role_ = fmt::format("PermitTTY no\nForceCommand /bin/false\nAllowTcpForwarding local\nPermitOpen {}:2222\n",
-                           sandbox_addr);
+  jump_role_ = fmt::format(
+      "PermitTTY no\nForceCommand /bin/false\nAllowTcpForwarding local\nPermitOpen {}:2222\n", sandbox_addr);
   jump_sshd_ = start_sshd(ns_jump, jump_addr, 22, dir + "/jump_host");
   start_sshd(ns_sandbox, sandbox_addr, 2222, dir + "/sandbox_host");
 

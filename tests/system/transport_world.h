@@ -1,7 +1,7 @@
 // A small real network for transport tests and the transport benchmark: a jumphost
 // namespace reachable from the host over a veth, running OpenSSH sshd on port 22
-// (keys only, no shell, forwarding only to the sandbox's port 2222), and a sandbox namespace reachable only from the
-// jumphost, running sshd on port 2222 with an sftp subsystem. Addresses are two /30s of
+// (keys only, no shell, forwarding only to the sandbox's port 2222), and a sandbox namespace reachable only
+// from the jumphost, running sshd on port 2222 with an sftp subsystem. Addresses are two /30s of
 // 198.51.100.0/24 that nothing on the host uses; every name carries a random run id.
 // Everything (sshd processes, agent, namespaces and their veths, the temp dir) is removed
 // by the destructor, also when setup fails half-way.

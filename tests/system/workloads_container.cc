@@ -99,7 +99,11 @@ void OciBundle::write_config(const std::vector<std::string>& args) const {
       {"mounts", mounts},
       {"linux",
        {{"namespaces",
-         {{{"type", "pid"}}, {{"type", "network"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}}}}},
+         {{{"type", "pid"}},
+          {{"type", "network"}},
+          {{"type", "ipc"}},
+          {{"type", "uts"}},
+          {{"type", "mount"}}}}}},
   };
   std::ofstream out(fs::path(dir_) / "config.json");
   out << config.dump(2);

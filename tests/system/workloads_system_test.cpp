@@ -18,10 +18,11 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string> kExpectedNames = {
-    "getpid",           "clock_gettime",  "open_close",          "stat",           "read_4k_cached",
-    "write_fsync",      "page_faults",    "fork_wait",           "spawn_exec",     "pipe_pingpong",
-    "futex_wake",       "tcp_rtt_loopback", "unix_rtt",          "dir_churn_1000", "cpu_hash",
-    "memory_bandwidth", "compile_c",      "shell_pipeline",      "interpreter_startup"};
+    "getpid",         "clock_gettime",  "open_close",         "stat",
+    "read_4k_cached", "write_fsync",    "page_faults",        "fork_wait",
+    "spawn_exec",     "pipe_pingpong",  "futex_wake",         "tcp_rtt_loopback",
+    "unix_rtt",       "dir_churn_1000", "cpu_hash",           "memory_bandwidth",
+    "compile_c",      "shell_pipeline", "interpreter_startup"};
 
 std::unique_ptr<OciBundle> make_bundle() {
   test::require_system({"runc", "runsc"});
@@ -37,7 +38,9 @@ nlohmann::json run_bench_in(OciBundle& bundle, const std::string& runtime, std::
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = bundle.run(runtime, args, std::chrono::seconds(240));
   REQUIRE(r.has_value());
-  INFO(runtime << ": " << r->describe() << "\nstderr:\n" << r->err << "\nstdout:\n" << r->out.substr(0, 2000));
+  INFO(runtime << ": " << r->describe() << "\nstderr:\n"
+               << r->err << "\nstdout:\n"
+               << r->out.substr(0, 2000));
   REQUIRE(r->ok());
   auto doc = nlohmann::json::parse(r->out, nullptr, false);
   REQUIRE_FALSE(doc.is_discarded());
@@ -76,8 +79,9 @@ TEST_CASE("in a container without tools on PATH the task-like workloads say why 
   auto bundle = make_bundle();
   for (const char* runtime : {"runc", "runsc"}) {
     // The PATH of the container holds only an empty directory.
-    auto r = bundle->run(runtime, {"/usr/bin/env", "PATH=/proc/none", "/opt/isoprobe/isoprobe", "bench", "--list"},
-                         std::chrono::seconds(60));
+    auto r =
+        bundle->run(runtime, {"/usr/bin/env", "PATH=/proc/none", "/opt/isoprobe/isoprobe", "bench", "--list"},
+                    std::chrono::seconds(60));
     REQUIRE(r.has_value());
     INFO(runtime << ": " << r->describe() << "\n" << r->err);
     REQUIRE(r->ok());

@@ -6,6 +6,6 @@ isoharness_test(probe_parsers_test
           unit/probe_target_spec_test.cpp unit/probe_text_util_test.cpp
   LIBS isoprobe_core)
 isoharness_test(probe_registry_test
-  SOURCES unit/probe_registry_test.cpp unit/probe_runner_test.cpp
+  SOURCES unit/probe_registry_test.cpp unit/probe_runner_test.cpp unit/probe_child_test.cpp
   LIBS isoprobe_core)
 isoharness_test(probe_egress_test SOURCES unit/probe_egress_test.cpp LIBS isoprobe_core)

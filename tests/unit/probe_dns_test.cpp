@@ -8,8 +8,8 @@ using namespace isoprobe;
 namespace {
 
 // An answer built by hand, the way a resolver would send it.
-std::string answer(std::uint16_t id, const std::string& qname_wire, std::uint16_t flags, std::uint16_t ancount,
-                   const std::string& answers) {
+std::string answer(std::uint16_t id, const std::string& qname_wire, std::uint16_t flags,
+                   std::uint16_t ancount, const std::string& answers) {
   std::string p;
   auto put16 = [&](std::uint16_t v) {
     p.push_back(static_cast<char>(v >> 8));
@@ -69,9 +69,9 @@ TEST_CASE("DNS NXDOMAIN and answers without A records", "[probe]") {
 }
 
 TEST_CASE("DNS: answers that are not ours are rejected", "[probe]") {
-  CHECK_FALSE(parse_dns_response(answer(8, kName, 0x8180, 1, kA), 7, "target.test").ok);      // id
-  CHECK_FALSE(parse_dns_response(answer(7, kName, 0x0100, 1, kA), 7, "target.test").ok);      // not a response
-  CHECK_FALSE(parse_dns_response(answer(7, kName, 0x8180, 1, kA), 7, "other.test").ok);       // name
+  CHECK_FALSE(parse_dns_response(answer(8, kName, 0x8180, 1, kA), 7, "target.test").ok);  // id
+  CHECK_FALSE(parse_dns_response(answer(7, kName, 0x0100, 1, kA), 7, "target.test").ok);  // not a response
+  CHECK_FALSE(parse_dns_response(answer(7, kName, 0x8180, 1, kA), 7, "other.test").ok);   // name
 }
 
 TEST_CASE("DNS: truncated and hostile packets", "[probe]") {

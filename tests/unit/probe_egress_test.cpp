@@ -183,7 +183,7 @@ TEST_CASE("egress: connected, refused, http, dns and dns_failed, all at once", "
   CHECK(servers.dns_queries >= 4);
 }
 
-TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_failed", "[probe]") {
+TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_failed, a mute server connected", "[probe]") {
   enter_own_netns();
   Servers servers;
   // Backlog 0 and nobody accepting: after the queue fills, the kernel drops SYNs.
@@ -198,9 +198,11 @@ TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_fa
     (void)::connect(fillers.back()->fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Fd mute(loopback_socket(SOCK_STREAM, 8));  // accepts the connection, never answers
   std::vector<TargetSpec> targets = {
       target("stuck=127.0.0.1:" + std::to_string(bound_port(full.fd))),
       target("silent=silent.test:80"),
+      target("mute=127.0.0.1:" + std::to_string(bound_port(mute.fd)) + "/http"),
   };
   ResolverSpec resolver{0x7f000001u, servers.dns_port()};
   auto t0 = Clock::now();
@@ -211,6 +213,8 @@ TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_fa
   CHECK(results["stuck"].result == "timeout");
   CHECK(results["silent"].result == "dns_failed");
   CHECK(results["silent"].detail.find("did not answer") != std::string::npos);
+  CHECK(results["mute"].result == "connected");  // reachable, even if it says nothing
+  CHECK(results["mute"].detail.find("no HTTP status line") != std::string::npos);
 }
 
 TEST_CASE("egress: no resolver means names fail; literals need none", "[probe]") {
@@ -221,8 +225,8 @@ TEST_CASE("egress: no resolver means names fail; literals need none", "[probe]")
       target("literal=127.0.0.1:" + std::to_string(bound_port(listener.fd))),
       target("literal_dns=127.0.0.1:53/dns"),
   };
-  auto results = by_name(
-      run_egress(targets, std::nullopt, "no IPv4 nameserver in /etc/resolv.conf", Clock::now() + std::chrono::seconds(2)));
+  auto results = by_name(run_egress(targets, std::nullopt, "no IPv4 nameserver in /etc/resolv.conf",
+                                    Clock::now() + std::chrono::seconds(2)));
   CHECK(results["byname"].result == "dns_failed");
   CHECK(results["byname"].detail.find("no IPv4 nameserver") != std::string::npos);
   CHECK(results["literal"].result == "connected");
@@ -236,8 +240,8 @@ TEST_CASE("egress: no route is unreachable (only inside our own namespace)", "[p
     return;
   }
   // Our namespace has only lo: 192.0.2.1 (TEST-NET-1) has no route, so nothing is sent.
-  auto results = by_name(run_egress({target("nowhere=192.0.2.1:80")}, std::nullopt, "",
-                                    Clock::now() + std::chrono::seconds(2)));
+  auto results = by_name(
+      run_egress({target("nowhere=192.0.2.1:80")}, std::nullopt, "", Clock::now() + std::chrono::seconds(2)));
   CHECK(results["nowhere"].result == "unreachable");
   CHECK(results["nowhere"].err == ENETUNREACH);
 }

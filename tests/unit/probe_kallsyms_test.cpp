@@ -25,7 +25,7 @@ TEST_CASE("kallsyms: malformed lines never count as populated", "[probe]") {
   CHECK(c.state == "zeroed");
   CHECK(c.lines == 1);
   CHECK(c.malformed == 4);
-  CHECK(classify_kallsyms("ffffffff81000000").state == "empty");     // truncated mid-line
-  CHECK(classify_kallsyms("ffffffff81000000 T").state == "empty");   // truncated before the name
+  CHECK(classify_kallsyms("ffffffff81000000").state == "empty");    // truncated mid-line
+  CHECK(classify_kallsyms("ffffffff81000000 T").state == "empty");  // truncated before the name
   CHECK(classify_kallsyms("garbage garbage garbage").state == "empty");
 }

@@ -44,7 +44,8 @@ TEST_CASE("mountinfo: hostile lines are reported, good ones kept", "[probe]") {
 }
 
 TEST_CASE("mountinfo: option matching is exact and truncated input is safe", "[probe]") {
-  MountInfo mi = parse_mountinfo("1 0 0:1 / / rw,rootcontext=ro - ext4 x rw\n2 1 0:2 / /a nosuid,ro - ext4 y ro\n3 1 0:3 / /b r");
+  MountInfo mi = parse_mountinfo(
+      "1 0 0:1 / / rw,rootcontext=ro - ext4 x rw\n2 1 0:2 / /a nosuid,ro - ext4 y ro\n3 1 0:3 / /b r");
   REQUIRE(mi.mounts.size() == 2);
   CHECK_FALSE(mi.mounts[0].read_only());
   CHECK(mi.mounts[1].read_only());
@@ -56,7 +57,8 @@ TEST_CASE("mountinfo: option matching is exact and truncated input is safe", "[p
 
 TEST_CASE("mountinfo: the number of mounts is bounded", "[probe]") {
   std::string big;
-  for (int i = 0; i < 10050; ++i) big += std::to_string(i + 2) + " 1 0:1 / /m" + std::to_string(i) + " rw - tmpfs t rw\n";
+  for (int i = 0; i < 10050; ++i)
+    big += std::to_string(i + 2) + " 1 0:1 / /m" + std::to_string(i) + " rw - tmpfs t rw\n";
   MountInfo mi = parse_mountinfo(big);
   CHECK(mi.mounts.size() == kMaxMounts);
   CHECK_FALSE(mi.problems.empty());

@@ -7,7 +7,9 @@
 using namespace isoprobe;
 
 namespace {
-Observation nothing(Context&) { return Observation{}; }
+Observation nothing(Context&) {
+  return Observation{};
+}
 }  // namespace
 
 TEST_CASE("the probe registry is sound and holds every contract observation", "[probe]") {
@@ -16,9 +18,9 @@ TEST_CASE("the probe registry is sound and holds every contract observation", "[
   std::set<std::string> names;
   for (const auto& p : probes) names.insert(std::string(p.name));
   // docs/CONTRACTS.md §3
-  for (const char* n : {"kernel", "capabilities", "no_new_privs", "seccomp", "identity", "userns", "mount", "kallsyms",
-                        "debugfs", "sysrq", "devices", "runtime_sockets", "kubernetes", "processes", "network",
-                        "filesystem", "boot_id", "egress"}) {
+  for (const char* n : {"kernel", "capabilities", "no_new_privs", "seccomp", "identity", "userns", "mount",
+                        "kallsyms", "debugfs", "sysrq", "devices", "runtime_sockets", "kubernetes",
+                        "processes", "network", "filesystem", "boot_id", "egress"}) {
     INFO(n);
     CHECK(names.count(n) == 1);
   }

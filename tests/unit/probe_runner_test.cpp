@@ -17,7 +17,9 @@ Observation quick(Context&) {
   o.evidence = std::string(9000, 'e');  // more than the contract allows
   return o;
 }
-Observation throws(Context&) { throw std::runtime_error("boom"); }
+Observation throws(Context&) {
+  throw std::runtime_error("boom");
+}
 Observation sleeps(Context&) {
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   return Observation{};

@@ -158,9 +158,9 @@ colour: blue
   // Structural errors of the scenario shell stop first; fix them and the rest shows.
   std::string fixed = std::string(yaml).substr(0, std::string(yaml).find("colour"));
   msg = error_of([&] { parse_scenario(fixed, "bad.yaml"); });
-  CHECK_THAT(msg, Catch::Contains("bad.yaml:7:21: item must be an index into the task's items (0..0)"));
-  CHECK_THAT(msg, Catch::Contains("bad.yaml:8:11: no task is named 'nope'"));
-  CHECK_THAT(msg, Catch::Contains("bad.yaml:9:30: names item '\"other\"' but tasks[0].items[0] is \"bridge\""));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:7:18: item must be an index into the task's items (0..0)"));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:8:7: no task is named 'nope'"));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:9:27: names item \"other\" but tasks[0].items[0] is \"bridge\""));
   CHECK_THAT(msg, Catch::Contains("attempts must be a whole number from 1 to 100"));
   CHECK_THAT(msg, Catch::Contains("unknown matrix key 'cells'"));
   CHECK_THAT(msg, Catch::Contains("tolerance is a ratio above 1"));

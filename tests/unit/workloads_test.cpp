@@ -49,7 +49,8 @@ isoharness::RunResult run_isoprobe(const std::vector<std::string>& args,
   std::vector<std::string> argv = {isoprobe(), "bench"};
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = isoharness::run_command(
-      argv, isoharness::RunOptions{.deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = env});
+      argv,
+      isoharness::RunOptions{.deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = env});
   REQUIRE(r.has_value());
   INFO(isoharness::render_argv(argv) << "\nstderr: " << r->err);
   REQUIRE_FALSE(r->timed_out);
@@ -63,10 +64,11 @@ std::string workload_of(const std::string& benchmark_name) {
 }
 
 const std::set<std::string> kExpectedNames = {
-    "getpid",         "clock_gettime",  "open_close",     "stat",          "read_4k_cached",
-    "write_fsync",    "page_faults",    "fork_wait",      "spawn_exec",    "pipe_pingpong",
-    "futex_wake",     "tcp_rtt_loopback", "unix_rtt",     "dir_churn_1000", "cpu_hash",
-    "memory_bandwidth", "compile_c",    "shell_pipeline", "interpreter_startup"};
+    "getpid",         "clock_gettime",  "open_close",         "stat",
+    "read_4k_cached", "write_fsync",    "page_faults",        "fork_wait",
+    "spawn_exec",     "pipe_pingpong",  "futex_wake",         "tcp_rtt_loopback",
+    "unix_rtt",       "dir_churn_1000", "cpu_hash",           "memory_bandwidth",
+    "compile_c",      "shell_pipeline", "interpreter_startup"};
 
 void noop_run(benchmark::State&, const Env&) {}
 
@@ -109,8 +111,8 @@ TEST_CASE("find_in_path takes only absolute directories and executable files", "
   fs::create_directory(dir.path + "/adir");
   REQUIRE(::chmod(tool.c_str(), 0755) == 0);
   CHECK(find_in_path("mytool", "/nonexistent:" + dir.path) == tool);
-  CHECK(find_in_path("plain", dir.path).empty());        // not executable
-  CHECK(find_in_path("adir", dir.path).empty());         // a directory
+  CHECK(find_in_path("plain", dir.path).empty());  // not executable
+  CHECK(find_in_path("adir", dir.path).empty());   // a directory
   CHECK(find_in_path("mytool", "").empty());
   CHECK(find_in_path("mytool", "relative::.").empty());  // never the current directory
   CHECK(find_in_path("../mytool", dir.path).empty());
@@ -172,8 +174,8 @@ TEST_CASE("with an empty PATH the task-like workloads are skipped and say why", 
   CHECK(by_name.at("spawn_exec").at("available") == true);
 
   // Running them: they still appear in the report, marked skipped, with the reason.
-  auto run = run_isoprobe({"--workloads", "compile_c,getpid", "--min-time", "0.001", "--benchmark_format=json"},
-                          {{"PATH", ""}});
+  auto run = run_isoprobe(
+      {"--workloads", "compile_c,getpid", "--min-time", "0.001", "--benchmark_format=json"}, {{"PATH", ""}});
   REQUIRE(run.exit_code == 0);
   auto report = nlohmann::json::parse(run.out);
   CHECK(report.at("context").at("isoprobe_skipped.compile_c") ==

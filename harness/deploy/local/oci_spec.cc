@@ -45,7 +45,6 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
       // exactly the set the runtime grants, as a root container process would.
       {"capabilities",
        {{"bounding", caps}, {"effective", caps}, {"permitted", caps}, {"inheritable", caps}, {"ambient", caps}}},
-      {"rlimits", {{{"type", "RLIMIT_NOFILE"}, {"hard", 1048576}, {"soft", 1048576}}}},
       {"noNewPrivileges", spec.no_new_privileges},
   };
 

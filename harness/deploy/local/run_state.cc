@@ -83,7 +83,7 @@ void remove_containers(const RunPaths& paths, const std::string& runtime, Cleanu
   }
   RunOptions opts;
   opts.deadline = 20s;
-  auto listed = run_command({bin, "--root", root, "list", "-q"}, opts);
+  auto listed = run_command({bin, "--root", root, "list", "--quiet"}, opts);
   std::vector<std::string> ids;
   if (listed && listed->ok()) ids = lines_of(listed->out);
   // Also every state directory, in case `list` cannot read a half-created container.

@@ -1,0 +1,185 @@
+// `isoharness run` against real runc and runsc sandboxes: the verdicts, the reports, a
+// sandbox misconfigured behind the policy's back, and what isoharness observes compared
+// with what OpenSSH's own `ssh -J` plus plain shell commands see on the same sandbox.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/common/subprocess.h"
+#include "harness/policy/plan.h"
+#include "harness/runner/live_sandbox.h"
+#include "harness/runner/run_support.h"
+#include "harness/runner/runner.h"
+#include "harness/scenario/scenario.h"
+#include "tests/support/test_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kPrograms = {"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip"};
+
+std::string scenarios() { return test::source_dir() + "/scenarios"; }
+std::string isoharness_bin() { return test::binary_dir() + "/harness/cli/isoharness"; }
+std::string bundle() { return test::binary_dir() + "/probes/isoprobe-bundle"; }
+
+json read_json(const std::string& path) { return json::parse(test::read_text(path)); }
+
+std::vector<std::string> failed_controls(const json& result) {
+  std::vector<std::string> out;
+  for (const auto& s : result["sandboxes"])
+    for (const auto& c : s["checks"])
+      if (c["status"] == "fail") out.push_back(c["control"].get<std::string>());
+  return out;
+}
+
+runner::RunConfig config_for(const std::string& scenario, const std::string& out) {
+  runner::RunConfig c;
+  c.scenario_paths = {scenarios() + "/" + scenario};
+  c.scenarios_dir = scenarios();
+  c.out_dir = out;
+  c.isoprobe_bundle = bundle();
+  c.parallel = 2;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("run: strict and standard under both runtimes pass and write every report", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto r = run_command({isoharness_bin(), "run", scenarios() + "/strict.yaml", scenarios() + "/standard.yaml",
+                        "--scenarios-dir", scenarios(), "--runtimes", "runc,gvisor", "--attempts", "2", "--out",
+                        dir.path},
+                       RunOptions{.deadline = std::chrono::minutes(15)});
+  REQUIRE(r.has_value());
+  INFO(r->err);
+  CHECK(r->exit_code == 0);
+  for (const char* f : {"result.json", "report.md", "junit.xml", "journal.jsonl"}) CHECK(fs::exists(dir.path + "/" + f));
+  json result = read_json(dir.path + "/result.json");
+  CHECK(result["summary"]["verdict"] == "pass");
+  CHECK(failed_controls(result).empty());
+  std::set<std::string> runtimes;
+  int fresh_checked = 0;
+  for (const auto& s : result["sandboxes"]) {
+    runtimes.insert(s["runtime"].get<std::string>());
+    CHECK(s["error"].is_null());
+    for (const auto& c : s["checks"])
+      if (c["control"] == "fresh_sandbox" && s["attempt"] == 2 && c["status"] == "pass") ++fresh_checked;
+  }
+  CHECK(runtimes == std::set<std::string>{"runc", "gvisor"});
+  CHECK(fresh_checked > 0);
+  // The strict item never ran under runc: skipped, with the reason.
+  bool strict_skipped_on_runc = false;
+  for (const auto& s : result["skipped"])
+    if (s["scenario"] == "strict" && s["runtime"] == "runc") strict_skipped_on_runc = true;
+  CHECK(strict_skipped_on_runc);
+  std::string md = test::read_text(dir.path + "/report.md");
+  CHECK(md.find("pass") != std::string::npos);
+  std::string junit = test::read_text(dir.path + "/junit.xml");
+  CHECK(junit.find("<testcase") != std::string::npos);
+  CHECK(junit.find("<failure") == std::string::npos);
+  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
+}
+
+TEST_CASE("run: a sandbox started under runc behind the plan's back fails the kernel check", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto cfg = config_for("strict.yaml", dir.path);
+  cfg.runtimes = {"gvisor"};
+  cfg.tamper = [](const std::string&, const std::string&, json& values) {
+    values["services"]["default"].erase("runtimeClassName");
+  };
+  auto outcome = runner::run(cfg);
+  CHECK(outcome.exit_code == kExitVerdictFailed);
+  auto failed = failed_controls(outcome.result);
+  CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
+  // No emulation excuses for a sandbox that is not under gVisor.
+  for (const auto& s : outcome.result["sandboxes"])
+    for (const auto& c : s["checks"])
+      if (c["status"] == "pass") CHECK(c["reason"].get<std::string>().find("emulated") == std::string::npos);
+}
+
+TEST_CASE("run: CAP_SYS_ADMIN kept behind the plan's back is named", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto cfg = config_for("strict.yaml", dir.path);
+  cfg.runtimes = {"gvisor"};
+  cfg.tamper = [](const std::string&, const std::string&, json& values) {
+    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()}, {"add", {"SYS_ADMIN"}}};
+  };
+  auto outcome = runner::run(cfg);
+  CHECK(outcome.exit_code == kExitVerdictFailed);
+  auto failed = failed_controls(outcome.result);
+  CHECK(std::find(failed.begin(), failed.end(), "capability:CAP_SYS_ADMIN") != failed.end());
+  CHECK(std::find(failed.begin(), failed.end(), "capabilities") != failed.end());
+  std::string md = test::read_text(dir.path + "/report.md");
+  CHECK(md.find("CAP_SYS_ADMIN") != std::string::npos);
+}
+
+TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto profile = scenario::load_deployment(scenarios() + "/deployments/local.yaml");
+  const std::string run_id = runner::random_run_id();
+  runner::RunKey key(run_id);
+  auto backend = runner::make_backend("local", profile, run_id);
+
+  runner::JobContext ctx;
+  ctx.run_id = run_id;
+  ctx.backend = backend.get();
+  ctx.credentials.private_key_path = key.private_path();
+  ctx.credentials.public_key_path = key.public_path();
+  ctx.public_key_line = key.public_line();
+  ctx.isoprobe_bundle = bundle();
+  ctx.targets = {{"target-addr", "203.0.113.10", 80, "tcp", "target.example.com", "internet"}};
+
+  // OpenSSH logs in with the same key: copy it where the test support expects it.
+  fs::copy_file(key.private_path(), dir.path + "/id_ed25519");
+  fs::permissions(dir.path + "/id_ed25519", fs::perms::owner_read | fs::perms::owner_write);
+
+  int n = 0;
+  for (const char* scenario_file : {"strict.yaml", "strict-egress.yaml", "standard.yaml"}) {
+    INFO(scenario_file);
+    auto planned = runner::plan_scenarios({scenarios() + "/" + scenario_file}, profile, false);
+    const json& item = planned.front().plan["items"][0];
+    runner::Job job{planned.front().scenario.name, item, item["runtime_class"].is_null() ? "runc" : "gvisor", "tier", 1};
+    {
+      runner::LiveSandbox sandbox(ctx, runner::make_request(job, 1, "cmp" + std::to_string(++n), ctx));
+      auto& session = sandbox.connect(std::chrono::seconds(45));
+      sandbox.upload_isoprobe();
+      auto posture_run = session.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "8000", "--target",
+                                       "target-addr=203.0.113.10:80/tcp"},
+                                      std::chrono::seconds(90), 8 << 20);
+      REQUIRE(posture_run.has_value());
+      json posture = json::parse(posture_run->out);
+      std::map<std::string, json> obs;
+      for (const auto& o : posture["observations"]) obs[o["name"].get<std::string>()] = o["value"];
+
+      auto shell = test::local::ssh_through_jumphost(
+          dir.path, job.scenario, sandbox.handle().route,
+          {"sh", "-c",
+           "uname -r; grep CapEff /proc/self/status | awk '{print $2}'; "
+           "if timeout 3 bash -c 'exec 3<>/dev/tcp/203.0.113.10/80' 2>/dev/null; then echo open; else echo closed; fi"});
+      REQUIRE(shell.exit_code == 0);
+      std::istringstream lines(shell.out);
+      std::string release, capeff, egress;
+      std::getline(lines, release);
+      std::getline(lines, capeff);
+      std::getline(lines, egress);
+      INFO(shell.out);
+      CHECK(obs["kernel"]["release"] == release);
+      CHECK(obs["capabilities"]["eff"] == capeff);
+      std::string probe_egress = obs["egress"]["targets"][0]["result"];
+      CHECK((probe_egress == "connected") == (egress == "open"));
+      // And the two agree with the plan.
+      bool allowed = policy::egress_permitted(item["expect"], "internet", "target.example.com", "203.0.113.10");
+      CHECK((egress == "open") == allowed);
+    }
+  }
+  backend.reset();
+  CHECK(test::local::leftovers_of("/run/isoharness", run_id).empty());
+}
