@@ -33,7 +33,8 @@ double measure(const std::string& isoprobe, const std::string& workload) {
   options.deadline = std::chrono::seconds(60);
   auto run = run_command({isoprobe, "bench", "--workloads", workload, "--benchmark_format=json"}, options);
   if (!run || !run->ok()) {
-    throw std::runtime_error(fmt::format("isoprobe bench failed: {}", run ? run->describe() : run.error().message));
+    throw std::runtime_error(
+        fmt::format("isoprobe bench failed: {}", run ? run->describe() : run.error().message));
   }
   const auto doc = nlohmann::json::parse(run->out);
   for (const auto& b : doc.at("benchmarks")) {
@@ -54,10 +55,14 @@ int main(int argc, char** argv) {
   double tolerance = 1.02;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--rounds") rounds = std::stoi(value);
-    else if (flag == "--workload") workload = value;
-    else if (flag == "--isoprobe") isoprobe = value;
-    else if (flag == "--tolerance") tolerance = std::stod(value);
+    if (flag == "--rounds")
+      rounds = std::stoi(value);
+    else if (flag == "--workload")
+      workload = value;
+    else if (flag == "--isoprobe")
+      isoprobe = value;
+    else if (flag == "--tolerance")
+      tolerance = std::stod(value);
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -68,7 +73,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (::access(isoprobe.c_str(), X_OK) != 0) {
-    std::fprintf(stderr, "isoprobe not found at %s (build the isoprobe target or pass --isoprobe)\n", isoprobe.c_str());
+    std::fprintf(stderr, "isoprobe not found at %s (build the isoprobe target or pass --isoprobe)\n",
+                 isoprobe.c_str());
     return 2;
   }
   const auto started = std::chrono::steady_clock::now();
@@ -92,9 +98,10 @@ int main(int argc, char** argv) {
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto c = parity::compare(workload, a, b, tolerance);
-  std::printf("A/A %s on this host, %d interleaved rounds (%.1f s): ratio %.4f [%.4f, %.4f] (%s CI, p = %.3g)\n",
-              workload.c_str(), rounds, elapsed, c.ratio.estimate, c.ratio.low, c.ratio.high, c.ci_method.c_str(),
-              c.p_value);
+  std::printf(
+      "A/A %s on this host, %d interleaved rounds (%.1f s): ratio %.4f [%.4f, %.4f] (%s CI, p = %.3g)\n",
+      workload.c_str(), rounds, elapsed, c.ratio.estimate, c.ratio.low, c.ratio.high, c.ci_method.c_str(),
+      c.p_value);
   std::printf("median A %.4g s, median B %.4g s; verdict against %.2f: %s; interval within ±%.0f %%: %s\n",
               c.baseline_median, c.candidate_median, tolerance, c.verdict.c_str(), (tolerance - 1) * 100,
               (c.ratio.low > 1 / tolerance && c.ratio.high < tolerance) ? "yes" : "no");

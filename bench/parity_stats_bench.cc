@@ -30,7 +30,8 @@ void BM_combine(benchmark::State& state) {
   std::map<std::string, double> weights;
   for (int w = 0; w < 13; ++w) {
     const std::string name = "w" + std::to_string(w);
-    comps.push_back(isoharness::parity::compare(name, lognormal(10 + w, n, 1e-3), lognormal(40 + w, n, 1.02e-3), 1.10));
+    comps.push_back(
+        isoharness::parity::compare(name, lognormal(10 + w, n, 1e-3), lognormal(40 + w, n, 1.02e-3), 1.10));
     weights[name] = 1.0 + w % 3;
   }
   for (auto _ : state) benchmark::DoNotOptimize(isoharness::parity::combine(comps, weights, 1.10));

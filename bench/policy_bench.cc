@@ -28,8 +28,8 @@ std::string generate(int tasks, int items_per_task) {
     y += "      name: mtb\n      items:\n";
     for (int i = 0; i < items_per_task; ++i) {
       y += "        - name: bridge\n";
-      y += "          args: { image_tag: task-" + std::to_string(t) + "-" + std::to_string(i) + ", seed: " +
-           std::to_string(i) + " }\n";
+      y += "          args: { image_tag: task-" + std::to_string(t) + "-" + std::to_string(i) +
+           ", seed: " + std::to_string(i) + " }\n";
       y += "          sample_ids: [s" + std::to_string(i) + ", s" + std::to_string(i + 1) + "]\n";
       switch (i % 5) {
         case 0:
@@ -38,7 +38,8 @@ std::string generate(int tasks, int items_per_task) {
           y += "          isolation: strict\n";
           break;
         case 2:
-          y += "          isolation: { level: strict, allow_domains: [target.example.com], allow_cidr: [198.51.100.0/24] }\n";
+          y += "          isolation: { level: strict, allow_domains: [target.example.com], allow_cidr: "
+               "[198.51.100.0/24] }\n";
           break;
         case 3:
           y += "          isolation: { level: strict, non_root: true, read_only_root: true }\n";

@@ -5,7 +5,10 @@
 // `isoprobe bench --workloads getpid`. It prints the medians, both runsc/runc ratios and
 // how well they agree, plus the host figures for reference.
 //
-//   workloads_getpid_crosscheck [--rounds N (default 5)] [--ms MILLISECONDS per static run]
+//   workloads_getpid_crosscheck [--rounds N (default 5)] [--ms MILLISECONDS (default 200)]
+//
+// --ms is both the static loop's measuring time and isoprobe's --min-time, so the two
+// measure for about as long.
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,9 +94,13 @@ int main(int argc, char** argv) {
                     {fs::path(getpid_static).parent_path().string(), "/opt/getpid"}});
   const std::vector<std::string> static_args = {"/opt/getpid/" + fs::path(getpid_static).filename().string(),
                                                 ms};
-  const std::vector<std::string> isoprobe_args = {
-      "/opt/isoprobe/isoprobe", "bench", "--workloads", "getpid", "--min-time", "0.2",
-      "--benchmark_format=json"};
+  const std::vector<std::string> isoprobe_args = {"/opt/isoprobe/isoprobe",
+                                                  "bench",
+                                                  "--workloads",
+                                                  "getpid",
+                                                  "--min-time",
+                                                  std::to_string(std::stoi(ms) / 1000.0),
+                                                  "--benchmark_format=json"};
   const auto deadline = std::chrono::seconds(120);
   std::printf("isoprobe: %s\ngetpid_static: %s\nrunsc: --platform=ptrace --network=none\n", isoprobe.c_str(),
               getpid_static.c_str());

@@ -11,7 +11,8 @@
 
 namespace isoharness::reports {
 
-std::map<std::string, nlohmann::json> render_benchmark_cells(const nlohmann::json& parity, const nlohmann::json& context) {
+std::map<std::string, nlohmann::json> render_benchmark_cells(const nlohmann::json& parity,
+                                                             const nlohmann::json& context) {
   std::map<std::string, nlohmann::json> out;
   for (const auto& s : parity_sections(parity)) {
     const std::string scenario = str_or(s, "scenario");
@@ -20,7 +21,9 @@ std::map<std::string, nlohmann::json> render_benchmark_cells(const nlohmann::jso
           {"date", str_or(context, "started")},
           {"host_name", str_or(context, "host")},
           {"executable", "isoharness parity"},
-          {"num_cpus", context.is_object() && context.contains("cpus") && context["cpus"].is_number() ? context["cpus"] : nlohmann::json(0)},
+          {"num_cpus", context.is_object() && context.contains("cpus") && context["cpus"].is_number()
+                           ? context["cpus"]
+                           : nlohmann::json(0)},
           {"mhz_per_cpu", 0},
           {"cpu_scaling_enabled", false},
           {"caches", nlohmann::json::array()},
@@ -29,7 +32,8 @@ std::map<std::string, nlohmann::json> render_benchmark_cells(const nlohmann::jso
           {"isoharness_scenario", scenario},
           {"isoharness_cell", cell},
           {"isoharness_baseline", s["baseline"]},
-          {"isoharness_note", "one entry per parity round; real_time is the per-operation wall time, cpu_time repeats it"},
+          {"isoharness_note",
+           "one entry per parity round; real_time is the per-operation wall time, cpu_time repeats it"},
       };
       nlohmann::json benchmarks = nlohmann::json::array();
       int family = 0;

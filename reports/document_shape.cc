@@ -78,14 +78,16 @@ void check_section(Checker& c, const nlohmann::json& s, const std::string& path)
           c.member(comp, kp, "p_value", T::number_float);
           c.member(comp, kp, "verdict", T::string);
           if (const auto* r = c.member(comp, kp, "ratio", T::object)) {
-            for (const char* key : {"estimate", "low", "high"}) c.member(*r, kp + ".ratio", key, T::number_float);
+            for (const char* key : {"estimate", "low", "high"})
+              c.member(*r, kp + ".ratio", key, T::number_float);
           }
         }
       }
       if (const auto* mix = c.member(cell, cp, "mix", T::object)) {
         c.member(*mix, cp + ".mix", "verdict", T::string);
         if (const auto* sd = c.member(*mix, cp + ".mix", "slowdown", T::object)) {
-          for (const char* key : {"estimate", "low", "high"}) c.member(*sd, cp + ".mix.slowdown", key, T::number_float);
+          for (const char* key : {"estimate", "low", "high"})
+            c.member(*sd, cp + ".mix.slowdown", key, T::number_float);
         }
       }
     }
@@ -128,7 +130,8 @@ void check_result_shape(const nlohmann::json& r) {
         c.problem(p, "expected an object");
         continue;
       }
-      for (const char* key : {"scenario", "item_id", "runtime", "node_class"}) c.member(sb, p, key, T::string);
+      for (const char* key : {"scenario", "item_id", "runtime", "node_class"})
+        c.member(sb, p, key, T::string);
       c.member(sb, p, "attempt", T::number_integer);
       if (const auto* checks = c.member(sb, p, "checks", T::array)) {
         for (std::size_t k = 0; k < checks->size(); ++k) {
@@ -136,7 +139,8 @@ void check_result_shape(const nlohmann::json& r) {
           c.member((*checks)[k], kp, "control", T::string);
           if (const auto* st = c.member((*checks)[k], kp, "status", T::string)) {
             const auto v = st->get<std::string>();
-            if (v != "pass" && v != "fail" && v != "n/a") c.problem(kp + ".status", "'" + v + "' is not pass, fail or n/a");
+            if (v != "pass" && v != "fail" && v != "n/a")
+              c.problem(kp + ".status", "'" + v + "' is not pass, fail or n/a");
           }
         }
       }
@@ -154,7 +158,8 @@ void check_result_shape(const nlohmann::json& r) {
   if (r.contains("parity") && !r["parity"].is_null()) {
     const auto& parity = r["parity"];
     if (parity.is_array()) {
-      for (std::size_t i = 0; i < parity.size(); ++i) check_section(c, parity[i], fmt::format("$.parity[{}]", i));
+      for (std::size_t i = 0; i < parity.size(); ++i)
+        check_section(c, parity[i], fmt::format("$.parity[{}]", i));
     } else {
       check_section(c, parity, "$.parity");
     }

@@ -2,9 +2,8 @@
 // collects every problem with its JSON path, then throws one UserError listing them all.
 #pragma once
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace isoharness::reports {
 

@@ -21,7 +21,9 @@ struct Suite {
   std::string cases;
 };
 
-std::string attr(const std::string& s) { return escape_xml(s); }
+std::string attr(const std::string& s) {
+  return escape_xml(s);
+}
 
 std::string sandbox_class(const nlohmann::json& sb) {
   return fmt::format("{}.{}.{}.{}", sb["scenario"].get<std::string>(), sb["item_id"].get<std::string>(),
@@ -30,9 +32,11 @@ std::string sandbox_class(const nlohmann::json& sb) {
 
 void add_check(Suite& s, const nlohmann::json& sb, const nlohmann::json& check) {
   const std::string status = check["status"];
-  const std::string name = fmt::format("attempt {}: {}", sb["attempt"].get<int>(), check["control"].get<std::string>());
+  const std::string name =
+      fmt::format("attempt {}: {}", sb["attempt"].get<int>(), check["control"].get<std::string>());
   ++s.tests;
-  s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", attr(sandbox_class(sb)), attr(name));
+  s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", attr(sandbox_class(sb)),
+                         attr(name));
   if (status == "pass") {
     s.cases += "/>\n";
     return;
@@ -46,11 +50,13 @@ void add_check(Suite& s, const nlohmann::json& sb, const nlohmann::json& check) 
     ++s.failures;
     const std::string expected = json_to_text(check.value("expected", nlohmann::json()));
     const std::string observed = json_to_text(check.value("observed", nlohmann::json()));
-    const std::string body = fmt::format("reason: {}\nexpected: {}\nobserved: {}\nevidence:\n{}", reason, expected, observed,
-                                         truncate_text(str_or(check, "evidence"), kEvidenceBytes));
-    s.cases += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", attr(check["control"].get<std::string>()),
-                           attr(truncate_text(fmt::format("expected {}, observed {}", expected, observed), 500)),
-                           escape_xml(body));
+    const std::string body =
+        fmt::format("reason: {}\nexpected: {}\nobserved: {}\nevidence:\n{}", reason, expected, observed,
+                    truncate_text(str_or(check, "evidence"), kEvidenceBytes));
+    s.cases += fmt::format(
+        "      <failure type=\"{}\" message=\"{}\">{}</failure>\n", attr(check["control"].get<std::string>()),
+        attr(truncate_text(fmt::format("expected {}, observed {}", expected, observed), 500)),
+        escape_xml(body));
   }
   s.cases += "    </testcase>\n";
 }
@@ -62,8 +68,9 @@ std::string error_text(const nlohmann::json& error) {
 
 void write_suite(std::string& out, const std::string& name, const Suite& s, const std::string& timestamp,
                  const std::string& host) {
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\"",
-                     attr(name), s.tests, s.failures, s.errors, s.skipped);
+  out += fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\"",
+      attr(name), s.tests, s.failures, s.errors, s.skipped);
   if (!timestamp.empty()) out += fmt::format(" timestamp=\"{}\"", attr(timestamp));
   if (!host.empty()) out += fmt::format(" hostname=\"{}\"", attr(host));
   out += ">\n";
@@ -90,35 +97,42 @@ std::string render_junit(const nlohmann::json& result) {
       ++s.errors;
       const std::string text = truncate_text(error_text(sb["error"]), kEvidenceBytes);
       s.cases += fmt::format(
-          "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <error message=\"{}\">{}</error>\n    </testcase>\n",
+          "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <error message=\"{}\">{}</error>\n  "
+          "  </testcase>\n",
           attr(sandbox_class(sb)), attr(fmt::format("attempt {}: sandbox", sb["attempt"].get<int>())),
           attr(truncate_text(text, 500)), escape_xml(text));
     }
   }
   for (const auto& f : result["findings"]) {
     Suite& s = suite(f["scenario"]);
-    s.properties += fmt::format("      <property name=\"finding\" value=\"{}\"/>\n",
-                                attr(fmt::format("{} [{}]: {}", f["code"].get<std::string>(), str_or(f, "item_id", "-"),
-                                                 f["message"].get<std::string>())));
+    s.properties +=
+        fmt::format("      <property name=\"finding\" value=\"{}\"/>\n",
+                    attr(fmt::format("{} [{}]: {}", f["code"].get<std::string>(), str_or(f, "item_id", "-"),
+                                     f["message"].get<std::string>())));
   }
   const auto sections = parity_sections(result.contains("parity") ? result["parity"] : nlohmann::json());
   for (const auto& sec : sections) {
     Suite& s = suite("parity: " + str_or(sec, "scenario", "-"));
     const std::string baseline = sec["baseline"];
     for (const auto& cell : sec["cells"]) {
-      const std::string cls = fmt::format("parity.{}.{}", str_or(sec, "scenario", "-"), cell["name"].get<std::string>());
+      const std::string cls =
+          fmt::format("parity.{}.{}", str_or(sec, "scenario", "-"), cell["name"].get<std::string>());
       // Only the mix decides (the human-baseline question); a single workload far beyond the
       // tolerance (getpid under gVisor) is expected and reported as the testcase's output.
-      auto add = [&](const std::string& name, const nlohmann::json& holder, const nlohmann::json& interval, bool decides) {
+      auto add = [&](const std::string& name, const nlohmann::json& holder, const nlohmann::json& interval,
+                     bool decides) {
         ++s.tests;
         const std::string verdict = holder["verdict"];
-        const std::string text = fmt::format("{} vs {}: ratio {}, tolerance {}: {}", cell["name"].get<std::string>(), baseline,
-                                             interval_text(interval), format_tolerance(num_or(holder, "tolerance", sec["tolerance"])),
-                                             verdict_label(holder));
-        s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", attr(cls), attr(name));
+        const std::string text = fmt::format(
+            "{} vs {}: ratio {}, tolerance {}: {}", cell["name"].get<std::string>(), baseline,
+            interval_text(interval), format_tolerance(num_or(holder, "tolerance", sec["tolerance"])),
+            verdict_label(holder));
+        s.cases +=
+            fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", attr(cls), attr(name));
         if (decides && verdict == "regression") {
           ++s.failures;
-          s.cases += fmt::format("      <failure type=\"parity\" message=\"{}\">{}</failure>\n", attr(text), escape_xml(text));
+          s.cases += fmt::format("      <failure type=\"parity\" message=\"{}\">{}</failure>\n", attr(text),
+                                 escape_xml(text));
         } else if (decides && verdict != "parity") {
           ++s.skipped;
           s.cases += fmt::format("      <skipped message=\"{}\"/>\n", attr(text));
@@ -141,9 +155,12 @@ std::string render_junit(const nlohmann::json& result) {
   }
   const auto& ctx = result["context"];
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"isoharness\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n",
-                     tests, failures, errors, skipped);
-  for (const auto& name : order) write_suite(out, name, suites[name], str_or(ctx, "started"), str_or(ctx, "host"));
+  out += fmt::format(
+      "<testsuites name=\"isoharness\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+      "time=\"0\">\n",
+      tests, failures, errors, skipped);
+  for (const auto& name : order)
+    write_suite(out, name, suites[name], str_or(ctx, "started"), str_or(ctx, "host"));
   out += "</testsuites>\n";
   return out;
 }

@@ -27,7 +27,9 @@ Counts count_checks(const nlohmann::json& sandbox) {
   return c;
 }
 
-bool has_error(const nlohmann::json& sandbox) { return sandbox.contains("error") && !sandbox["error"].is_null(); }
+bool has_error(const nlohmann::json& sandbox) {
+  return sandbox.contains("error") && !sandbox["error"].is_null();
+}
 
 std::string error_text(const nlohmann::json& error) {
   if (error.is_object()) return str_or(error, "message", json_to_text(error));
@@ -35,8 +37,9 @@ std::string error_text(const nlohmann::json& error) {
 }
 
 std::string where(const nlohmann::json& sb) {
-  return fmt::format("{} · {} · {} / {} · attempt {}", sb["scenario"].get<std::string>(), sb["item_id"].get<std::string>(),
-                     sb["runtime"].get<std::string>(), sb["node_class"].get<std::string>(), sb["attempt"].get<int>());
+  return fmt::format("{} · {} · {} / {} · attempt {}", sb["scenario"].get<std::string>(),
+                     sb["item_id"].get<std::string>(), sb["runtime"].get<std::string>(),
+                     sb["node_class"].get<std::string>(), sb["attempt"].get<int>());
 }
 
 std::string inline_code(const nlohmann::json& value) {
@@ -44,7 +47,8 @@ std::string inline_code(const nlohmann::json& value) {
 }
 
 std::string context_line(const nlohmann::json& ctx) {
-  std::string out = fmt::format("isoharness {} (git {})", str_or(ctx, "tool_version", "?"), str_or(ctx, "git_revision", "?"));
+  std::string out = fmt::format("isoharness {} (git {})", str_or(ctx, "tool_version", "?"),
+                                str_or(ctx, "git_revision", "?"));
   auto add = [&](const char* label, const char* key) {
     const std::string v = str_or(ctx, key);
     if (!v.empty()) out += fmt::format(" · {} {}", label, v);
@@ -56,7 +60,8 @@ std::string context_line(const nlohmann::json& ctx) {
   add("runsc", "runsc");
   add("platform", "runsc_platform");
   add("network", "runsc_network");
-  if (ctx.contains("cpus") && ctx["cpus"].is_number()) out += fmt::format(" · {} CPUs", ctx["cpus"].get<int>());
+  if (ctx.contains("cpus") && ctx["cpus"].is_number())
+    out += fmt::format(" · {} CPUs", ctx["cpus"].get<int>());
   const std::string started = str_or(ctx, "started"), finished = str_or(ctx, "finished");
   if (!started.empty()) out += fmt::format(" · {} → {}", started, finished.empty() ? "?" : finished);
   return escape_md_inline(out);
@@ -85,10 +90,11 @@ std::string render_markdown(const nlohmann::json& result) {
   } else if (verdict == "fail") {
     out += fmt::format("## ❌ isoharness: FAIL — {} of {} checks failed\n\n", total.fail, checks);
   } else {
-    out += fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n", escape_md_inline(verdict), errors);
+    out += fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n",
+                       escape_md_inline(verdict), errors);
   }
-  out += fmt::format("**{} sandboxes · {} checks · {} pass · {} fail · {} n/a · {} errors**", sandboxes.size(), checks,
-                     total.pass, total.fail, total.na, errors);
+  out += fmt::format("**{} sandboxes · {} checks · {} pass · {} fail · {} n/a · {} errors**",
+                     sandboxes.size(), checks, total.pass, total.fail, total.na, errors);
   if (result.contains("run") && result["run"].is_object()) {
     const std::string id = str_or(result["run"], "id");
     if (!id.empty()) out += " · run `" + escape_md_inline(id) + "`";
@@ -100,10 +106,12 @@ std::string render_markdown(const nlohmann::json& result) {
   for (const auto& sb : sandboxes) {
     const Counts c = count_checks(sb);
     const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
-    out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", escape_md_inline(sb["scenario"].get<std::string>()),
-                       escape_md_inline(sb["item_id"].get<std::string>()), escape_md_inline(sb["runtime"].get<std::string>()),
-                       escape_md_inline(sb["node_class"].get<std::string>()), sb["attempt"].get<int>(), c.pass, c.fail,
-                       c.na, res);
+    out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
+                       escape_md_inline(sb["scenario"].get<std::string>()),
+                       escape_md_inline(sb["item_id"].get<std::string>()),
+                       escape_md_inline(sb["runtime"].get<std::string>()),
+                       escape_md_inline(sb["node_class"].get<std::string>()), sb["attempt"].get<int>(),
+                       c.pass, c.fail, c.na, res);
   }
 
   if (total.fail > 0) {
@@ -119,8 +127,8 @@ std::string render_markdown(const nlohmann::json& result) {
         if (!reason.empty()) out += "- **reason:** " + escape_md_inline(reason) + "\n";
         const std::string evidence = str_or(check, "evidence");
         if (!evidence.empty()) {
-          out += "\n<details><summary>evidence</summary>\n\n" + md_code_block(truncate_text(evidence, kEvidenceBytes)) +
-                 "\n</details>\n";
+          out += "\n<details><summary>evidence</summary>\n\n" +
+                 md_code_block(truncate_text(evidence, kEvidenceBytes)) + "\n</details>\n";
         }
       }
     }
@@ -130,8 +138,8 @@ std::string render_markdown(const nlohmann::json& result) {
     out += fmt::format("\n### Sandboxes that could not be checked ({})\n\n", errors);
     for (const auto& sb : sandboxes) {
       if (!has_error(sb)) continue;
-      out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " + escape_md_inline(truncate_text(error_text(sb["error"]), 1000)) +
-             "\n";
+      out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " +
+             escape_md_inline(truncate_text(error_text(sb["error"]), 1000)) + "\n";
     }
   }
 
@@ -140,7 +148,8 @@ std::string render_markdown(const nlohmann::json& result) {
     out += "| scenario | item | finding | message |\n|---|---|---|---|\n";
     for (const auto& f : findings) {
       out += fmt::format("| {} | {} | `{}` | {} |\n", escape_md_inline(f["scenario"].get<std::string>()),
-                         escape_md_inline(str_or(f, "item_id", "-")), escape_md_inline(f["code"].get<std::string>()),
+                         escape_md_inline(str_or(f, "item_id", "-")),
+                         escape_md_inline(f["code"].get<std::string>()),
                          escape_md_inline(f["message"].get<std::string>()));
     }
   }

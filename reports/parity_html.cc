@@ -59,17 +59,21 @@ std::string short_verdict(const nlohmann::json& holder) {
 
 std::string comparisons_table(const nlohmann::json& cell, double confidence) {
   std::string out = fmt::format(
-      "<table><tr><th>workload</th><th>n baseline</th><th>n candidate</th><th>baseline median</th><th>candidate "
+      "<table><tr><th>workload</th><th>n baseline</th><th>n candidate</th><th>baseline "
+      "median</th><th>candidate "
       "median</th><th>ratio</th><th>{} CI</th><th>p</th><th>verdict</th></tr>\n",
       percent(confidence));
   for (const auto& c : cell["comparisons"]) {
     const auto& r = c["ratio"];
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, {}]</td><td>{}</td><td>{}</td></tr>\n",
-        escape_html(c["workload"].get<std::string>()), c["n_baseline"].get<int>(), c["n_candidate"].get<int>(),
-        escape_html(format_seconds(num_or(c, "baseline_median", 0))), escape_html(format_seconds(num_or(c, "candidate_median", 0))),
-        format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()), format_ratio(r["high"].get<double>()),
-        escape_html(format_p(c["p_value"].get<double>())), escape_html(plain_verdict(c)));
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>[{}, "
+        "{}]</td><td>{}</td><td>{}</td></tr>\n",
+        escape_html(c["workload"].get<std::string>()), c["n_baseline"].get<int>(),
+        c["n_candidate"].get<int>(), escape_html(format_seconds(num_or(c, "baseline_median", 0))),
+        escape_html(format_seconds(num_or(c, "candidate_median", 0))),
+        format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()),
+        format_ratio(r["high"].get<double>()), escape_html(format_p(c["p_value"].get<double>())),
+        escape_html(plain_verdict(c)));
   }
   out += "</table>\n";
   return out;
@@ -79,12 +83,14 @@ std::vector<std::string> cell_warnings(const nlohmann::json& cell) {
   std::vector<std::string> out;
   for (const auto& c : cell["comparisons"]) {
     if (c.contains("warnings") && c["warnings"].is_array()) {
-      for (const auto& w : c["warnings"]) out.push_back(c["workload"].get<std::string>() + ": " + json_to_text(w));
+      for (const auto& w : c["warnings"])
+        out.push_back(c["workload"].get<std::string>() + ": " + json_to_text(w));
     }
   }
   for (const auto* src : {&cell["mix"], &cell}) {
     if (src->contains("warnings") && (*src)["warnings"].is_array()) {
-      for (const auto& w : (*src)["warnings"]) out.push_back((src == &cell ? "cell: " : "mix: ") + json_to_text(w));
+      for (const auto& w : (*src)["warnings"])
+        out.push_back((src == &cell ? "cell: " : "mix: ") + json_to_text(w));
     }
   }
   return out;
@@ -98,7 +104,8 @@ std::string section_html(const nlohmann::json& s) {
   for (const auto& cell : s["cells"]) {
     const std::string name = cell["name"];
     const auto& mix = cell["mix"];
-    out += fmt::format("<section>\n<h2>{} <span class=\"vs\">vs {}</span></h2>\n", escape_html(name), escape_html(baseline));
+    out += fmt::format("<section>\n<h2>{} <span class=\"vs\">vs {}</span></h2>\n", escape_html(name),
+                       escape_html(baseline));
     std::string weights;
     if (mix.contains("weights") && mix["weights"].is_object()) {
       for (const auto& [w, share] : mix["weights"].items()) {
@@ -129,7 +136,9 @@ std::string section_html(const nlohmann::json& s) {
     m.right_text = interval_text(mix["slowdown"]) + "  " + short_verdict(mix);
     m.summary = true;
     rows.push_back(m);
-    out += forest_svg(rows, num_or(mix, "tolerance", tol), name + " vs " + baseline + ": ratio per workload") + "\n";
+    out +=
+        forest_svg(rows, num_or(mix, "tolerance", tol), name + " vs " + baseline + ": ratio per workload") +
+        "\n";
     out += "<details><summary>numbers</summary>\n" + comparisons_table(cell, conf) + "</details>\n";
     const auto warnings = cell_warnings(cell);
     if (!warnings.empty()) {
@@ -169,7 +178,9 @@ std::string section_html(const nlohmann::json& s) {
     }
   }
   if (!groups.empty()) {
-    out += "<section>\n<h2>Distributions <span class=\"vs\">every round's time, relative to the baseline median</span></h2>\n";
+    out +=
+        "<section>\n<h2>Distributions <span class=\"vs\">every round's time, relative to the baseline "
+        "median</span></h2>\n";
     out += strip_svg(groups, cells, tol, "samples per workload and cell") + "\n</section>\n";
   }
   return out;
@@ -186,26 +197,35 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
   out += "<title>" + escape_html(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   for (const auto& s : sections) {
     const double tol = s["tolerance"];
-    out += fmt::format("<h1>Timing parity — scenario <code>{}</code></h1>\n", escape_html(str_or(s, "scenario", "-")));
+    out += fmt::format("<h1>Timing parity — scenario <code>{}</code></h1>\n",
+                       escape_html(str_or(s, "scenario", "-")));
     out += fmt::format(
-        "<p class=\"meta\">Baseline <b>{}</b> · tolerance <b>{}</b> (a candidate may be at most {:.0f} % slower) · {} "
+        "<p class=\"meta\">Baseline <b>{}</b> · tolerance <b>{}</b> (a candidate may be at most {:.0f} % "
+        "slower) · {} "
         "confidence intervals</p>\n",
-        escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100, percent(num_or(s, "confidence", 0.95)));
+        escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100,
+        percent(num_or(s, "confidence", 0.95)));
     out += section_html(s);
   }
-  out += "<footer>\n<p>Per workload: ratio candidate/baseline = exp(Hodges–Lehmann shift of log times) with its "
-         "distribution-free Mann–Whitney interval; p is the two-sided Mann–Whitney test. <b>parity</b>: the whole "
-         "interval is below the tolerance; <b>regression</b>: the whole interval is above it; <b>inconclusive</b>: it "
-         "straddles the line (the estimate of more rounds needed assumes the interval narrows as 1/√rounds). "
-         "Mix: weighted geometric mean of the ratios with a percentile-bootstrap interval — the human-baseline "
-         "validity verdict.</p>\n";
+  out +=
+      "<footer>\n<p>Per workload: ratio candidate/baseline = exp(Hodges–Lehmann shift of log times) with its "
+      "distribution-free Mann–Whitney interval; p is the two-sided Mann–Whitney test. <b>parity</b>: the "
+      "whole "
+      "interval is below the tolerance; <b>regression</b>: the whole interval is above it; "
+      "<b>inconclusive</b>: it "
+      "straddles the line (the estimate of more rounds needed assumes the interval narrows as 1/√rounds). "
+      "Mix: weighted geometric mean of the ratios with a percentile-bootstrap interval — the human-baseline "
+      "validity verdict.</p>\n";
   if (context.is_object() && !context.empty()) {
-    out += fmt::format("<p>isoharness {} (git {}) · host {} · kernel {} · runc {} · runsc {} (platform {}, network {}) · {} → {}</p>\n",
-                       escape_html(str_or(context, "tool_version", "?")), escape_html(str_or(context, "git_revision", "?")),
-                       escape_html(str_or(context, "host", "?")), escape_html(str_or(context, "kernel", "?")),
-                       escape_html(str_or(context, "runc", "?")), escape_html(str_or(context, "runsc", "?")),
-                       escape_html(str_or(context, "runsc_platform", "?")), escape_html(str_or(context, "runsc_network", "?")),
-                       escape_html(str_or(context, "started", "?")), escape_html(str_or(context, "finished", "?")));
+    out += fmt::format(
+        "<p>isoharness {} (git {}) · host {} · kernel {} · runc {} · runsc {} (platform {}, network {}) · {} "
+        "→ {}</p>\n",
+        escape_html(str_or(context, "tool_version", "?")), escape_html(str_or(context, "git_revision", "?")),
+        escape_html(str_or(context, "host", "?")), escape_html(str_or(context, "kernel", "?")),
+        escape_html(str_or(context, "runc", "?")), escape_html(str_or(context, "runsc", "?")),
+        escape_html(str_or(context, "runsc_platform", "?")),
+        escape_html(str_or(context, "runsc_network", "?")), escape_html(str_or(context, "started", "?")),
+        escape_html(str_or(context, "finished", "?")));
   }
   out += "</footer>\n</body>\n</html>\n";
   return out;

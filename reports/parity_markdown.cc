@@ -38,12 +38,15 @@ std::string interval_text(const nlohmann::json& i) {
                      format_ratio(num_or(i, "high", 0)));
 }
 
-std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100); }
+std::string percent(double fraction) {
+  return fmt::format("{:g} %", fraction * 100);
+}
 
 std::string cell_file_stem(const std::string& scenario, const std::string& cell) {
   std::string out = scenario.empty() ? cell : scenario + "." + cell;
   for (char& c : out) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
     if (!ok) c = '_';
   }
   if (out.empty() || out[0] == '.') out = "_" + out;
@@ -51,14 +54,16 @@ std::string cell_file_stem(const std::string& scenario, const std::string& cell)
 }
 
 std::string parity_mix_table(const std::vector<nlohmann::json>& sections) {
-  std::string out = "| scenario | candidate | baseline | mix slowdown [CI] | tolerance | human-baseline verdict |\n";
+  std::string out =
+      "| scenario | candidate | baseline | mix slowdown [CI] | tolerance | human-baseline verdict |\n";
   out += "|---|---|---|---|---:|---|\n";
   for (const auto& s : sections) {
     for (const auto& cell : s["cells"]) {
       const auto& mix = cell["mix"];
       out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", escape_md_inline(str_or(s, "scenario", "-")),
-                         escape_md_inline(cell["name"].get<std::string>()), escape_md_inline(s["baseline"].get<std::string>()),
-                         interval_text(mix["slowdown"]), format_tolerance(num_or(mix, "tolerance", s["tolerance"].get<double>())),
+                         escape_md_inline(cell["name"].get<std::string>()),
+                         escape_md_inline(s["baseline"].get<std::string>()), interval_text(mix["slowdown"]),
+                         format_tolerance(num_or(mix, "tolerance", s["tolerance"].get<double>())),
                          verdict_label(mix));
     }
   }
@@ -77,7 +82,8 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
         "Baseline **{}** · tolerance **{}** (a candidate may be at most {:.0f} % slower) · {} intervals "
         "(Hodges–Lehmann ratio of log times with its Mann–Whitney interval; mix: weighted geometric mean, "
         "bootstrap)\n",
-        escape_md_inline(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100, percent(conf));
+        escape_md_inline(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100,
+        percent(conf));
     for (const auto& cell : s["cells"]) {
       const auto& mix = cell["mix"];
       out += fmt::format("\n## {} vs {}\n\n", escape_md_inline(cell["name"].get<std::string>()),
@@ -85,21 +91,25 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
       std::string weights;
       if (mix.contains("weights") && mix["weights"].is_object()) {
         for (const auto& [w, share] : mix["weights"].items()) {
-          weights += fmt::format("{}{} {:.0f} %", weights.empty() ? "" : ", ", escape_md_inline(w), share.get<double>() * 100);
+          weights += fmt::format("{}{} {:.0f} %", weights.empty() ? "" : ", ", escape_md_inline(w),
+                                 share.get<double>() * 100);
         }
       }
       out += fmt::format("**Human-baseline validity: {}** — mix slowdown {}{}\n\n", verdict_label(mix),
                          interval_text(mix["slowdown"]), weights.empty() ? "" : " over " + weights);
-      out += fmt::format("| workload | n (baseline / candidate) | ratio | {} CI | p | verdict | tolerance |\n", percent(conf));
+      out +=
+          fmt::format("| workload | n (baseline / candidate) | ratio | {} CI | p | verdict | tolerance |\n",
+                      percent(conf));
       out += "|---|---:|---:|---|---:|---|---:|\n";
       std::vector<std::string> warnings;
       for (const auto& c : cell["comparisons"]) {
         const auto& r = c["ratio"];
         const std::string name = c["workload"];
         out += fmt::format("| {} | {} / {} | {} | [{}, {}] | {} | {} | {} |\n", escape_md_inline(name),
-                           c["n_baseline"].get<int>(), c["n_candidate"].get<int>(), format_ratio(r["estimate"].get<double>()),
-                           format_ratio(r["low"].get<double>()), format_ratio(r["high"].get<double>()),
-                           format_p(c["p_value"].get<double>()), verdict_label(c), format_tolerance(num_or(c, "tolerance", tol)));
+                           c["n_baseline"].get<int>(), c["n_candidate"].get<int>(),
+                           format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()),
+                           format_ratio(r["high"].get<double>()), format_p(c["p_value"].get<double>()),
+                           verdict_label(c), format_tolerance(num_or(c, "tolerance", tol)));
         if (c.contains("warnings") && c["warnings"].is_array()) {
           for (const auto& w : c["warnings"]) warnings.push_back(name + ": " + json_to_text(w));
         }
@@ -107,7 +117,8 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
       for (const char* holder : {"mix", "cell"}) {
         const auto& src = std::string(holder) == "mix" ? mix : cell;
         if (src.contains("warnings") && src["warnings"].is_array()) {
-          for (const auto& w : src["warnings"]) warnings.push_back(std::string(holder) + ": " + json_to_text(w));
+          for (const auto& w : src["warnings"])
+            warnings.push_back(std::string(holder) + ": " + json_to_text(w));
         }
       }
       if (!warnings.empty()) {
@@ -118,10 +129,12 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
     out += "\n";
   }
   if (context.is_object() && !context.empty()) {
-    out += fmt::format("<sub>host {} · {} · runc {} · runsc {} ({}) · {}</sub>\n", escape_md_inline(str_or(context, "host", "?")),
-                       escape_md_inline(str_or(context, "kernel", "?")), escape_md_inline(str_or(context, "runc", "?")),
-                       escape_md_inline(str_or(context, "runsc", "?")), escape_md_inline(str_or(context, "runsc_platform", "?")),
-                       escape_md_inline(str_or(context, "started", "?")));
+    out += fmt::format(
+        "<sub>host {} · {} · runc {} · runsc {} ({}) · {}</sub>\n",
+        escape_md_inline(str_or(context, "host", "?")), escape_md_inline(str_or(context, "kernel", "?")),
+        escape_md_inline(str_or(context, "runc", "?")), escape_md_inline(str_or(context, "runsc", "?")),
+        escape_md_inline(str_or(context, "runsc_platform", "?")),
+        escape_md_inline(str_or(context, "started", "?")));
   }
   return out;
 }

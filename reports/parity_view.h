@@ -1,10 +1,9 @@
 // Pieces shared by the parity renderers and the run summary (internal to reports/).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace isoharness::reports {
 

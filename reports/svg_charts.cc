@@ -90,7 +90,8 @@ std::vector<double> nice_ticks(double lo, double hi, std::size_t max_ticks) {
       for (double m : {5.0, 2.5, 2.0, 1.0}) {
         const double step = m * std::pow(10.0, k);
         std::vector<double> ticks;
-        for (double v = std::ceil(lo / step) * step; v <= hi * (1 + 1e-12) && ticks.size() <= max_ticks; v += step) {
+        for (double v = std::ceil(lo / step) * step; v <= hi * (1 + 1e-12) && ticks.size() <= max_ticks;
+             v += step) {
           ticks.push_back(std::round(v / step) * step);
         }
         if (ticks.size() > max_ticks) return best;
@@ -131,44 +132,53 @@ std::vector<double> ticks_for(const LogAxis& a) {
   return out;
 }
 
-std::string tick_label(double v) { return fmt::format("{:g}", std::round(v * 1000) / 1000); }
+std::string tick_label(double v) {
+  return fmt::format("{:g}", std::round(v * 1000) / 1000);
+}
 
 std::string axis_svg(const LogAxis& a, double top, double bottom, const std::string& caption) {
   std::string out;
   for (double t : ticks_for(a)) {
     const double x = a.x(t);
-    out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#d0d7de" stroke-width="1"/>)", x, top,
-                       bottom);
-    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="middle" fill="#57606a">{}</text>)", x,
-                       bottom + 16, tick_label(t));
+    out += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#d0d7de" stroke-width="1"/>)", x,
+        top, bottom);
+    out += fmt::format(
+        R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="middle" fill="#57606a">{}</text>)", x,
+        bottom + 16, tick_label(t));
   }
   // Where the scale changes, a break mark on the axis.
   for (std::size_t i = 1; i < a.segments.size(); ++i) {
     const double x = a.segments[i].px0;
-    out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#8c959f" stroke-width="1" stroke-dasharray="2 3"/>)",
-                       x, top, bottom);
-    out += fmt::format(R"(<path d="M{:.1f},{:.1f} l4,-5 l4,10 l4,-5" fill="none" stroke="#8c959f" stroke-width="1.2"/>)", x - 6,
-                       bottom + 4);
+    out += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#8c959f" stroke-width="1" stroke-dasharray="2 3"/>)",
+        x, top, bottom);
+    out += fmt::format(
+        R"(<path d="M{:.1f},{:.1f} l4,-5 l4,10 l4,-5" fill="none" stroke="#8c959f" stroke-width="1.2"/>)",
+        x - 6, bottom + 4);
   }
   std::string full = caption;
   if (a.broken()) full += "; the scale is stretched between the break marks";
-  out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="middle" fill="#57606a">{}</text>)",
-                     (a.x0 + a.x1) / 2, bottom + 33, escape_html(full));
+  out += fmt::format(
+      R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="middle" fill="#57606a">{}</text>)",
+      (a.x0 + a.x1) / 2, bottom + 33, escape_html(full));
   return out;
 }
 
 std::string reference_lines(const LogAxis& a, double tolerance, double top, double bottom) {
   std::string out;
   if (1.0 > a.lo && 1.0 < a.hi) {
-    out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#57606a" stroke-width="1.5"/>)",
-                       a.x(1.0), top, bottom);
+    out += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#57606a" stroke-width="1.5"/>)",
+        a.x(1.0), top, bottom);
   }
   const double xt = a.x(tolerance);
   out += fmt::format(
       R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="#cf222e" stroke-width="2" stroke-dasharray="6 4"/>)",
       xt, top - 6, bottom);
-  out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="start" fill="#cf222e">tolerance {}</text>)",
-                     xt + 4, top - 8, format_tolerance(tolerance));
+  out += fmt::format(
+      R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="start" fill="#cf222e">tolerance {}</text>)",
+      xt + 4, top - 8, format_tolerance(tolerance));
   return out;
 }
 
@@ -181,7 +191,8 @@ std::string verdict_colour(const std::string& verdict) {
 }
 
 std::string cell_colour(std::size_t index) {
-  static const char* palette[] = {"#6e7781", "#0969da", "#bc4c00", "#8250df", "#1a7f37", "#bf3989", "#0a7ea4"};
+  static const char* palette[] = {"#6e7781", "#0969da", "#bc4c00", "#8250df",
+                                  "#1a7f37", "#bf3989", "#0a7ea4"};
   return palette[index % (sizeof(palette) / sizeof(palette[0]))];
 }
 
@@ -193,7 +204,8 @@ std::string forest_svg(const std::vector<ForestRow>& rows, double tolerance, con
     hi = std::max(hi, r.high);
   }
   const LogAxis a = make_axis(lo, hi, label_x + 12, text_x - 24, tolerance);
-  const double rule = std::count_if(rows.begin(), rows.end(), [](const ForestRow& r) { return r.summary; }) > 0 ? 8 : 0;
+  const double rule =
+      std::count_if(rows.begin(), rows.end(), [](const ForestRow& r) { return r.summary; }) > 0 ? 8 : 0;
   const double bottom = top + row_h * static_cast<double>(rows.size()) + rule;
   const double height = bottom + 44;
   std::string out = fmt::format(
@@ -202,52 +214,65 @@ std::string forest_svg(const std::vector<ForestRow>& rows, double tolerance, con
   out += "<title>" + escape_html(title) + "</title>";
   // Zones: below the tolerance is parity, above it a slowdown beyond what is accepted.
   const double xt = a.x(tolerance);
-  out += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#dafbe1" fill-opacity="0.55"/>)", a.x0,
-                     top, xt - a.x0, bottom - top);
-  out += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#ffebe9" fill-opacity="0.7"/>)", xt, top,
-                     a.x1 - xt, bottom - top);
-  out += axis_svg(a, top, bottom, "ratio candidate / baseline (log scale; left of the red line = within tolerance)");
+  out += fmt::format(
+      R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#dafbe1" fill-opacity="0.55"/>)",
+      a.x0, top, xt - a.x0, bottom - top);
+  out += fmt::format(
+      R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#ffebe9" fill-opacity="0.7"/>)", xt,
+      top, a.x1 - xt, bottom - top);
+  out += axis_svg(a, top, bottom,
+                  "ratio candidate / baseline (log scale; left of the red line = within tolerance)");
   out += reference_lines(a, tolerance, top, bottom);
-  out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="12" font-weight="600" fill="#57606a">ratio [95 % CI] · verdict</text>)",
-                     text_x, top - 8);
+  out += fmt::format(
+      R"(<text x="{:.1f}" y="{:.1f}" font-size="12" font-weight="600" fill="#57606a">ratio [95 % CI] · verdict</text>)",
+      text_x, top - 8);
   double y = top;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     if (r.summary) {
-      out += fmt::format(R"(<line x1="10" y1="{0:.1f}" x2="{1:.0f}" y2="{0:.1f}" stroke="#57606a" stroke-width="1"/>)", y + rule / 2,
-                         kWidth - 10);
+      out += fmt::format(
+          R"(<line x1="10" y1="{0:.1f}" x2="{1:.0f}" y2="{0:.1f}" stroke="#57606a" stroke-width="1"/>)",
+          y + rule / 2, kWidth - 10);
       y += rule;
     } else if (i % 2 == 1) {
-      out += fmt::format(R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.0f}" fill="#f6f8fa" fill-opacity="0.6"/>)", y,
-                         kWidth - 20, row_h);
+      out += fmt::format(
+          R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.0f}" fill="#f6f8fa" fill-opacity="0.6"/>)", y,
+          kWidth - 20, row_h);
     }
     const double cy = y + row_h / 2;
     const std::string colour = verdict_colour(r.verdict);
-    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="13" text-anchor="end" fill="#1f2328"{}>{}</text>)", label_x,
-                       cy + 4, r.summary ? R"( font-weight="700")" : "", escape_html(r.label));
+    out += fmt::format(
+        R"(<text x="{:.1f}" y="{:.1f}" font-size="13" text-anchor="end" fill="#1f2328"{}>{}</text>)", label_x,
+        cy + 4, r.summary ? R"( font-weight="700")" : "", escape_html(r.label));
     const double xl = a.x(r.low), xh = a.x(r.high), xe = a.x(r.estimate);
     if (r.summary) {
-      out += fmt::format(R"(<polygon points="{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}" fill="{}" stroke="{}"/>)", xl, cy,
-                         xe, cy - 8, xh, cy, xe, cy + 8, colour, colour);
+      out += fmt::format(
+          R"(<polygon points="{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}" fill="{}" stroke="{}"/>)",
+          xl, cy, xe, cy - 8, xh, cy, xe, cy + 8, colour, colour);
     } else {
-      out += fmt::format(R"(<line x1="{0:.1f}" y1="{2:.1f}" x2="{1:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="3" stroke-linecap="round"/>)",
-                         xl, xh, cy, colour);
-      out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2"/>)", xl, cy - 5,
-                         cy + 5, colour);
-      out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2"/>)", xh, cy - 5,
-                         cy + 5, colour);
-      out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="5" fill="#ffffff" stroke="{}" stroke-width="2.5"/>)", xe, cy, colour);
+      out += fmt::format(
+          R"(<line x1="{0:.1f}" y1="{2:.1f}" x2="{1:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="3" stroke-linecap="round"/>)",
+          xl, xh, cy, colour);
+      out += fmt::format(
+          R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2"/>)", xl,
+          cy - 5, cy + 5, colour);
+      out += fmt::format(
+          R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2"/>)", xh,
+          cy - 5, cy + 5, colour);
+      out += fmt::format(
+          R"(<circle cx="{:.1f}" cy="{:.1f}" r="5" fill="#ffffff" stroke="{}" stroke-width="2.5"/>)", xe, cy,
+          colour);
     }
-    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="13" fill="{}"{}>{}</text>)", text_x, cy + 4, colour,
-                       r.summary ? R"( font-weight="700")" : "", escape_html(r.right_text));
+    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="13" fill="{}"{}>{}</text>)", text_x, cy + 4,
+                       colour, r.summary ? R"( font-weight="700")" : "", escape_html(r.right_text));
     y += row_h;
   }
   out += "</svg>";
   return out;
 }
 
-std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<std::string>& cells, double tolerance,
-                      const std::string& title) {
+std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<std::string>& cells,
+                      double tolerance, const std::string& title) {
   const double sub_h = 13, gap = 10, top = 44, label_x = 200;
   double lo = 0.95, hi = std::max(1.05, tolerance * 1.04);
   for (const auto& g : groups) {
@@ -260,7 +285,8 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
   }
   const LogAxis a = make_axis(lo, hi, label_x + 12, kWidth - 30, tolerance);
   double height_rows = 0;
-  for (const auto& g : groups) height_rows += sub_h * static_cast<double>(std::max<std::size_t>(g.series.size(), 1)) + gap;
+  for (const auto& g : groups)
+    height_rows += sub_h * static_cast<double>(std::max<std::size_t>(g.series.size(), 1)) + gap;
   const double bottom = top + height_rows;
   const double height = bottom + 44;
   std::string out = fmt::format(
@@ -272,7 +298,8 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
   for (std::size_t i = 0; i < cells.size(); ++i) {
     out += fmt::format(R"(<circle cx="{:.1f}" cy="12" r="5" fill="{}"/>)", lx, cell_colour(i));
     const std::string label = cells[i] + (i == 0 ? " (baseline)" : "");
-    out += fmt::format(R"(<text x="{:.1f}" y="16" font-size="12" fill="#1f2328">{}</text>)", lx + 9, escape_html(label));
+    out += fmt::format(R"(<text x="{:.1f}" y="16" font-size="12" fill="#1f2328">{}</text>)", lx + 9,
+                       escape_html(label));
     lx += 24 + 7.0 * static_cast<double>(label.size());
   }
   out += axis_svg(a, top, bottom, "time relative to the baseline median (log scale)");
@@ -282,28 +309,33 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
     const auto& g = groups[gi];
     const double block = sub_h * static_cast<double>(std::max<std::size_t>(g.series.size(), 1));
     if (gi % 2 == 0) {
-      out += fmt::format(R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.1f}" fill="#f6f8fa" fill-opacity="0.7"/>)", y - gap / 2,
-                         kWidth - 20, block + gap);
+      out += fmt::format(
+          R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.1f}" fill="#f6f8fa" fill-opacity="0.7"/>)",
+          y - gap / 2, kWidth - 20, block + gap);
     }
-    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="13" text-anchor="end" fill="#1f2328">{}</text>)", label_x,
-                       y + block / 2 + (g.note.empty() ? 4 : -1), escape_html(g.workload));
+    out += fmt::format(
+        R"(<text x="{:.1f}" y="{:.1f}" font-size="13" text-anchor="end" fill="#1f2328">{}</text>)", label_x,
+        y + block / 2 + (g.note.empty() ? 4 : -1), escape_html(g.workload));
     if (!g.note.empty()) {
-      out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="end" fill="#57606a">{}</text>)", label_x,
-                         y + block / 2 + 12, escape_html(g.note));
+      out += fmt::format(
+          R"(<text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="end" fill="#57606a">{}</text>)", label_x,
+          y + block / 2 + 12, escape_html(g.note));
     }
     for (const auto& s : g.series) {
       const auto it = std::find(cells.begin(), cells.end(), s.cell);
       const std::string colour = cell_colour(static_cast<std::size_t>(it - cells.begin()));
       const double cy = y + sub_h / 2;
       for (double v : s.relative) {
-        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.6" fill="{}" fill-opacity="0.65"/>)", a.x(v), cy, colour);
+        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.6" fill="{}" fill-opacity="0.65"/>)",
+                           a.x(v), cy, colour);
       }
       if (!s.relative.empty()) {
         std::vector<double> sorted = s.relative;
         std::sort(sorted.begin(), sorted.end());
         const double med = (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
-        out += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2.5"/>)", a.x(med),
-                           cy - 6, cy + 6, colour);
+        out += fmt::format(
+            R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2.5"/>)",
+            a.x(med), cy - 6, cy + 6, colour);
       }
       y += sub_h;
     }

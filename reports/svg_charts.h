@@ -33,8 +33,8 @@ struct StripGroup {
 
 // Strip plot: a block per workload, a line of dots per cell with its median marked,
 // on a shared log axis; a legend names the cells (colour order = `cells`).
-std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<std::string>& cells, double tolerance,
-                      const std::string& title);
+std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<std::string>& cells,
+                      double tolerance, const std::string& title);
 
 // Colour for a verdict and for the i-th cell (0 = baseline).
 std::string verdict_colour(const std::string& verdict);

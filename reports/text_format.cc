@@ -12,12 +12,23 @@ std::string escape_html(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -52,14 +63,28 @@ std::string escape_md_inline(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '|': out += "\\|"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n': out += ' '; break;
-      case '\r': break;
-      case '\t': out += ' '; break;
-      default: out += c;
+      case '|':
+        out += "\\|";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+        out += ' ';
+        break;
+      case '\r':
+        break;
+      case '\t':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -107,7 +132,9 @@ std::string format_ratio(double r) {
   return fmt::format("{:.0f}", r);
 }
 
-std::string format_tolerance(double tolerance) { return fmt::format("{:.2f}", tolerance); }
+std::string format_tolerance(double tolerance) {
+  return fmt::format("{:.2f}", tolerance);
+}
 
 std::string format_p(double p) {
   if (p < 0.001) return "< 0.001";

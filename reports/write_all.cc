@@ -40,7 +40,8 @@ void make_dir(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw UserError(fmt::format("cannot create the output directory {}: {}", dir.string(), ec ? ec.message() : "not a directory"));
+    throw UserError(fmt::format("cannot create the output directory {}: {}", dir.string(),
+                                ec ? ec.message() : "not a directory"));
   }
 }
 

@@ -51,12 +51,15 @@ int run_plan(const PlanArgs& a) {
   } catch (const UserError& e) {
     if (a.format != "json") throw;
     // JSON callers get the errors in the document as well.
-    nlohmann::json doc = {{"schema", "isoharness.plan/v1"}, {"accepted", false}, {"items", nlohmann::json::array()}};
+    nlohmann::json doc = {
+        {"schema", "isoharness.plan/v1"}, {"accepted", false}, {"items", nlohmann::json::array()}};
     doc["errors"] = nlohmann::json::array();
     auto diagnostics = e.diagnostics();
     if (diagnostics.empty()) diagnostics.push_back(Diagnostic{"", 0, 0, "", e.what()});
     for (const auto& d : diagnostics) {
-      doc["errors"].push_back({{"item", d.item}, {"message", d.message}, {"file", d.file},
+      doc["errors"].push_back({{"item", d.item},
+                               {"message", d.message},
+                               {"file", d.file},
                                {"line", d.line > 0 ? nlohmann::json(d.line) : nlohmann::json(nullptr)},
                                {"column", d.column > 0 ? nlohmann::json(d.column) : nlohmann::json(nullptr)},
                                {"text", d.to_string()}});
@@ -95,7 +98,8 @@ Command plan_command(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* sub = app.add_subcommand(
       "plan",
-      "Resolve a scenario or eval-set config the way the platform does: per item the effective level, runtime "
+      "Resolve a scenario or eval-set config the way the platform does: per item the effective level, "
+      "runtime "
       "class, rendered sandbox values, expectations and findings. Exit 0 accepted, 2 refused.");
   sub->add_option("file", args->file, "scenario file, or a bare eval-set config")->required();
   sub->add_option("--deployment", args->deployment,
@@ -105,8 +109,9 @@ Command plan_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "values"}));
   sub->add_flag("--deny-known-risks", args->deny_known_risks,
                 "refuse the plan when an item carries a known risk (e.g. a GPU service under strict)");
-  sub->add_option("--runtime-class", args->runtime_class,
-                  "plan as if the eval set's isolation named this runtime_class (items may still name their own)");
+  sub->add_option(
+      "--runtime-class", args->runtime_class,
+      "plan as if the eval set's isolation named this runtime_class (items may still name their own)");
   return {sub, [args]() -> int { return run_plan(*args); }};
 }
 

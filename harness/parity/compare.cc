@@ -20,8 +20,9 @@ void check_samples(const std::string& workload, const char* side, std::span<cons
   }
   for (std::size_t i = 0; i < times.size(); ++i) {
     if (!std::isfinite(times[i]) || times[i] <= 0) {
-      throw UserError(fmt::format("parity: workload '{}': {} sample {} is {} (times must be positive and finite)",
-                                  workload, side, i, times[i]));
+      throw UserError(
+          fmt::format("parity: workload '{}': {} sample {} is {} (times must be positive and finite)",
+                      workload, side, i, times[i]));
     }
   }
 }
@@ -35,8 +36,8 @@ double median_of(std::span<const double> v) {
 
 void check_tolerance(double tolerance, double confidence) {
   if (!std::isfinite(tolerance) || tolerance <= 1.0) {
-    throw UserError(fmt::format("parity: tolerance {} must be a ratio above 1 (e.g. 1.10 = at most 10 % slower)",
-                                tolerance));
+    throw UserError(fmt::format(
+        "parity: tolerance {} must be a ratio above 1 (e.g. 1.10 = at most 10 % slower)", tolerance));
   }
   if (!(confidence > 0 && confidence < 1)) {
     throw UserError(fmt::format("parity: confidence {} must be between 0 and 1 (e.g. 0.95)", confidence));
@@ -98,14 +99,16 @@ WorkloadComparison compare(std::string workload, std::span<const double> baselin
 
   const std::size_t rounds = std::min(c.n_baseline, c.n_candidate);
   if (rounds < kMinSamplesPerSide) {
-    c.warnings.push_back(fmt::format("only {} baseline and {} candidate samples (fewer than {} per side): "
-                                     "too few to say much",
-                                     c.n_baseline, c.n_candidate, kMinSamplesPerSide));
+    c.warnings.push_back(
+        fmt::format("only {} baseline and {} candidate samples (fewer than {} per side): "
+                    "too few to say much",
+                    c.n_baseline, c.n_candidate, kMinSamplesPerSide));
   }
   if (!crit.attainable) {
-    c.warnings.push_back(fmt::format("a {:.0f} % interval needs more samples; the widest interval these "
-                                     "give covers only {:.1f} %",
-                                     confidence * 100, crit.achieved_confidence * 100));
+    c.warnings.push_back(
+        fmt::format("a {:.0f} % interval needs more samples; the widest interval these "
+                    "give covers only {:.1f} %",
+                    confidence * 100, crit.achieved_confidence * 100));
     c.verdict = kInconclusive;
     // At least enough to reach the minimum per side; the interval then tells more.
     c.rounds_to_decide = rounds < kMinSamplesPerSide ? static_cast<int>(kMinSamplesPerSide - rounds) : 1;
@@ -118,10 +121,11 @@ WorkloadComparison compare(std::string workload, std::span<const double> baselin
   }
   if (c.ratio.high < 1.0 / tolerance) {
     c.faster = true;
-    c.warnings.push_back(fmt::format("candidate faster than baseline beyond the tolerance (ratio {:.3f}, "
-                                     "interval below {:.3f}): parity for the human baseline, but check that "
-                                     "the workload did the same work under both",
-                                     c.ratio.estimate, 1.0 / tolerance));
+    c.warnings.push_back(
+        fmt::format("candidate faster than baseline beyond the tolerance (ratio {:.3f}, "
+                    "interval below {:.3f}): parity for the human baseline, but check that "
+                    "the workload did the same work under both",
+                    c.ratio.estimate, 1.0 / tolerance));
   }
   if (c.verdict == kInconclusive && !c.rounds_to_decide && crit.attainable) {
     c.warnings.push_back("the estimate sits on the tolerance line: more rounds may not decide it");

@@ -49,7 +49,9 @@ bool use_exact(std::size_t m, std::size_t n, bool ties) {
   return m * n <= kExactMaxPairs;
 }
 
-double normal_quantile(double p) { return boost::math::quantile(boost::math::normal_distribution<double>(), p); }
+double normal_quantile(double p) {
+  return boost::math::quantile(boost::math::normal_distribution<double>(), p);
+}
 
 double normal_sf(double z) {
   if (std::isinf(z)) return z > 0 ? 0.0 : 1.0;

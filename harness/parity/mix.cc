@@ -44,11 +44,13 @@ struct Used {
 
 }  // namespace
 
-MixVerdict combine(const std::vector<WorkloadComparison>& comparisons, const std::map<std::string, double>& weights,
-                   double tolerance, const MixOptions& options) {
+MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
+                   const std::map<std::string, double>& weights, double tolerance,
+                   const MixOptions& options) {
   check_tolerance(tolerance, options.confidence);
   if (options.resamples < 100) {
-    throw UserError(fmt::format("parity: {} bootstrap resamples are too few (use at least 100)", options.resamples));
+    throw UserError(
+        fmt::format("parity: {} bootstrap resamples are too few (use at least 100)", options.resamples));
   }
   MixVerdict mix;
   mix.tolerance = tolerance;
@@ -62,14 +64,16 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons, const std
   } else {
     for (const auto& [name, weight] : weights) {
       if (!std::isfinite(weight) || weight < 0) {
-        throw UserError(fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
+        throw UserError(
+            fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
       }
       auto it = std::find_if(comparisons.begin(), comparisons.end(),
                              [&](const WorkloadComparison& c) { return c.workload == name; });
       if (it == comparisons.end()) {
-        mix.warnings.push_back(fmt::format("workload '{}' (weight {}) has no comparison (skipped or not measured); "
-                                           "left out and the other weights renormalised",
-                                           name, weight));
+        mix.warnings.push_back(
+            fmt::format("workload '{}' (weight {}) has no comparison (skipped or not measured); "
+                        "left out and the other weights renormalised",
+                        name, weight));
         continue;
       }
       if (weight > 0) used.push_back({&*it, weight});
@@ -117,13 +121,15 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons, const std
   mix.verdict = verdict_for(mix.slowdown, tolerance);
   if (mix.verdict == kInconclusive) mix.rounds_to_decide = rounds_to_decide(mix.slowdown, tolerance, rounds);
   if (rounds < kMinSamplesPerSide) {
-    mix.warnings.push_back(fmt::format("some workloads have only {} samples on a side: the bootstrap interval "
-                                       "is not trustworthy with so few",
-                                       rounds));
+    mix.warnings.push_back(
+        fmt::format("some workloads have only {} samples on a side: the bootstrap interval "
+                    "is not trustworthy with so few",
+                    rounds));
   }
   if (mix.slowdown.high < 1.0 / tolerance) {
     mix.faster = true;
-    mix.warnings.push_back("the mix runs faster than baseline beyond the tolerance: parity, but check the workloads");
+    mix.warnings.push_back(
+        "the mix runs faster than baseline beyond the tolerance: parity, but check the workloads");
   }
   return mix;
 }

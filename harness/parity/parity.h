@@ -45,12 +45,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace isoharness::parity {
 
@@ -83,7 +82,7 @@ struct WorkloadComparison {
   double tolerance = 1.10;
   std::optional<int> rounds_to_decide;  // only when inconclusive and estimable
   std::vector<std::string> warnings;
-  double baseline_median = 0.0;   // seconds (or whatever unit the samples came in)
+  double baseline_median = 0.0;  // seconds (or whatever unit the samples came in)
   double candidate_median = 0.0;
   // The samples, kept for the mix bootstrap (not written by to_json).
   std::vector<double> baseline_times;
@@ -105,8 +104,8 @@ struct MixOptions {
 
 // The human-baseline validity verdict for one cell.
 struct MixVerdict {
-  Interval slowdown;                      // weighted geometric mean ratio and its interval
-  std::string verdict;                    // kParity, kRegression or kInconclusive
+  Interval slowdown;    // weighted geometric mean ratio and its interval
+  std::string verdict;  // kParity, kRegression or kInconclusive
   bool faster = false;
   double tolerance = 1.10;
   double confidence = 0.95;

@@ -53,8 +53,8 @@ nlohmann::json analyse(const SectionInput& input) {
   if (base_it == input.samples.end()) {
     std::string cells;
     for (const auto& [name, _] : input.samples) cells += (cells.empty() ? "" : ", ") + name;
-    throw UserError(fmt::format("parity: baseline cell '{}' has no samples (cells measured: {})", input.baseline,
-                                cells.empty() ? "none" : cells));
+    throw UserError(fmt::format("parity: baseline cell '{}' has no samples (cells measured: {})",
+                                input.baseline, cells.empty() ? "none" : cells));
   }
   const auto& baseline = base_it->second;
   nlohmann::json cells = nlohmann::json::array();
@@ -69,21 +69,23 @@ nlohmann::json analyse(const SectionInput& input) {
         continue;
       }
       if (base_times.empty()) {
-        warnings.push_back(fmt::format("workload '{}' has no samples under the baseline {}", workload, input.baseline));
+        warnings.push_back(
+            fmt::format("workload '{}' has no samples under the baseline {}", workload, input.baseline));
         continue;
       }
       comparisons.push_back(compare(workload, base_times, it->second, input.tolerance, input.mix.confidence));
     }
     for (const auto& [workload, _] : cell) {
       if (!baseline.count(workload)) {
-        warnings.push_back(fmt::format("workload '{}' was measured under {} but not under the baseline {}", workload,
-                                       cell_name, input.baseline));
+        warnings.push_back(fmt::format("workload '{}' was measured under {} but not under the baseline {}",
+                                       workload, cell_name, input.baseline));
       }
     }
     const MixVerdict mix = combine(comparisons, input.weights, input.tolerance, input.mix);
     nlohmann::json list = nlohmann::json::array();
     for (const auto& c : comparisons) list.push_back(to_json(c));
-    cells.push_back({{"name", cell_name}, {"comparisons", list}, {"mix", to_json(mix)}, {"warnings", warnings}});
+    cells.push_back(
+        {{"name", cell_name}, {"comparisons", list}, {"mix", to_json(mix)}, {"warnings", warnings}});
   }
   nlohmann::json samples = nlohmann::json::object();
   for (const auto& [cell_name, cell] : input.samples) samples[cell_name] = cell;

@@ -25,7 +25,8 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   // Egress reach, from the rendered values (so a task's bridge at standard counts too).
   std::vector<std::string> domains;
   std::vector<std::string> cidrs;
-  if (item.values.contains("allowDomains")) domains = item.values["allowDomains"].get<std::vector<std::string>>();
+  if (item.values.contains("allowDomains"))
+    domains = item.values["allowDomains"].get<std::vector<std::string>>();
   if (item.values.contains("allowCIDR")) cidrs = item.values["allowCIDR"].get<std::vector<std::string>>();
   bool everything = false;
   for (const auto& d : domains) everything = everything || is_every_domain(d);
@@ -38,8 +39,8 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   e["cap_eff"] = strict ? nlohmann::json(kNoCaps) : nlohmann::json(nullptr);
   e["cap_eff_default"] = gvisor ? kDefaultCapsGvisor : kDefaultCapsHost;
   // Never held, whatever the level: the capabilities container escapes need.
-  e["cap_eff_forbidden"] = {"CAP_SYS_ADMIN", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_PTRACE",
-                            "CAP_DAC_READ_SEARCH", "CAP_NET_ADMIN", "CAP_BPF", "CAP_PERFMON"};
+  e["cap_eff_forbidden"] = {"CAP_SYS_ADMIN",       "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_PTRACE",
+                            "CAP_DAC_READ_SEARCH", "CAP_NET_ADMIN",  "CAP_BPF",       "CAP_PERFMON"};
   e["no_new_privs"] = strict;
   e["uid"] = eff.non_root ? nlohmann::json(1000) : nlohmann::json(nullptr);
   // "/" is writable only when the root filesystem is and the user owns it (root).

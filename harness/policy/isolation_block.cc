@@ -10,7 +10,9 @@ namespace isoharness::policy {
 using scenario::brief_json;
 using scenario::pointer_join;
 
-std::string_view level_name(Level level) { return level == Level::strict ? "strict" : "standard"; }
+std::string_view level_name(Level level) {
+  return level == Level::strict ? "strict" : "standard";
+}
 
 std::optional<Level> parse_level(const nlohmann::json& v) {
   if (v == "standard") return Level::standard;
@@ -53,22 +55,26 @@ std::optional<std::vector<std::string>> string_list(const nlohmann::json& v, con
 
 }  // namespace
 
-IsolationBlock parse_isolation_block(const nlohmann::json& v, const std::string& pointer, const ReportFn& report) {
+IsolationBlock parse_isolation_block(const nlohmann::json& v, const std::string& pointer,
+                                     const ReportFn& report) {
   IsolationBlock b;
   b.present = true;
   b.pointer = pointer;
   if (v.is_string()) {
     b.level = parse_level(v);
-    if (!b.level) report(pointer, "unknown isolation level '" + v.get<std::string>() + "' (use " + kLevels + ")");
+    if (!b.level)
+      report(pointer, "unknown isolation level '" + v.get<std::string>() + "' (use " + kLevels + ")");
     return b;
   }
   if (v.is_null()) {
-    report(pointer, "empty isolation block: write `isolation: standard` or `isolation: strict`, or remove it");
+    report(pointer,
+           "empty isolation block: write `isolation: standard` or `isolation: strict`, or remove it");
     return b;
   }
   if (!v.is_object()) {
-    report(pointer, "isolation must be a level (standard, strict) or a mapping with level, runtime_class, "
-                    "allow_domains, allow_cidr, non_root, read_only_root");
+    report(pointer,
+           "isolation must be a level (standard, strict) or a mapping with level, runtime_class, "
+           "allow_domains, allow_cidr, non_root, read_only_root");
     return b;
   }
   b.is_mapping = true;
@@ -102,8 +108,10 @@ IsolationBlock parse_isolation_block(const nlohmann::json& v, const std::string&
       if (key == "network_mode") hint = " (egress is named with allow_domains / allow_cidr)";
       if (key == "allow_entities" || key == "allowEntities") hint = " (strict never opens entities)";
       if (key == "runtimeClassName" || key == "runtime") hint = " (did you mean runtime_class?)";
-      report(p, "unknown isolation key '" + key +
-                    "'; known keys: level, runtime_class, allow_domains, allow_cidr, non_root, read_only_root" + hint);
+      report(p,
+             "unknown isolation key '" + key +
+                 "'; known keys: level, runtime_class, allow_domains, allow_cidr, non_root, read_only_root" +
+                 hint);
     }
   }
   return b;

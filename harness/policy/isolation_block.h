@@ -4,11 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/policy/plan.h"
 
@@ -30,7 +29,8 @@ using ReportFn = std::function<void(const std::string& pointer, std::string mess
 
 // Reports problems through `report(pointer, message)` (pointer inside the eval set).
 // Domains and CIDRs are checked for form here; what a level allows is checked later.
-IsolationBlock parse_isolation_block(const nlohmann::json& v, const std::string& pointer, const ReportFn& report);
+IsolationBlock parse_isolation_block(const nlohmann::json& v, const std::string& pointer,
+                                     const ReportFn& report);
 
 std::optional<Level> parse_level(const nlohmann::json& v);
 

@@ -45,14 +45,17 @@ std::optional<Range> parse_range(std::string_view cidr) {
   if (!addr) return std::nullopt;
   std::string_view p = cidr.substr(slash + 1);
   int prefix = -1;
-  if (p.empty() || p.size() > 3 || !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (p.empty() || p.size() > 3 ||
+      !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
   std::from_chars(p.data(), p.data() + p.size(), prefix);
   if (prefix < 0 || prefix > addr->bits()) return std::nullopt;
   return Range{*addr, prefix};
 }
 
-bool bit_at(const Address& a, int i) { return (a.bytes[i / 8] >> (7 - i % 8)) & 1; }
+bool bit_at(const Address& a, int i) {
+  return (a.bytes[i / 8] >> (7 - i % 8)) & 1;
+}
 
 bool host_bits_set(const Range& r) {
   for (int i = r.prefix; i < r.base.bits(); ++i) {
@@ -63,7 +66,8 @@ bool host_bits_set(const Range& r) {
 
 std::string network_of(const Range& r) {
   Address a = r.base;
-  for (int i = r.prefix; i < a.bits(); ++i) a.bytes[i / 8] &= static_cast<unsigned char>(~(1u << (7 - i % 8)));
+  for (int i = r.prefix; i < a.bits(); ++i)
+    a.bytes[i / 8] &= static_cast<unsigned char>(~(1u << (7 - i % 8)));
   char buf[INET6_ADDRSTRLEN] = {};
   inet_ntop(a.family, a.bytes.data(), buf, sizeof buf);
   return std::string(buf) + "/" + std::to_string(r.prefix);
@@ -73,7 +77,8 @@ bool valid_label(std::string_view label) {
   if (label.empty() || label.size() > 63) return false;
   if (label.front() == '-' || label.back() == '-') return false;
   for (char c : label) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '-'))
       return false;
   }
   return true;
@@ -81,7 +86,9 @@ bool valid_label(std::string_view label) {
 
 }  // namespace
 
-bool is_every_domain(std::string_view domain) { return domain == "*"; }
+bool is_every_domain(std::string_view domain) {
+  return domain == "*";
+}
 
 bool is_every_address(std::string_view cidr) {
   auto r = parse_range(cidr);
@@ -95,8 +102,9 @@ std::optional<std::string> check_domain(std::string_view d) {
     return "a domain name, not a URL: write just the host, e.g. target.example.com";
   if (d.find(':') != std::string_view::npos && !parse_address(d))
     return "a domain name takes no port: write just the host";
-  if (parse_address(d)) return "an address, not a domain name: put addresses in allow_cidr (e.g. " +
-                               std::string(d) + (d.find(':') == std::string_view::npos ? "/32" : "/128") + ")";
+  if (parse_address(d))
+    return "an address, not a domain name: put addresses in allow_cidr (e.g. " + std::string(d) +
+           (d.find(':') == std::string_view::npos ? "/32" : "/128") + ")";
   if (d.size() > 253) return "a domain name is at most 253 characters";
   if (d.back() == '.') return "write the domain without the trailing dot";
   std::string_view rest = d;

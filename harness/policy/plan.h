@@ -4,12 +4,11 @@
 // expectations a probe must observe (§2) and findings (known risks and notes).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/common/error.h"
 #include "harness/scenario/scenario.h"
@@ -50,13 +49,14 @@ struct PlanItem {
   std::string description;    // describe_item(): names the item for people
   Level level = Level::standard;
   std::optional<std::string> runtime_class;  // of the agent's service; nullopt = node default
-  std::string runtime_class_source;          // isolation, option, hardened, task, deployment_default, none, gpu_exempt
-  bool gpu = false;                          // any service asks for a GPU
+  std::string
+      runtime_class_source;  // isolation, option, hardened, task, deployment_default, none, gpu_exempt
+  bool gpu = false;          // any service asks for a GPU
   EffectiveIsolation isolation;
   nlohmann::json values;  // CONTRACTS §1
   nlohmann::json expect;  // CONTRACTS §2
   std::vector<Finding> findings;
-  Diagnostic where;       // file/line of the item (for reports)
+  Diagnostic where;  // file/line of the item (for reports)
 };
 
 struct Plan {

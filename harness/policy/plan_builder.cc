@@ -54,7 +54,8 @@ std::string item_id(const nlohmann::json& eval_set, std::size_t t, std::size_t i
          id_part(item.value("name", std::string("item"))) + "-" + hash;
 }
 
-Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfile& d, const PlanOptions& options) {
+Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfile& d,
+                   const PlanOptions& options) {
   Plan plan;
   plan.scenario_name = s.name;
   plan.scenario_path = s.path;
@@ -71,11 +72,10 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
 
   PlanContext ctx{s, d, options, {}, plan.errors, {}};
   if (s.eval_set.contains("isolation")) {
-    ctx.eval_set_block = parse_isolation_block(s.eval_set["isolation"], "/isolation",
-                                               [&](const std::string& p, std::string m) {
-                                                 plan.errors.push_back(
-                                                     s.at_eval_set(p, "eval set isolation", std::move(m)));
-                                               });
+    ctx.eval_set_block = parse_isolation_block(
+        s.eval_set["isolation"], "/isolation", [&](const std::string& p, std::string m) {
+          plan.errors.push_back(s.at_eval_set(p, "eval set isolation", std::move(m)));
+        });
   }
 
   // Matrix runtimes: the node default (runc) or a class the deployment offers.
@@ -93,9 +93,9 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
       const auto& n = s.matrix.node_classes[k];
       if (!d.node_classes.empty() &&
           std::find(d.node_classes.begin(), d.node_classes.end(), n) == d.node_classes.end()) {
-        plan.errors.push_back(s.scenario_source.diagnostic(pointer_join("/matrix/node_classes", k), "matrix",
-                                                           "node class '" + n + "' is not in deployment '" +
-                                                               d.name + "'"));
+        plan.errors.push_back(
+            s.scenario_source.diagnostic(pointer_join("/matrix/node_classes", k), "matrix",
+                                         "node class '" + n + "' is not in deployment '" + d.name + "'"));
       }
     }
   }
@@ -116,7 +116,8 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
       item.args = it.value("args", nlohmann::json());
       item.sample_ids = it.value("sample_ids", nlohmann::json());
       item.description = scenario::describe_item(s.eval_set, t, i);
-      item.where = s.at_eval_set("/tasks/" + std::to_string(t) + "/items/" + std::to_string(i), item.description, "");
+      item.where =
+          s.at_eval_set("/tasks/" + std::to_string(t) + "/items/" + std::to_string(i), item.description, "");
       item.id = item_id(s.eval_set, t, i);
       if (auto n = ++ids[item.id]; n > 1) item.id += "~" + std::to_string(n);
 

@@ -55,6 +55,7 @@ nlohmann::json item_json(const PlanItem& item) {
 void emit(YAML::Emitter& out, const nlohmann::json& v) {
   switch (v.type()) {
     case nlohmann::json::value_t::object:
+      if (v.empty()) out << YAML::Flow;  // {} on the key's line
       out << YAML::BeginMap;
       for (const auto& [key, value] : v.items()) {
         out << YAML::Key << key << YAML::Value;
@@ -63,6 +64,7 @@ void emit(YAML::Emitter& out, const nlohmann::json& v) {
       out << YAML::EndMap;
       break;
     case nlohmann::json::value_t::array:
+      if (v.empty()) out << YAML::Flow;
       out << YAML::BeginSeq;
       for (const auto& value : v) emit(out, value);
       out << YAML::EndSeq;
@@ -105,7 +107,8 @@ nlohmann::json to_json(const Plan& plan) {
                      {"attempts", plan.matrix.attempts}}},
                    {"tolerance", plan.tolerance}};
   j["scenario"]["workloads"] = nlohmann::json::array();
-  for (const auto& w : plan.workloads) j["scenario"]["workloads"].push_back({{"name", w.name}, {"weight", w.weight}});
+  for (const auto& w : plan.workloads)
+    j["scenario"]["workloads"].push_back({{"name", w.name}, {"weight", w.weight}});
   j["deployment"] = {{"name", plan.deployment_name},
                      {"path", plan.deployment_path},
                      {"runtime_classes", plan.deployment_runtime_classes},

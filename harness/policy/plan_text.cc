@@ -19,29 +19,32 @@ struct Style {
 
 std::string join(const nlohmann::json& list) {
   std::string out;
-  for (const auto& s : list) out += (out.empty() ? "" : ", ") + (s.is_string() ? s.get<std::string>() : s.dump());
+  for (const auto& s : list)
+    out += (out.empty() ? "" : ", ") + (s.is_string() ? s.get<std::string>() : s.dump());
   return out;
 }
 
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
   const auto& e = item.expect;
   const auto& def = item.values["services"].contains("default") ? item.values["services"]["default"]
-                                                                 : nlohmann::json::object();
+                                                                : nlohmann::json::object();
   const auto sc = def.value("securityContext", nlohmann::json::object());
   std::vector<std::pair<std::string, std::string>> r;
   std::string runtime = item.runtime_class ? *item.runtime_class + " (" + e.value("runtime", "") + ")"
                                            : std::string("node default (runc)");
   runtime += ", kernel: " + e.value("kernel", std::string());
   r.push_back({"runtime", runtime + "  [" + item.runtime_class_source + "]"});
-  r.push_back({"privilege escalation", sc.contains("allowPrivilegeEscalation") ? "denied (no_new_privs)"
-                                                                                : "permitted (runtime default)"});
-  r.push_back({"capabilities", sc.contains("capabilities") ? "drop ALL (CapEff 0000000000000000)"
-                                                           : "runtime default (" + e.value("cap_eff_default", "") + ")"});
+  r.push_back({"privilege escalation", sc.contains("allowPrivilegeEscalation")
+                                           ? "denied (no_new_privs)"
+                                           : "permitted (runtime default)"});
+  r.push_back({"capabilities", sc.contains("capabilities")
+                                   ? "drop ALL (CapEff 0000000000000000)"
+                                   : "runtime default (" + e.value("cap_eff_default", "") + ")"});
   r.push_back({"seccomp", sc.contains("seccompProfile") ? "RuntimeDefault, pinned" : "runtime default"});
   r.push_back({"user", sc.contains("runAsUser") ? "non-root, uid 1000" : "image default"});
-  r.push_back({"root filesystem",
-               sc.contains("readOnlyRootFilesystem") ? "read-only, scratch at " + join(e["writable_paths"])
-                                                     : "writable"});
+  r.push_back({"root filesystem", sc.contains("readOnlyRootFilesystem")
+                                      ? "read-only, scratch at " + join(e["writable_paths"])
+                                      : "writable"});
   std::string egress = "none";
   if (item.values.contains("allowDomains") || item.values.contains("allowCIDR")) {
     egress.clear();
@@ -66,9 +69,10 @@ std::string to_text(const Plan& plan, bool color) {
   Style st{color};
   std::string out;
   out += st.bold(fmt::format("plan {} ", plan.scenario_name)) +
-         st.dim(fmt::format("({}; deployment {}, hardened class {}{})", plan.scenario_path, plan.deployment_name,
-                            plan.deployment_sandbox_runtime_class.value_or("none"),
-                            plan.runtime_class_override ? ", runtime class " + *plan.runtime_class_override : "")) +
+         st.dim(fmt::format(
+             "({}; deployment {}, hardened class {}{})", plan.scenario_path, plan.deployment_name,
+             plan.deployment_sandbox_runtime_class.value_or("none"),
+             plan.runtime_class_override ? ", runtime class " + *plan.runtime_class_override : "")) +
          "\n";
   for (const auto& item : plan.items) {
     out += "\n" + st.bold(item.id) + "  " +
@@ -89,8 +93,9 @@ std::string to_text(const Plan& plan, bool color) {
   }
   std::size_t strict = 0;
   for (const auto& item : plan.items) strict += item.level == Level::strict ? 1 : 0;
-  out += "\n" + fmt::format("{} items ({} strict), {} known risk(s), {} error(s): ", plan.items.size(), strict,
-                            plan.known_risk_count(), plan.errors.size()) +
+  out += "\n" +
+         fmt::format("{} items ({} strict), {} known risk(s), {} error(s): ", plan.items.size(), strict,
+                     plan.known_risk_count(), plan.errors.size()) +
          (plan.accepted() ? st.green("accepted") : st.red("refused")) + "\n";
   return out;
 }

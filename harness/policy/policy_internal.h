@@ -15,7 +15,7 @@ struct PlanContext {
   const scenario::Scenario& scenario;
   const scenario::DeploymentProfile& deployment;
   const PlanOptions& options;
-  IsolationBlock eval_set_block;   // the eval set's own isolation block (present=false if none)
+  IsolationBlock eval_set_block;  // the eval set's own isolation block (present=false if none)
   std::vector<Diagnostic>& errors;
   std::set<std::string> reported;  // keys of once-only diagnostics
 

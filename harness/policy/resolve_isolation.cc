@@ -87,13 +87,15 @@ bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std
   }
 
   // Egress: named targets, inherited unless the item names its own.
-  eff.allow_domains = own.allow_domains ? *own.allow_domains : set.allow_domains.value_or(std::vector<std::string>{});
+  eff.allow_domains =
+      own.allow_domains ? *own.allow_domains : set.allow_domains.value_or(std::vector<std::string>{});
   eff.allow_cidr = own.allow_cidr ? *own.allow_cidr : set.allow_cidr.value_or(std::vector<std::string>{});
   prov.allow_domains = own.allow_domains ? key_ptr(own, "allow_domains") : key_ptr(set, "allow_domains");
   prov.allow_cidr = own.allow_cidr ? key_ptr(own, "allow_cidr") : key_ptr(set, "allow_cidr");
   prov.allow_from_item = own.allow_domains.has_value() || own.allow_cidr.has_value();
   if (eff.level == Level::strict) {
-    auto refuse = [&](bool from_item, const std::string& ptr, const std::string& key, const std::string& msg) {
+    auto refuse = [&](bool from_item, const std::string& ptr, const std::string& key,
+                      const std::string& msg) {
       if (from_item || floor != Level::strict) {
         ctx.errors.push_back(s.at_eval_set(ptr, label, msg));
       } else {
@@ -108,8 +110,9 @@ bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std
     for (const auto& c : eff.allow_cidr) {
       if (is_every_address(c)) {
         refuse(own.allow_cidr.has_value(), prov.allow_cidr, "cidr",
-               "allow_cidr " + c + " grants every address, which strict refuses: name your targets, e.g. "
-               "allow_cidr: [198.51.100.0/24]");
+               "allow_cidr " + c +
+                   " grants every address, which strict refuses: name your targets, e.g. "
+                   "allow_cidr: [198.51.100.0/24]");
       }
     }
   }
@@ -117,9 +120,10 @@ bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std
   // Image-dependent controls: inherited, and an item cannot switch off what the set turns on.
   auto toggle = [&](const std::optional<bool>& mine, const std::optional<bool>& theirs, const char* key) {
     if (mine && theirs && *theirs && !*mine) {
-      ctx.errors.push_back(s.at_eval_set(key_ptr(own, key), label,
-                                         std::string(key) + ": false would switch off what the eval set turns on: "
-                                         "a task item can only make isolation stronger. Remove it from the item"));
+      ctx.errors.push_back(s.at_eval_set(
+          key_ptr(own, key), label,
+          std::string(key) + ": false would switch off what the eval set turns on: "
+                             "a task item can only make isolation stronger. Remove it from the item"));
     }
     return mine.value_or(theirs.value_or(false)) || (theirs && *theirs);
   };

@@ -52,18 +52,21 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
     if (rt.source == "task" && !ctx.deployment.offers(*rt.runtime_class)) {
       ctx.errors.push_back(s.scenario_source.diagnostic(
           facts.pointer.empty() ? "" : facts.pointer + "/runtime_class", item.description,
-          "the task pins runtime class '" + *rt.runtime_class + "', which deployment '" + ctx.deployment.name +
-              "' does not offer; name an offered class with isolation.runtime_class"));
+          "the task pins runtime class '" + *rt.runtime_class + "', which deployment '" +
+              ctx.deployment.name + "' does not offer; name an offered class with isolation.runtime_class"));
     }
 
     if (svc.gpu) {
       if (strict || eff.runtime_class) {
         add(item, "gpu_without_syscall_boundary", Severity::known_risk,
-            "service '" + svc.name + "' asks for a GPU: gVisor cannot pass GPUs through, so it runs on the "
-            "node's default runtime without the syscall boundary while every other control applies. Treat this as "
-            "a known risk: compensate (no internet, monitoring, approvals) or use dedicated infrastructure");
-      } else if (facts.runtime_class || (ctx.deployment.sandbox_runtime_class &&
-                                         ctx.deployment.sandbox_runtime_class_is_default)) {
+            "service '" + svc.name +
+                "' asks for a GPU: gVisor cannot pass GPUs through, so it runs on the "
+                "node's default runtime without the syscall boundary while every other control applies. "
+                "Treat this as "
+                "a known risk: compensate (no internet, monitoring, approvals) or use dedicated "
+                "infrastructure");
+      } else if (facts.runtime_class ||
+                 (ctx.deployment.sandbox_runtime_class && ctx.deployment.sandbox_runtime_class_is_default)) {
         add(item, "gpu_default_runtime", Severity::note,
             "service '" + svc.name + "' asks for a GPU and stays on the node's default runtime");
       }
@@ -74,11 +77,13 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
     } else if (svc.network_mode == "bridge") {
       if (strict) {
         add(item, "task_network_overridden", Severity::note,
-            "service '" + svc.name + "' pins network_mode: bridge (every domain); strict denies by default, so "
-            "it gets no network" + (eff.allow_domains.empty() && eff.allow_cidr.empty()
-                                        ? std::string()
-                                        : std::string(" beyond the named targets")) +
-            ". Name the targets it needs with allow_domains / allow_cidr");
+            "service '" + svc.name +
+                "' pins network_mode: bridge (every domain); strict denies by default, so "
+                "it gets no network" +
+                (eff.allow_domains.empty() && eff.allow_cidr.empty()
+                     ? std::string()
+                     : std::string(" beyond the named targets")) +
+                ". Name the targets it needs with allow_domains / allow_cidr");
       } else {
         sv["networkMode"] = "bridge";
         grants_everything = true;
@@ -97,15 +102,17 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
       sc["runAsNonRoot"] = true;
       sc["runAsUser"] = 1000;
       if (svc.image_user_root == true) {
-        ctx.errors.push_back(s.at_eval_set(
-            prov.non_root, item.description,
-            "non_root: true on service '" + svc.name + "', whose image user is root: kubelet refuses to start it "
-            "and every sample fails. Build the image with a non-root USER (and declare image_user: non-root), "
-            "or drop non_root"));
+        ctx.errors.push_back(s.at_eval_set(prov.non_root, item.description,
+                                           "non_root: true on service '" + svc.name +
+                                               "', whose image user is root: kubelet refuses to start it "
+                                               "and every sample fails. Build the image with a non-root USER "
+                                               "(and declare image_user: non-root), "
+                                               "or drop non_root"));
       } else if (!svc.image_user_root.has_value()) {
         add(item, "image_user_undeclared", Severity::note,
-            "non_root is on but the image user of service '" + svc.name + "' is not declared; kubelet refuses "
-            "the pod if it is root");
+            "non_root is on but the image user of service '" + svc.name +
+                "' is not declared; kubelet refuses "
+                "the pod if it is root");
       }
     }
     if (eff.read_only_root) {
@@ -122,7 +129,8 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
   nlohmann::json values = nlohmann::json::object();
   values["services"] = std::move(services);
   std::vector<std::string> domains = eff.allow_domains;
-  if (grants_everything && std::find(domains.begin(), domains.end(), "*") == domains.end()) domains.push_back("*");
+  if (grants_everything && std::find(domains.begin(), domains.end(), "*") == domains.end())
+    domains.push_back("*");
   if (!domains.empty()) values["allowDomains"] = domains;
   if (!eff.allow_cidr.empty()) values["allowCIDR"] = eff.allow_cidr;
   item.values = std::move(values);
@@ -130,14 +138,16 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
   if (strict && (!eff.allow_domains.empty() || !eff.allow_cidr.empty())) {
     std::string what;
     if (!eff.allow_domains.empty()) what += "domains " + join(eff.allow_domains);
-    if (!eff.allow_cidr.empty()) what += std::string(what.empty() ? "" : "; ") + "ranges " + join(eff.allow_cidr);
+    if (!eff.allow_cidr.empty())
+      what += std::string(what.empty() ? "" : "; ") + "ranges " + join(eff.allow_cidr);
     add(item, "egress_opened", Severity::note,
         "strict with egress opened by name: " + what + " (in-cluster addresses stay unreachable)");
   }
   if (!facts.provider_tools.empty()) {
     add(item, "provider_executed_tools", strict ? Severity::known_risk : Severity::note,
-        "provider-executed tools (" + join(facts.provider_tools) + ") run on the provider's side, outside the "
-        "sandbox's network rules: a form of network access" +
+        "provider-executed tools (" + join(facts.provider_tools) +
+            ") run on the provider's side, outside the "
+            "sandbox's network rules: a form of network access" +
             std::string(strict ? "; leave them off for a high-risk eval unless it is about them" : ""));
   }
   if (eff.non_root) {

@@ -87,8 +87,9 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
       if (!v.contains("runtime_classes")) {
         p.runtime_classes.push_back(*p.sandbox_runtime_class);
       } else if (!p.offers(*p.sandbox_runtime_class)) {
-        err("/sandbox_runtime_class", "sandbox_runtime_class '" + *p.sandbox_runtime_class +
-                                          "' is not in runtime_classes; add it there or name an offered class");
+        err("/sandbox_runtime_class",
+            "sandbox_runtime_class '" + *p.sandbox_runtime_class +
+                "' is not in runtime_classes; add it there or name an offered class");
       }
     }
   }
@@ -102,7 +103,8 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   if (v.contains("runtime_handlers")) {
     const auto& h = v["runtime_handlers"];
     if (!h.is_object()) {
-      err("/runtime_handlers", "runtime_handlers must map runtime class -> OCI runtime, e.g. {gvisor: runsc}");
+      err("/runtime_handlers",
+          "runtime_handlers must map runtime class -> OCI runtime, e.g. {gvisor: runsc}");
     } else {
       for (const auto& [cls, handler] : h.items()) {
         if (!handler.is_string() || handler.get<std::string>().empty()) {
@@ -127,7 +129,8 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
     }
   }
   if (p.name.empty()) {
-    std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    std::string stem =
+        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     p.name = stem.substr(0, stem.find('.'));
   }
   if (!errors.empty()) throw UserError(std::move(errors));
@@ -140,6 +143,8 @@ DeploymentProfile parse_deployment(std::string_view yaml_text, const std::string
   return from_document(parse_yaml(yaml_text, path), path);
 }
 
-DeploymentProfile load_deployment(const std::string& path) { return from_document(load_yaml_file(path), path); }
+DeploymentProfile load_deployment(const std::string& path) {
+  return from_document(load_yaml_file(path), path);
+}
 
 }  // namespace isoharness::scenario

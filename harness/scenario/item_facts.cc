@@ -43,8 +43,8 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
     err(pointer, "sandbox facts must be a mapping (services, image_user, gpu, runtime_class, ...)");
     return;
   }
-  static const std::set<std::string> known = {"services", "image",   "image_user",     "gpu",
-                                              "network_mode", "runtime_class", "workdir", "provider_tools"};
+  static const std::set<std::string> known = {
+      "services", "image", "image_user", "gpu", "network_mode", "runtime_class", "workdir", "provider_tools"};
   for (const auto& [key, value] : v.items()) {
     if (!known.count(key) && !extra_keys.count(key)) {
       err(pointer_join(pointer, key), "unknown sandbox fact '" + key +
@@ -182,7 +182,8 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
         if (t[i].is_string() && !t[i].get<std::string>().empty()) {
           f.provider_tools.push_back(t[i].get<std::string>());
         } else {
-          err(pointer_join(pointer_join(pointer, "provider_tools"), i), "a provider tool is a name, e.g. web_search");
+          err(pointer_join(pointer_join(pointer, "provider_tools"), i),
+              "a provider tool is a name, e.g. web_search");
         }
       }
     }

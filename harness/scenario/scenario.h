@@ -7,12 +7,11 @@
 // `tasks` at the top) loads as a scenario with default facts.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/scenario/source_map.h"
 
@@ -20,11 +19,11 @@ namespace isoharness::scenario {
 
 // One service of an item's sandbox, as the task's own sandbox definition has it.
 struct ServiceFacts {
-  std::string name;                          // "default" is the agent's sandbox
+  std::string name;  // "default" is the agent's sandbox
   std::optional<std::string> image;
-  bool gpu = false;                          // the service asks for a GPU
-  std::optional<bool> image_user_root;       // nullopt = not declared
-  std::optional<std::string> network_mode;   // "none" / "bridge" when the task pins one
+  bool gpu = false;                         // the service asks for a GPU
+  std::optional<bool> image_user_root;      // nullopt = not declared
+  std::optional<std::string> network_mode;  // "none" / "bridge" when the task pins one
 };
 
 // What the harness knows about one task item's sandbox.
@@ -49,12 +48,12 @@ struct Workload {
 };
 
 struct Scenario {
-  std::string name;         // the scenario's name (file stem when not given)
+  std::string name;  // the scenario's name (file stem when not given)
   std::string description;
-  std::string path;         // the file as the user named it
+  std::string path;  // the file as the user named it
   bool bare_eval_set = false;
 
-  nlohmann::json eval_set;  // the eval-set config, every key kept
+  nlohmann::json eval_set;      // the eval-set config, every key kept
   SourceMap eval_set_source;    // marks of eval_set, pointers relative to eval_set
   std::string eval_set_prefix;  // pointer of eval_set inside its file ("" or "/eval_set")
 

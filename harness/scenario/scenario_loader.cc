@@ -66,8 +66,8 @@ void check_eval_set_shape(const Scenario& s, std::vector<Diagnostic>& errors) {
         continue;
       }
       if (!item.contains("name") || !item["name"].is_string() || item["name"].get<std::string>().empty()) {
-        errors.push_back(s.at_eval_set(item.contains("name") ? pointer_join(ip, "name") : ip, iw,
-                                       "an item needs a name"));
+        errors.push_back(
+            s.at_eval_set(item.contains("name") ? pointer_join(ip, "name") : ip, iw, "an item needs a name"));
       }
       if (item.contains("args") && !item["args"].is_object() && !item["args"].is_null()) {
         errors.push_back(s.at_eval_set(pointer_join(ip, "args"), iw, "args must be a mapping"));
@@ -79,15 +79,16 @@ void check_eval_set_shape(const Scenario& s, std::vector<Diagnostic>& errors) {
   }
 }
 
-std::optional<std::size_t> resolve_task(const Scenario& s, const nlohmann::json& ref, const std::string& pointer,
-                                        std::vector<Diagnostic>& errors) {
+std::optional<std::size_t> resolve_task(const Scenario& s, const nlohmann::json& ref,
+                                        const std::string& pointer, std::vector<Diagnostic>& errors) {
   const auto& tasks = s.eval_set["tasks"];
   if (ref.is_number_integer()) {
     auto idx = ref.get<std::int64_t>();
     if (idx >= 0 && static_cast<std::size_t>(idx) < tasks.size()) return static_cast<std::size_t>(idx);
-    errors.push_back(s.scenario_source.diagnostic(pointer, "", "task index " + std::to_string(idx) +
-                                                                   " is out of range (the eval set has " +
-                                                                   std::to_string(tasks.size()) + " tasks)"));
+    errors.push_back(s.scenario_source.diagnostic(pointer, "",
+                                                  "task index " + std::to_string(idx) +
+                                                      " is out of range (the eval set has " +
+                                                      std::to_string(tasks.size()) + " tasks)"));
     return std::nullopt;
   }
   if (ref.is_string()) {
@@ -118,7 +119,8 @@ void load_facts(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>&
   if (!doc.contains("sandboxes")) return;
   const auto& entries = doc["sandboxes"];
   if (!entries.is_array()) {
-    errors.push_back(s.scenario_source.diagnostic("/sandboxes", "", "sandboxes must be a list of facts entries"));
+    errors.push_back(
+        s.scenario_source.diagnostic("/sandboxes", "", "sandboxes must be a list of facts entries"));
     return;
   }
   std::set<std::pair<std::size_t, std::size_t>> seen;
@@ -151,8 +153,9 @@ void load_facts(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>&
       continue;
     }
     if (!seen.insert({*t, i}).second) {
-      errors.push_back(s.scenario_source.diagnostic(p, "", "a second facts entry for tasks[" + std::to_string(*t) +
-                                                               "].items[" + std::to_string(i) + "]"));
+      errors.push_back(s.scenario_source.diagnostic(
+          p, "",
+          "a second facts entry for tasks[" + std::to_string(*t) + "].items[" + std::to_string(i) + "]"));
       continue;
     }
     ItemFacts& f = s.facts[*t][i];
@@ -192,7 +195,8 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
         } else if (key == "node_classes") {
           string_list(value, p, s.matrix.node_classes);
         } else if (key == "attempts") {
-          if (value.is_number_integer() && value.get<std::int64_t>() >= 1 && value.get<std::int64_t>() <= 100) {
+          if (value.is_number_integer() && value.get<std::int64_t>() >= 1 &&
+              value.get<std::int64_t>() <= 100) {
             s.matrix.attempts = static_cast<int>(value.get<std::int64_t>());
           } else {
             err(p, "attempts must be a whole number from 1 to 100");
@@ -222,7 +226,8 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
             }
           }
           for (const auto& [key, value] : w[i].items()) {
-            if (key != "name" && key != "weight") err(pointer_join(p, key), "unknown workload key '" + key + "'");
+            if (key != "name" && key != "weight")
+              err(pointer_join(p, key), "unknown workload key '" + key + "'");
           }
           s.workloads.push_back(wl);
         } else {
@@ -263,22 +268,23 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
   const auto& v = doc.value;
   if (!v.is_object() || (!v.contains("eval_set") && !v.contains("tasks"))) {
     throw UserError({doc.source.diagnostic(
-        "", "", "neither a scenario (with eval_set) nor an eval-set config (with tasks); see scenarios/README.md")});
+        "", "",
+        "neither a scenario (with eval_set) nor an eval-set config (with tasks); see scenarios/README.md")});
   }
   if (!v.contains("eval_set")) {
     s.bare_eval_set = true;
     s.eval_set = v;
     s.eval_set_source = doc.source;
   } else {
-    static const std::set<std::string> known = {"name",      "description",      "eval_set", "sandboxes",
-                                                "matrix",    "sandbox_defaults", "workloads", "parity"};
+    static const std::set<std::string> known = {"name",   "description",      "eval_set",  "sandboxes",
+                                                "matrix", "sandbox_defaults", "workloads", "parity"};
     for (const auto& [key, value] : v.items()) {
       if (!known.count(key)) {
-        errors.push_back(doc.source.diagnostic(
-            pointer_join("", key), "",
-            "unknown scenario key '" + key +
-                "' (known: name, description, eval_set, sandbox_defaults, sandboxes, matrix, workloads, parity; "
-                "eval-set keys go under eval_set)"));
+        errors.push_back(doc.source.diagnostic(pointer_join("", key), "",
+                                               "unknown scenario key '" + key +
+                                                   "' (known: name, description, eval_set, sandbox_defaults, "
+                                                   "sandboxes, matrix, workloads, parity; "
+                                                   "eval-set keys go under eval_set)"));
       }
     }
     if (v.contains("name")) {
@@ -288,7 +294,8 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
         errors.push_back(doc.source.diagnostic("/name", "", "name must be a non-empty string"));
       }
     }
-    if (v.contains("description") && v["description"].is_string()) s.description = v["description"].get<std::string>();
+    if (v.contains("description") && v["description"].is_string())
+      s.description = v["description"].get<std::string>();
     if (v["eval_set"].is_string()) {
       // A separate eval-set file, relative to the scenario.
       std::string ref = v["eval_set"].get<std::string>();
@@ -310,7 +317,9 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
   return s;
 }
 
-Scenario load_scenario(const std::string& path) { return parse_scenario(read_input_file(path), path); }
+Scenario load_scenario(const std::string& path) {
+  return parse_scenario(read_input_file(path), path);
+}
 
 std::string describe_item(const nlohmann::json& eval_set, std::size_t t, std::size_t i) {
   const auto& task = eval_set["tasks"][t];
@@ -318,7 +327,8 @@ std::string describe_item(const nlohmann::json& eval_set, std::size_t t, std::si
   std::string out = "task " + task.value("name", std::string("?")) + ", item " +
                     item.value("name", std::string("?")) + " (tasks[" + std::to_string(t) + "].items[" +
                     std::to_string(i) + "]";
-  if (task.contains("package") && task["package"].is_string()) out += "; package " + task["package"].get<std::string>();
+  if (task.contains("package") && task["package"].is_string())
+    out += "; package " + task["package"].get<std::string>();
   if (item.contains("args") && !item["args"].is_null()) out += "; args " + brief_json(item["args"], 100);
   if (item.contains("sample_ids") && !item["sample_ids"].is_null())
     out += "; sample_ids " + brief_json(item["sample_ids"], 80);

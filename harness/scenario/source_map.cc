@@ -2,9 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <algorithm>
 #include <set>
 
 namespace isoharness::scenario {
@@ -51,7 +51,9 @@ Mark to_mark(const YAML::Mark& m) {
   return Mark{m.line + 1, m.column + 1};
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // [-+]?[0-9]+
 bool looks_int(std::string_view s) {
@@ -110,7 +112,8 @@ class Converter {
     if (++nodes_ > kMaxYamlNodes) {
       if (!too_large_reported_) {
         too_large_reported_ = true;
-        errors_.push_back(source_.diagnostic(pointer, "", "document has too many nodes (aliases expanding?)"));
+        errors_.push_back(
+            source_.diagnostic(pointer, "", "document has too many nodes (aliases expanding?)"));
       }
       return nullptr;
     }
@@ -192,11 +195,14 @@ std::string read_input_file(const std::string& path) {
   text.resize(kMaxYamlBytes + 1);
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxYamlBytes) throw UserError({Diagnostic{path, 0, 0, "", "file is larger than 16 MiB"}});
+  if (text.size() > kMaxYamlBytes)
+    throw UserError({Diagnostic{path, 0, 0, "", "file is larger than 16 MiB"}});
   return text;
 }
 
-YamlDocument load_yaml_file(const std::string& path) { return parse_yaml(read_input_file(path), path); }
+YamlDocument load_yaml_file(const std::string& path) {
+  return parse_yaml(read_input_file(path), path);
+}
 
 std::string brief_json(const nlohmann::json& value, std::size_t max_chars) {
   std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -3,12 +3,11 @@
 // the file, line and column of whatever it refuses without keeping yaml-cpp nodes around.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/common/error.h"
 

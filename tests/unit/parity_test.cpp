@@ -1,6 +1,8 @@
 // harness/parity: Hodges–Lehmann ratios, Mann–Whitney intervals and p-values against
 // SciPy reference values (tools/parity_reference.py), verdicts, the mix bootstrap and the
 // parity section.
+#include "harness/parity/parity.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -8,7 +10,6 @@
 
 #include "harness/common/error.h"
 #include "harness/parity/mann_whitney.h"
-#include "harness/parity/parity.h"
 #include "tests/support/test_support.h"
 
 using namespace isoharness;
@@ -22,7 +23,9 @@ nlohmann::json reference() {
   return ref;
 }
 
-std::vector<double> doubles(const nlohmann::json& j) { return j.get<std::vector<double>>(); }
+std::vector<double> doubles(const nlohmann::json& j) {
+  return j.get<std::vector<double>>();
+}
 
 // Log-normal samples from our own Box–Muller over mt19937_64 (same on every platform).
 std::vector<double> lognormal(std::uint64_t seed, std::size_t n, double median, double sigma) {
@@ -124,7 +127,8 @@ TEST_CASE("equivalence verdicts against the tolerance", "[parity]") {
     // Measuring that many more rounds (twice over, for noise) from the same distributions
     // decides it.
     const std::size_t more = 8 + 2 * static_cast<std::size_t>(*r.rounds_to_decide);
-    const auto decided = compare("w", lognormal(4, more, 1e-3, 0.10), lognormal(5, more, 1.06e-3, 0.10), 1.10);
+    const auto decided =
+        compare("w", lognormal(4, more, 1e-3, 0.10), lognormal(5, more, 1.06e-3, 0.10), 1.10);
     CHECK(decided.verdict == "parity");
   }
   SECTION("faster than baseline beyond tolerance is parity, flagged") {
@@ -166,7 +170,8 @@ TEST_CASE("bad input names the workload and the sample", "[parity]") {
   const std::vector<double> bad{1, -2, 3};
   CHECK_THROWS_WITH(compare("getpid", ok, bad, 1.1),
                     Catch::Contains("getpid") && Catch::Contains("candidate sample 1"));
-  CHECK_THROWS_WITH(compare("getpid", std::vector<double>{}, ok, 1.1), Catch::Contains("no baseline samples"));
+  CHECK_THROWS_WITH(compare("getpid", std::vector<double>{}, ok, 1.1),
+                    Catch::Contains("no baseline samples"));
   CHECK_THROWS_WITH(compare("getpid", ok, ok, 0.9), Catch::Contains("tolerance"));
   CHECK_THROWS_AS(compare("getpid", ok, ok, 1.1, 1.5), UserError);
 }
@@ -197,7 +202,8 @@ TEST_CASE("the mix: weighted geometric mean with a bootstrap interval close to S
 }
 
 TEST_CASE("the mix warns about weighted workloads that were not measured", "[parity]") {
-  std::vector<WorkloadComparison> comps{compare("a", lognormal(1, 10, 1, 0.01), lognormal(2, 10, 1, 0.01), 1.1)};
+  std::vector<WorkloadComparison> comps{
+      compare("a", lognormal(1, 10, 1, 0.01), lognormal(2, 10, 1, 0.01), 1.1)};
   const auto mix = combine(comps, {{"a", 2.0}, {"compile_c", 1.0}}, 1.1);
   REQUIRE(mix.warnings.size() == 1);
   CHECK_THAT(mix.warnings[0], Catch::Contains("compile_c"));
@@ -214,8 +220,10 @@ TEST_CASE("the parity section compares every cell with the baseline", "[parity]"
   in.baseline = "runc/tier";
   in.tolerance = 1.10;
   in.weights = {{"getpid", 1}, {"cpu_hash", 3}};
-  in.samples["runc/tier"] = {{"getpid", lognormal(1, 12, 1e-6, 0.05)}, {"cpu_hash", lognormal(2, 12, 1e-3, 0.01)}};
-  in.samples["gvisor/tier"] = {{"getpid", lognormal(3, 12, 40e-6, 0.05)}, {"cpu_hash", lognormal(4, 12, 1e-3, 0.01)}};
+  in.samples["runc/tier"] = {{"getpid", lognormal(1, 12, 1e-6, 0.05)},
+                             {"cpu_hash", lognormal(2, 12, 1e-3, 0.01)}};
+  in.samples["gvisor/tier"] = {{"getpid", lognormal(3, 12, 40e-6, 0.05)},
+                               {"cpu_hash", lognormal(4, 12, 1e-3, 0.01)}};
   in.samples["gvisor/non-tier"] = {{"cpu_hash", lognormal(5, 12, 1.2e-3, 0.05)}};
   const auto j = analyse(in);
   CHECK(j.at("baseline") == "runc/tier");

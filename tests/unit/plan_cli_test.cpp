@@ -1,6 +1,5 @@
 // `isoharness plan` end to end: the built binary, run as a user would.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,7 +12,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string binary() { return test::binary_dir() + "/harness/cli/isoharness"; }
+std::string binary() {
+  return test::binary_dir() + "/harness/cli/isoharness";
+}
 
 RunResult plan(std::vector<std::string> args, const std::string& cwd = test::source_dir()) {
   std::vector<std::string> argv = {binary(), "plan"};
@@ -55,8 +56,8 @@ struct TempDir {
 }  // namespace
 
 TEST_CASE("plan: every default scenario is accepted in every format", "[plan]") {
-  for (const char* name : {"strict", "gvisor-only", "standard", "mixed", "strict-egress", "strict-nonroot-ro",
-                           "gpu-strict"}) {
+  for (const char* name :
+       {"strict", "gvisor-only", "standard", "mixed", "strict-egress", "strict-nonroot-ro", "gpu-strict"}) {
     INFO(name);
     std::string file = std::string("scenarios/") + name + ".yaml";
     auto text = plan({file});
@@ -79,12 +80,13 @@ TEST_CASE("plan --format json follows the contract", "[plan]") {
   auto doc = nlohmann::json::parse(r.out);
   REQUIRE(doc["items"].size() == 2);
   for (const auto& item : doc["items"]) {
-    for (const char* key : {"id", "task", "item", "level", "runtime_class", "gpu", "values", "expect", "findings"}) {
+    for (const char* key :
+         {"id", "task", "item", "level", "runtime_class", "gpu", "values", "expect", "findings"}) {
       CHECK(item.contains(key));
     }
-    for (const char* key : {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable",
-                            "writable_paths", "seccomp", "egress_allowed", "allow_domains", "allow_cidr",
-                            "host_reached"}) {
+    for (const char* key :
+         {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable", "writable_paths",
+          "seccomp", "egress_allowed", "allow_domains", "allow_cidr", "host_reached"}) {
       CHECK(item["expect"].contains(key));
     }
   }
@@ -120,8 +122,10 @@ TEST_CASE("plan: the GPU known risk is in text and json, and --deny-known-risks 
   CHECK(json["known_risks"] == 1);
   auto denied = plan({"scenarios/gpu-strict.yaml", "--deny-known-risks"});
   CHECK(denied.exit_code == 2);
-  CHECK_THAT(denied.err, Catch::Contains("scenarios/gpu-strict.yaml:14:11: task model_finetune, item finetune_small"));
-  CHECK_THAT(denied.err, Catch::Contains("known risk refused by --deny-known-risks: gpu_without_syscall_boundary"));
+  CHECK_THAT(denied.err,
+             Catch::Contains("scenarios/gpu-strict.yaml:14:11: task model_finetune, item finetune_small"));
+  CHECK_THAT(denied.err,
+             Catch::Contains("known risk refused by --deny-known-risks: gpu_without_syscall_boundary"));
   // Nothing to deny elsewhere.
   CHECK(plan({"scenarios/strict.yaml", "--deny-known-risks"}).exit_code == 0);
 }
@@ -129,7 +133,9 @@ TEST_CASE("plan: the GPU known risk is in text and json, and --deny-known-risks 
 TEST_CASE("plan --format values prints the rendered values per item as YAML", "[plan]") {
   auto r = plan({"scenarios/strict-nonroot-ro.yaml", "--format", "values"});
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Matches("(.|\n)*binary_analysis/0-reverse_me-[0-9a-f]{8}:\n  services:\n    default:(.|\n)*"));
+  CHECK_THAT(
+      r.out,
+      Catch::Matches("(.|\n)*binary_analysis/0-reverse_me-[0-9a-f]{8}:\n  services:\n    default:(.|\n)*"));
   CHECK_THAT(r.out, Catch::Contains("runtimeClassName: gvisor"));
   CHECK_THAT(r.out, Catch::Contains("readOnlyRootFilesystem: true"));
   CHECK_THAT(r.out, Catch::Contains("runAsUser: 1000"));
@@ -161,12 +167,14 @@ TEST_CASE("plan: the deployment is found in the cwd or beside the scenario, else
   CHECK_THAT(missing.err, Catch::Contains("no deployment profile"));
   CHECK_THAT(missing.err, Catch::Contains("--deployment FILE"));
   fs::create_directories(dir.path / "deployments");
-  fs::copy_file(test::source_dir() + "/scenarios/deployments/local.yaml", dir.path / "deployments" / "local.yaml");
+  fs::copy_file(test::source_dir() + "/scenarios/deployments/local.yaml",
+                dir.path / "deployments" / "local.yaml");
   CHECK(plan({(dir.path / "strict.yaml").string()}, dir.path.string()).exit_code == 0);
   auto explicit_missing = plan({"scenarios/strict.yaml", "--deployment", "/nonexistent/ih/none.yaml"});
   CHECK(explicit_missing.exit_code == 2);
   CHECK_THAT(explicit_missing.err, Catch::Contains("/nonexistent/ih/none.yaml: cannot read file"));
-  auto json_missing = plan({"scenarios/strict.yaml", "--deployment", "/nonexistent/ih/none.yaml", "--format", "json"});
+  auto json_missing =
+      plan({"scenarios/strict.yaml", "--deployment", "/nonexistent/ih/none.yaml", "--format", "json"});
   CHECK(json_missing.exit_code == 2);
   CHECK(nlohmann::json::parse(json_missing.out)["errors"].size() == 1);
 }

@@ -66,7 +66,8 @@ TEST_CASE("egress_permitted follows the expectations, never reaching in-cluster 
                          {"egress_roles", {{"resolver", false}}}};
   CHECK_FALSE(egress_permitted(none, "internet", "target.example.com", "203.0.113.10"));
   CHECK_FALSE(egress_permitted(none, "resolver", "", "203.0.113.53"));
-  nlohmann::json all = {{"allow_domains", {"*"}}, {"allow_cidr", nlohmann::json::array()},
+  nlohmann::json all = {{"allow_domains", {"*"}},
+                        {"allow_cidr", nlohmann::json::array()},
                         {"egress_roles", {{"resolver", true}}}};
   CHECK(egress_permitted(all, "internet", "", "203.0.113.20"));
   CHECK_FALSE(egress_permitted(all, "metadata", "", "169.254.169.254"));

@@ -111,8 +111,8 @@ TEST_CASE("reference: non_root + read_only_root", "[policy]") {
 
 TEST_CASE("every default scenario plans against the local profile", "[policy]") {
   auto d = scenario::load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml");
-  for (const char* name : {"strict", "gvisor-only", "standard", "mixed", "strict-egress", "strict-nonroot-ro",
-                           "gpu-strict"}) {
+  for (const char* name :
+       {"strict", "gvisor-only", "standard", "mixed", "strict-egress", "strict-nonroot-ro", "gpu-strict"}) {
     INFO(name);
     auto s = scenario::load_scenario(test::source_dir() + "/scenarios/" + name + ".yaml");
     auto p = plan_scenario(s, d, {});
@@ -122,7 +122,8 @@ TEST_CASE("every default scenario plans against the local profile", "[policy]") 
   }
   auto gpu = plan_scenario(scenario::load_scenario(test::source_dir() + "/scenarios/gpu-strict.yaml"), d, {});
   CHECK(gpu.known_risk_count() == 1);
-  auto gvisor_only = plan_scenario(scenario::load_scenario(test::source_dir() + "/scenarios/gvisor-only.yaml"), d, {});
+  auto gvisor_only =
+      plan_scenario(scenario::load_scenario(test::source_dir() + "/scenarios/gvisor-only.yaml"), d, {});
   CHECK(gvisor_only.items[0].runtime_class == "gvisor");
   CHECK(test::has_finding(gvisor_only.items[0], "task_runtime_class_overridden"));
 }

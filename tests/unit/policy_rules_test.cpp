@@ -56,7 +56,8 @@ TEST_CASE("the eval set's level is the floor: an item may raise it, never lower 
   CHECK(raised.items[0].level == Level::strict);
   auto same = plan_yaml(one_item("strict", "{level: strict}"));
   CHECK(same.accepted());
-  auto inherited = plan_yaml(one_item("strict", "{non_root: true}", "sandbox_defaults: {image_user: non-root}\n"));
+  auto inherited =
+      plan_yaml(one_item("strict", "{non_root: true}", "sandbox_defaults: {image_user: non-root}\n"));
   REQUIRE(inherited.accepted());
   CHECK(inherited.items[0].level == Level::strict);
 
@@ -65,11 +66,14 @@ TEST_CASE("the eval set's level is the floor: an item may raise it, never lower 
   REQUIRE(lowered.errors.size() == 1);
   CHECK(lowered.errors[0].line == 7);
   CHECK(lowered.errors[0].item == "task t, item i (tasks[0].items[0])");
-  CHECK_THAT(lowered.errors[0].message, Catch::StartsWith("isolation level standard is below the eval set's strict"));
+  CHECK_THAT(lowered.errors[0].message,
+             Catch::StartsWith("isolation level standard is below the eval set's strict"));
 }
 
-TEST_CASE("strict sets privilege escalation, capabilities and seccomp on every service; standard none", "[policy]") {
-  auto strict = plan_yaml(one_item("strict", "", "sandboxes: [{task: 0, item: 0, services: {scorer: {}}}]\n"));
+TEST_CASE("strict sets privilege escalation, capabilities and seccomp on every service; standard none",
+          "[policy]") {
+  auto strict =
+      plan_yaml(one_item("strict", "", "sandboxes: [{task: 0, item: 0, services: {scorer: {}}}]\n"));
   REQUIRE(strict.accepted());
   for (const char* svc : {"default", "scorer"}) {
     const auto& c = sc(strict.items[0], svc);
@@ -92,7 +96,8 @@ TEST_CASE("strict sets privilege escalation, capabilities and seccomp on every s
   CHECK_FALSE(standard.items[0].values.contains("allowEntities"));
 }
 
-TEST_CASE("strict uses the named runtime class, else the deployment's hardened one, else refuses", "[policy]") {
+TEST_CASE("strict uses the named runtime class, else the deployment's hardened one, else refuses",
+          "[policy]") {
   auto hardened = plan_yaml(one_item("strict"));
   REQUIRE(hardened.accepted());
   CHECK(hardened.items[0].runtime_class == "gvisor");
@@ -126,13 +131,15 @@ TEST_CASE("a runtime class the deployment does not offer is refused", "[policy]"
              Catch::Contains("runtime class 'kata' is not offered by deployment 'local' (offers: gvisor)"));
   // The eval set's class is reported once, not per item.
   auto set_level = plan_yaml(
-      "eval_set:\n  isolation: {runtime_class: kata}\n  tasks:\n    - name: t\n      items: [{name: a}, {name: b}]\n");
+      "eval_set:\n  isolation: {runtime_class: kata}\n  tasks:\n    - name: t\n      items: [{name: a}, "
+      "{name: b}]\n");
   CHECK(set_level.errors.size() == 1);
   CHECK(set_level.errors[0].item == "eval set isolation");
 }
 
 TEST_CASE("runtime_class alone works at any level and overrides the task's own class", "[policy]") {
-  auto p = plan_yaml(one_item("{runtime_class: gvisor}", "", "sandbox_defaults: {runtime_class: runc-fast}\n"));
+  auto p =
+      plan_yaml(one_item("{runtime_class: gvisor}", "", "sandbox_defaults: {runtime_class: runc-fast}\n"));
   REQUIRE(p.accepted());
   CHECK(p.items[0].level == Level::standard);
   CHECK(p.items[0].runtime_class == "gvisor");
@@ -142,7 +149,8 @@ TEST_CASE("runtime_class alone works at any level and overrides the task's own c
   CHECK(has_finding(p.items[0], "task_runtime_class_overridden"));
 
   // Without isolation, the task's class stands (it must be offered).
-  auto pinned = plan_yaml(one_item("", "", "sandbox_defaults: {runtime_class: kata}\n"), test::kPlatformDeployment);
+  auto pinned =
+      plan_yaml(one_item("", "", "sandbox_defaults: {runtime_class: kata}\n"), test::kPlatformDeployment);
   REQUIRE(pinned.accepted());
   CHECK(pinned.items[0].runtime_class == "kata");
   CHECK(pinned.items[0].runtime_class_source == "task");
@@ -151,7 +159,8 @@ TEST_CASE("runtime_class alone works at any level and overrides the task's own c
   CHECK_THAT(all_errors(not_offered), Catch::Contains("the task pins runtime class 'runc-fast'"));
 }
 
-TEST_CASE("the hardened class is the default for unpinned sandboxes only where the deployment says so", "[policy]") {
+TEST_CASE("the hardened class is the default for unpinned sandboxes only where the deployment says so",
+          "[policy]") {
   auto platform = plan_yaml(one_item("standard"), test::kPlatformDeployment);
   REQUIRE(platform.accepted());
   CHECK(platform.items[0].runtime_class == "gvisor");
@@ -208,7 +217,8 @@ TEST_CASE("a GPU service keeps the node default runtime under strict: a known ri
   CHECK(standard.known_risk_count() == 0);
 }
 
-TEST_CASE("egress: nothing unless named; named targets rendered; wildcards refused under strict", "[policy]") {
+TEST_CASE("egress: nothing unless named; named targets rendered; wildcards refused under strict",
+          "[policy]") {
   auto none = plan_yaml(one_item("strict"));
   CHECK(none.items[0].expect["egress_allowed"] == false);
   CHECK(none.items[0].expect["egress_roles"]["internet"] == "none");
@@ -240,8 +250,9 @@ TEST_CASE("egress: nothing unless named; named targets rendered; wildcards refus
 }
 
 TEST_CASE("malformed domains and ranges are refused with what to write instead", "[policy]") {
-  auto p = plan_yaml(one_item("{allow_domains: [http://a.example.com, a..example.com], "
-                              "allow_cidr: [198.51.100.1/24, 10.0.0.0/33]}"));
+  auto p =
+      plan_yaml(one_item("{allow_domains: [http://a.example.com, a..example.com], "
+                         "allow_cidr: [198.51.100.1/24, 10.0.0.0/33]}"));
   CHECK(p.errors.size() == 4);
   CHECK_THAT(all_errors(p), Catch::Contains("a domain name, not a URL"));
   CHECK_THAT(all_errors(p), Catch::Contains("did you mean 198.51.100.0/24?"));
@@ -266,12 +277,14 @@ TEST_CASE("a task's network_mode bridge: overridden by strict, everything at sta
   CHECK(standard.items[0].expect["egress_roles"]["internet"] == "all");
 
   // A service pinned to none keeps it at every level.
-  auto none = plan_yaml(one_item("strict", "", "sandbox_defaults: {services: {scorer: {network_mode: none}}}\n"));
+  auto none =
+      plan_yaml(one_item("strict", "", "sandbox_defaults: {services: {scorer: {network_mode: none}}}\n"));
   CHECK(none.items[0].values["services"]["scorer"]["networkMode"] == "none");
 }
 
 TEST_CASE("non_root: uid 1000; refused on a root image; noted when undeclared", "[policy]") {
-  auto p = plan_yaml(one_item("{level: strict, non_root: true}", "", "sandbox_defaults: {image_user: non-root}\n"));
+  auto p = plan_yaml(
+      one_item("{level: strict, non_root: true}", "", "sandbox_defaults: {image_user: non-root}\n"));
   REQUIRE(p.accepted());
   CHECK(sc(p.items[0])["runAsNonRoot"] == true);
   CHECK(sc(p.items[0])["runAsUser"] == 1000);
@@ -279,7 +292,8 @@ TEST_CASE("non_root: uid 1000; refused on a root image; noted when undeclared", 
   CHECK(p.items[0].expect["root_writable"] == false);
   CHECK(has_finding(p.items[0], "non_root_tools_visible"));
 
-  auto root = plan_yaml(one_item("{level: strict, non_root: true}", "", "sandbox_defaults: {image_user: root}\n"));
+  auto root =
+      plan_yaml(one_item("{level: strict, non_root: true}", "", "sandbox_defaults: {image_user: root}\n"));
   CHECK_FALSE(root.accepted());
   CHECK_THAT(all_errors(root), Catch::Contains("whose image user is root: kubelet refuses to start it"));
   CHECK(root.errors[0].line == 2);
@@ -295,11 +309,13 @@ TEST_CASE("non_root: uid 1000; refused on a root image; noted when undeclared", 
 }
 
 TEST_CASE("read_only_root: read-only root with emptyDir scratch at /tmp and the workdir", "[policy]") {
-  auto p = plan_yaml(one_item("{level: strict, read_only_root: true}", "", "sandbox_defaults: {workdir: /work}\n"));
+  auto p = plan_yaml(
+      one_item("{level: strict, read_only_root: true}", "", "sandbox_defaults: {workdir: /work}\n"));
   REQUIRE(p.accepted());
   const auto& sv = p.items[0].values["services"]["default"];
   CHECK(sv["securityContext"]["readOnlyRootFilesystem"] == true);
-  CHECK(sv["volumes"] == nlohmann::json::parse(R"([{"name":"tmp","emptyDir":{}},{"name":"work","emptyDir":{}}])"));
+  CHECK(sv["volumes"] ==
+        nlohmann::json::parse(R"([{"name":"tmp","emptyDir":{}},{"name":"work","emptyDir":{}}])"));
   CHECK(sv["volumeMounts"] ==
         nlohmann::json::parse(R"([{"name":"tmp","mountPath":"/tmp"},{"name":"work","mountPath":"/work"}])"));
   CHECK(p.items[0].expect["root_writable"] == false);
@@ -312,7 +328,8 @@ TEST_CASE("read_only_root: read-only root with emptyDir scratch at /tmp and the 
 
 TEST_CASE("an item cannot switch off an image control the eval set turns on", "[policy]") {
   const char* facts = "sandbox_defaults: {image_user: non-root}\n";
-  auto off = plan_yaml(one_item("{level: strict, non_root: true}", "{read_only_root: true, non_root: false}", facts));
+  auto off = plan_yaml(
+      one_item("{level: strict, non_root: true}", "{read_only_root: true, non_root: false}", facts));
   CHECK_THAT(all_errors(off), Catch::Contains("non_root: false would switch off what the eval set turns on"));
   auto on = plan_yaml(one_item("{level: strict, non_root: true}", "{read_only_root: true}", facts));
   REQUIRE(on.accepted());
@@ -352,9 +369,9 @@ TEST_CASE("expectations are runtime-aware", "[policy]") {
     CHECK(e["mount_tmpfs"] == false);
     CHECK(e["cap_eff_forbidden"].size() >= 1);
     CHECK(e["cap_eff_forbidden"][0] == "CAP_SYS_ADMIN");
-    for (const char* key : {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable",
-                            "writable_paths", "seccomp", "egress_allowed", "allow_domains", "allow_cidr",
-                            "host_reached"}) {
+    for (const char* key :
+         {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable", "writable_paths",
+          "seccomp", "egress_allowed", "allow_domains", "allow_cidr", "host_reached"}) {
       CHECK(e.contains(key));
     }
   }
@@ -379,12 +396,14 @@ tasks:
   CHECK(a.items[0].id != a.items[1].id);
   CHECK(a.items[2].id == a.items[0].id + "~2");
   // The id depends on the item's identity, not on other items.
-  auto c = plan_yaml("tasks:\n  - name: mtb\n    items:\n      - {name: bridge, args: {image_tag: b}, sample_ids: [x]}\n");
+  auto c = plan_yaml(
+      "tasks:\n  - name: mtb\n    items:\n      - {name: bridge, args: {image_tag: b}, sample_ids: [x]}\n");
   CHECK(c.items[0].id.substr(c.items[0].id.size() - 8) == a.items[1].id.substr(a.items[1].id.size() - 8));
 }
 
 TEST_CASE("matrix runtimes and node classes must exist in the deployment", "[policy]") {
-  auto ok = plan_yaml(one_item("", "", "matrix: {runtimes: [runc, gvisor], node_classes: [tier, non-tier]}\n"));
+  auto ok =
+      plan_yaml(one_item("", "", "matrix: {runtimes: [runc, gvisor], node_classes: [tier, non-tier]}\n"));
   CHECK(ok.accepted());
   auto bad = plan_yaml(one_item("", "", "matrix: {runtimes: [runc, kata], node_classes: [gpu-pool]}\n"));
   CHECK_THAT(all_errors(bad), Catch::Contains("runtime 'kata' is neither runc"));

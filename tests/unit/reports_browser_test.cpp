@@ -51,9 +51,9 @@ TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[
 
   std::vector<std::string> argv;
   if (::geteuid() == 0) argv = {"unshare", "--net", "--"};
-  for (const char* a : {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--hide-scrollbars"}) {
+  for (const char* a : {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", "--hide-scrollbars"}) {
     argv.push_back(a);
   }
   argv.push_back("--user-data-dir=" + profile.string());
@@ -81,5 +81,6 @@ TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[
   CHECK(bytes.size() > 40 * 1024);
 
   std::error_code ec;
-  fs::copy_file(png, fs::path(test::binary_dir()) / "parity_screenshot.png", fs::copy_options::overwrite_existing, ec);
+  fs::copy_file(png, fs::path(test::binary_dir()) / "parity_screenshot.png",
+                fs::copy_options::overwrite_existing, ec);
 }

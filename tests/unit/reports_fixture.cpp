@@ -14,7 +14,8 @@ nlohmann::json result_fixture() {
 }
 
 nlohmann::json parity_section_fixture() {
-  const auto in = nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/parity_samples.json"));
+  const auto in =
+      nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/parity_samples.json"));
   parity::SectionInput input;
   input.scenario = in.at("scenario");
   input.baseline = in.at("baseline");
@@ -44,7 +45,8 @@ std::string normalize_for_golden(std::string text, const nlohmann::json& context
   static const std::regex tmp_path(R"(/tmp/[A-Za-z0-9._/-]+)");
   for (const char* key : {"host", "kernel", "git_revision", "tool_version"}) {
     auto it = context.find(key);
-    if (it != context.end() && it->is_string()) replace_all(text, it->get<std::string>(), std::string("<") + key + ">");
+    if (it != context.end() && it->is_string())
+      replace_all(text, it->get<std::string>(), std::string("<") + key + ">");
   }
   text = std::regex_replace(text, iso_time, "<time>");
   text = std::regex_replace(text, tmp_path, "<path>");

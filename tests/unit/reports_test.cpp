@@ -1,11 +1,12 @@
 // reports/: the renderers against golden files and against what a reader relies on
 // (escaping, self-contained HTML, compare.py's fields, every file written, bad input named).
+#include "reports/reports.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/common/error.h"
-#include "reports/reports.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/reports_fixture.h"
 
@@ -75,12 +76,19 @@ TEST_CASE("JUnit has one testcase per check, failures with expected/observed/evi
   r["sandboxes"][1]["error"] = "could not deploy: runsc create: exit 1";
   const auto xml = render_junit(r);
   CHECK(count_of(xml, "<testcase ") == 18 + 1);
-  CHECK_THAT(xml, Catch::Contains(R"(<testsuites name="isoharness" tests="19" failures="1" errors="1" skipped="1")"));
-  CHECK_THAT(xml, Catch::Contains(R"(<failure type="egress" message="expected {&quot;allow_domains&quot;:[],&quot;egress_allowed&quot;:false}, observed {&quot;connected&quot;:[&quot;world-blocked 203.0.113.20:443&quot;]}">)"));
+  CHECK_THAT(xml, Catch::Contains(
+                      R"(<testsuites name="isoharness" tests="19" failures="1" errors="1" skipped="1")"));
+  CHECK_THAT(
+      xml,
+      Catch::Contains(
+          R"(<failure type="egress" message="expected {&quot;allow_domains&quot;:[],&quot;egress_allowed&quot;:false}, observed {&quot;connected&quot;:[&quot;world-blocked 203.0.113.20:443&quot;]}">)"));
   CHECK_THAT(xml, Catch::Contains("&lt;- | pipes &amp; &lt;tags&gt; kept literally"));
-  CHECK_THAT(xml, Catch::Contains(R"(<skipped message="not applicable: read_only_root was not requested for this item"/>)"));
+  CHECK_THAT(xml,
+             Catch::Contains(
+                 R"(<skipped message="not applicable: read_only_root was not requested for this item"/>)"));
   CHECK_THAT(xml, Catch::Contains("<error message=\"could not deploy: runsc create: exit 1\">"));
-  CHECK_THAT(xml, Catch::Contains(R"(<property name="finding" value="known_risk.gpu_runtime [gpu-trainer]: )"));
+  CHECK_THAT(xml,
+             Catch::Contains(R"(<property name="finding" value="known_risk.gpu_runtime [gpu-trainer]: )"));
   CHECK(xml.find('\x07') == std::string::npos);
   CHECK(count_of(xml, "<testsuite ") == count_of(xml, "</testsuite>"));
   CHECK(count_of(xml, "<testcase ") == count_of(xml, "</testcase>") + count_of(xml, "time=\"0\"/>"));
@@ -98,8 +106,12 @@ TEST_CASE("JUnit carries parity verdicts: the mix decides, workloads are reporte
   REQUIRE(regressions > 0);
   CHECK(count_of(xml, "<failure type=\"parity\"") == static_cast<std::size_t>(regressions));
   CHECK(count_of(xml, "<testcase classname=\"parity.") == static_cast<std::size_t>(cases));
-  CHECK(count_of(xml, "<skipped message=\"") == static_cast<std::size_t>(inconclusive) + 1);  // + the n/a check
-  CHECK_THAT(xml, Catch::Contains("<system-out>gvisor/tier vs runc/tier: ratio 39.3 [38.2, 41.3], tolerance 1.10: ❌ regression"));
+  CHECK(count_of(xml, "<skipped message=\"") ==
+        static_cast<std::size_t>(inconclusive) + 1);  // + the n/a check
+  CHECK_THAT(
+      xml,
+      Catch::Contains(
+          "<system-out>gvisor/tier vs runc/tier: ratio 39.3 [38.2, 41.3], tolerance 1.10: ❌ regression"));
 }
 
 TEST_CASE("the parity page is self-contained and shows a chart per cell", "[reports]") {
@@ -121,7 +133,8 @@ TEST_CASE("the parity page is self-contained and shows a chart per cell", "[repo
 TEST_CASE("parity Markdown lists every workload with n, ratio, CI, p, verdict, tolerance", "[reports]") {
   const auto r = test::result_with_parity_fixture();
   const auto md = render_parity_markdown(r["parity"]);
-  CHECK_THAT(md, Catch::Contains("| workload | n (baseline / candidate) | ratio | 95 % CI | p | verdict | tolerance |"));
+  CHECK_THAT(md, Catch::Contains(
+                     "| workload | n (baseline / candidate) | ratio | 95 % CI | p | verdict | tolerance |"));
   CHECK_THAT(md, Catch::Contains("## gvisor/tier vs runc/tier"));
   CHECK(count_of(md, "| getpid | 12 / 12 |") == 3);
 }
@@ -138,7 +151,8 @@ TEST_CASE("per-cell Google Benchmark JSON has what compare.py reads", "[reports]
   for (const auto& [w, times] : samples.items()) expected += times.size();
   REQUIRE(doc["benchmarks"].size() == expected);
   for (const auto& b : doc["benchmarks"]) {
-    for (const char* key : {"name", "run_type", "real_time", "cpu_time", "time_unit", "iterations", "repetitions"}) {
+    for (const char* key :
+         {"name", "run_type", "real_time", "cpu_time", "time_unit", "iterations", "repetitions"}) {
       CHECK(b.contains(key));
     }
     CHECK(b["run_type"] == "iteration");

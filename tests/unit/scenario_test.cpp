@@ -1,6 +1,7 @@
+#include "harness/scenario/scenario.h"
+
 #include <catch2/catch.hpp>
 
-#include "harness/scenario/scenario.h"
 #include "tests/support/test_support.h"
 
 using namespace isoharness;
@@ -20,7 +21,8 @@ std::string error_of(const std::function<void()>& fn) {
 }  // namespace
 
 TEST_CASE("YAML scalars resolve like the YAML 1.2 core schema, quoted ones stay strings", "[scenario]") {
-  auto doc = parse_yaml("a: 1\nb: 0.5\nc: true\nd: null\ne: '007'\nf: 007x\ng: ~\nh: \"true\"\ni: -3\n", "x.yaml");
+  auto doc =
+      parse_yaml("a: 1\nb: 0.5\nc: true\nd: null\ne: '007'\nf: 007x\ng: ~\nh: \"true\"\ni: -3\n", "x.yaml");
   CHECK(doc.value["a"] == 1);
   CHECK(doc.value["b"] == 0.5);
   CHECK(doc.value["c"] == true);
@@ -167,7 +169,8 @@ colour: blue
 }
 
 TEST_CASE("eval-set shape errors name the task and item", "[scenario]") {
-  std::string msg = error_of([] { parse_scenario("tasks:\n  - name: a\n    items: []\n  - items: [{args: {}}]\n", "s.yaml"); });
+  std::string msg = error_of(
+      [] { parse_scenario("tasks:\n  - name: a\n    items: []\n  - items: [{args: {}}]\n", "s.yaml"); });
   CHECK_THAT(msg, Catch::Contains("s.yaml:3:5: tasks[0]: items must be a non-empty list"));
   CHECK_THAT(msg, Catch::Contains("s.yaml:4:5: tasks[1]: a task needs a name"));
   CHECK_THAT(msg, Catch::Contains("tasks[1].items[0]: an item needs a name"));
@@ -197,7 +200,9 @@ TEST_CASE("deployment profiles keep every key and check the policy's", "[scenari
   auto none = parse_deployment("runtime_classes: [gvisor]\n", "n.yaml");
   CHECK_FALSE(none.sandbox_runtime_class.has_value());
   CHECK(none.name == "n");
-  CHECK_THAT(error_of([] { parse_deployment("runtime_classes: [kata]\nsandbox_runtime_class: gvisor\n", "d.yaml"); }),
+  CHECK_THAT(error_of([] {
+               parse_deployment("runtime_classes: [kata]\nsandbox_runtime_class: gvisor\n", "d.yaml");
+             }),
              Catch::Contains("d.yaml:2:1: sandbox_runtime_class 'gvisor' is not in runtime_classes"));
   CHECK_THAT(error_of([] { parse_deployment("runtime_classes: gvisor\n", "d.yaml"); }),
              Catch::Contains("runtime_classes must be a list"));
@@ -207,8 +212,10 @@ TEST_CASE("deployment profiles keep every key and check the policy's", "[scenari
 
 TEST_CASE("describe_item names package, task, item, args and sample_ids", "[scenario]") {
   auto s = parse_scenario(
-      "tasks:\n  - package: p\n    name: mtb\n    items:\n      - {name: bridge, args: {image_tag: x}, sample_ids: [a]}\n",
+      "tasks:\n  - package: p\n    name: mtb\n    items:\n      - {name: bridge, args: {image_tag: x}, "
+      "sample_ids: [a]}\n",
       "s.yaml");
-  CHECK(describe_item(s.eval_set, 0, 0) ==
-        "task mtb, item bridge (tasks[0].items[0]; package p; args {\"image_tag\":\"x\"}; sample_ids [\"a\"])");
+  CHECK(
+      describe_item(s.eval_set, 0, 0) ==
+      "task mtb, item bridge (tasks[0].items[0]; package p; args {\"image_tag\":\"x\"}; sample_ids [\"a\"])");
 }
