@@ -18,7 +18,7 @@ Command parity_command(CLI::App& app) {
       "Time the scenario's workloads in one sandbox per cell (RUNTIME/NODE_CLASS), interleaved rounds, and "
       "compare every candidate cell with the baseline: ratio, 95% interval, and a verdict against the "
       "scenario's tolerance. Exit 0 parity or inconclusive, 1 regression, 2 bad input, 3 infrastructure.");
-  sub->add_option("scenario", cfg->scenario_path, "Scenario file (default: <scenarios-dir>/parity.yaml)");
+  sub->add_option("scenario", cfg->scenario_path, "Scenario file (default: <scenarios-dir>/parity/default.yaml)");
   sub->add_option("--deployment", cfg->deployment_path, "Deployment profile (default: <scenarios-dir>/deployments/local.yaml)");
   sub->add_option("--scenarios-dir", cfg->scenarios_dir, "Where scenarios and profiles live")->capture_default_str();
   sub->add_option("--baseline", cfg->baseline, "Baseline cell")->capture_default_str();

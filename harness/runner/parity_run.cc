@@ -59,7 +59,7 @@ RunOutcome run_parity(const ParityConfig& config) {
   const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
   auto profile = scenario::load_deployment(deployment_path);
   const std::string scenario_path =
-      config.scenario_path.empty() ? config.scenarios_dir + "/parity.yaml" : config.scenario_path;
+      config.scenario_path.empty() ? config.scenarios_dir + "/parity/default.yaml" : config.scenario_path;
   auto planned = plan_scenarios({scenario_path}, profile, false);
   Planned& p = planned.front();
   const auto gvisor_classes = gvisor_runtime_classes(profile);

@@ -183,7 +183,9 @@ TEST_CASE("egress: connected, refused, http, dns and dns_failed, all at once", "
   CHECK(servers.dns_queries >= 4);
 }
 
-TEST_CASE("egress: a full accept queue is a timeout, a silent resolver is dns_failed, a mute server connected", "[probe]") {
+TEST_CASE(
+    "egress: a full accept queue is a timeout, a silent resolver is dns_failed, a mute server connected",
+    "[probe]") {
   enter_own_netns();
   Servers servers;
   // Backlog 0 and nobody accepting: after the queue fills, the kernel drops SYNs.

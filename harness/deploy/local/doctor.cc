@@ -39,9 +39,9 @@ DoctorCheck scratch_namespace_check() {
     return true;
   };
   bool ok = step({"ip", "netns", "add", ns}, "ip netns add") &&
-            step({"ip", "-n", ns, "link", "add", "a", "type", "veth", "peer", "name", "b"}, "veth pair") &&
+            step({"ip", "-n", ns, "link", "add", "name", "ihd0", "type", "veth", "peer", "name", "ihd1"}, "veth pair") &&
             step(in_netns(ns, {"nft", "-f", "-"}), "nft table",
-                 "table inet ih_doctor { chain f { type filter hook forward priority 0; policy drop; } }\n");
+                 "table inet ih_doctor {\n chain f {\n  type filter hook forward priority 0; policy drop;\n }\n}\n");
   run_quietly({"ip", "netns", "delete", ns}, 10s);
   c.ok = ok;
   if (ok) c.detail = "created and removed " + ns;
