@@ -45,6 +45,8 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   e["uid"] = eff.non_root ? nlohmann::json(1000) : nlohmann::json(nullptr);
   // "/" is writable only when the root filesystem is and the user owns it (root).
   e["root_writable"] = !eff.read_only_root && !eff.non_root;
+  // The control itself: is the root filesystem mounted read-only (readOnlyRootFilesystem)?
+  e["root_read_only"] = eff.read_only_root;
   e["writable_paths"] = {"/tmp", facts.workdir};
   e["seccomp"] = gvisor ? "emulated" : "filtered";
   e["egress_allowed"] = any;

@@ -1,6 +1,8 @@
 // Checks of the filesystem posture and of the interfaces gVisor emulates (user
 // namespaces, mounts, sysrq, kallsyms, debugfs): each fails on the host kernel and passes
 // as "emulated" only when gVisor is observed.
+#include <optional>
+
 #include "harness/verify/checks_internal.h"
 
 namespace isoharness::verify::detail {
@@ -8,18 +10,39 @@ namespace isoharness::verify::detail {
 void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* fs = observation(in.posture, "filesystem");
   const std::string evidence = observation_evidence(in.posture, "filesystem");
-  if (in.expect.contains("root_writable") && in.expect["root_writable"].is_boolean()) {
-    bool want = in.expect["root_writable"].get<bool>();
-    auto got = get_bool(fs, "root_writable");
-    if (!got) {
-      out.push_back(missing("root_filesystem", in.posture, "filesystem", want ? "writable" : "read-only"));
+  // readOnlyRootFilesystem is a property of the mount ("/" in the read-only mounts);
+  // whether this user can create a file in "/" also depends on who owns it, so a failed
+  // create with a writable mount (EACCES as uid 1000) is not a read-only root.
+  auto can_write = get_bool(fs, "root_writable");
+  std::optional<bool> mount_ro;
+  if (fs && fs->is_object() && fs->contains("readonly_mounts") && (*fs)["readonly_mounts"].is_array()) {
+    mount_ro = false;
+    for (const auto& m : (*fs)["readonly_mounts"])
+      if (m == "/") mount_ro = true;
+  }
+  if (in.expect.contains("root_read_only") && in.expect["root_read_only"].is_boolean()) {
+    bool want_ro = in.expect["root_read_only"].get<bool>();
+    if (!mount_ro || !can_write) {
+      out.push_back(missing("root_filesystem", in.posture, "filesystem", want_ro ? "read-only" : "writable"));
     } else {
-      bool pass = *got == want;
-      out.push_back(make("root_filesystem", pass, want ? "writable" : "read-only", *got ? "writable" : "read-only",
+      bool ro = *mount_ro || (*can_write == false && evidence.find("EROFS") != std::string::npos);
+      bool pass = ro == want_ro && !(want_ro && *can_write);
+      std::string seen = ro ? "read-only mount" : (*can_write ? "writable" : "writable mount (this user may not write in /)");
+      out.push_back(make("root_filesystem", pass, want_ro ? "read-only mount" : "writable mount", seen,
                          pass ? "as planned"
-                              : (want ? "root_filesystem: / is read-only although the plan leaves it writable"
-                                      : "root_filesystem: / is writable although the plan asks for readOnlyRootFilesystem"),
+                              : (want_ro ? "root_filesystem: / is writable although the plan asks for readOnlyRootFilesystem"
+                                         : "root_filesystem: / is mounted read-only although the plan leaves it writable"),
                          evidence));
+    }
+  }
+  if (in.expect.contains("root_writable") && in.expect["root_writable"].is_boolean() && !in.expect.value("root_writable", true)) {
+    // Whatever the reason (read-only mount, or a non-root user), "/" must not be writable.
+    if (!can_write) {
+      out.push_back(missing("root_not_writable", in.posture, "filesystem", "not writable by the sandbox user"));
+    } else {
+      out.push_back(make("root_not_writable", !*can_write, "not writable by the sandbox user",
+                         *can_write ? "writable" : "not writable",
+                         *can_write ? "root_not_writable: the sandbox user can create files in /" : "as planned", evidence));
     }
   }
   if (in.expect.contains("writable_paths") && in.expect["writable_paths"].is_array()) {

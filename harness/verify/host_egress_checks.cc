@@ -1,11 +1,10 @@
 // "Was the host reached": judged by evidence — runtime sockets, host devices, the host's
 // PID/UTS/network namespaces, a writable cgroup tree, Kubernetes credentials — and egress:
 // every target the probe was asked to reach, against what the plan opens.
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <set>
 
+#include "harness/policy/plan.h"
 #include "harness/verify/checks_internal.h"
 
 namespace isoharness::verify::detail {
@@ -15,26 +14,6 @@ std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
   return out.empty() ? "(none)" : out;
-}
-
-// IPv4 address inside a CIDR ("198.51.100.0/24"); false for anything unparsable.
-bool in_cidr(const std::string& address, const std::string& cidr) {
-  auto slash = cidr.find('/');
-  std::string net = cidr.substr(0, slash);
-  int bits = slash == std::string::npos ? 32 : std::atoi(cidr.c_str() + slash + 1);
-  in_addr a{}, n{};
-  if (bits < 0 || bits > 32) return false;
-  if (inet_pton(AF_INET, address.c_str(), &a) != 1 || inet_pton(AF_INET, net.c_str(), &n) != 1) return false;
-  uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t{0} << (32 - bits));
-  return (a.s_addr & mask) == (n.s_addr & mask);
-}
-
-std::vector<std::string> expect_list(const nlohmann::json& expect, const char* key) {
-  std::vector<std::string> out;
-  if (expect.contains(key) && expect[key].is_array())
-    for (const auto& v : expect[key])
-      if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
 }
 
 }  // namespace
@@ -55,10 +34,16 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
   if (!dev) {
     out.push_back(missing("host_devices", in.posture, "devices", "standard set only"));
   } else {
-    auto extra = get_strings(dev, "extra");
-    out.push_back(make("host_devices", extra.empty(), "standard set only", extra.empty() ? "standard set only" : join(extra),
-                       extra.empty() ? "no host devices" : "host_devices: devices beyond the standard set are present",
-                       observation_evidence(in.posture, "devices")));
+    // gVisor serves some devices itself (/dev/fuse, /dev/net/tun): they never reach the host.
+    static const std::set<std::string> kGvisorOwn = {"fuse", "net", "net/tun", "tun"};
+    const bool gvisor = observed_gvisor(in.posture);
+    std::vector<std::string> host_devices, emulated;
+    for (const auto& d : get_strings(dev, "extra")) (gvisor && kGvisorOwn.count(d) ? emulated : host_devices).push_back(d);
+    std::string reason = host_devices.empty() ? "no host devices" : "host_devices: devices beyond the standard set are present";
+    if (host_devices.empty() && !emulated.empty()) reason = "emulated: " + join(emulated) + " served by gVisor itself";
+    out.push_back(make("host_devices", host_devices.empty(), "standard set only",
+                       host_devices.empty() && emulated.empty() ? "standard set only" : join(host_devices.empty() ? emulated : host_devices),
+                       reason, observation_evidence(in.posture, "devices")));
   }
 
   const auto* procs = observation(in.posture, "processes");
@@ -112,40 +97,18 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
 
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* eg = observation(in.posture, "egress");
-  const auto domains = expect_list(in.expect, "allow_domains");
-  const auto cidrs = expect_list(in.expect, "allow_cidr");
-  const bool egress_allowed = in.expect.value("egress_allowed", false);
-  const bool everything = std::find(domains.begin(), domains.end(), "*") != domains.end() ||
-                          std::find(cidrs.begin(), cidrs.end(), "0.0.0.0/0") != cidrs.end();
   const std::string evidence = observation_evidence(in.posture, "egress");
 
   for (const auto& target : in.targets) {
     const std::string control = "egress:" + target.name;
-    bool allowed = false;
-    std::string why = "not named in allow_domains / allow_cidr";
-    if (target.role == "metadata" || target.role == "cluster" || target.role == "sandbox") {
-      why = target.role == "metadata" ? "cloud metadata is never reachable"
-                                      : (target.role == "cluster" ? "in-cluster endpoints are never reachable"
-                                                                  : "other sandboxes are never reachable");
-    } else if (!egress_allowed) {
-      why = "the plan opens no egress";
-    } else if (everything) {
-      allowed = true;
-      why = "the plan grants all egress";
-    } else if (target.role == "resolver") {
-      allowed = !domains.empty();
-      why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
-    } else if (!target.domain.empty() && std::find(domains.begin(), domains.end(), target.domain) != domains.end()) {
-      allowed = true;
-      why = "named in allow_domains";
-    } else {
-      for (const auto& c : cidrs) {
-        if (in_cidr(target.host, c)) {
-          allowed = true;
-          why = "inside allow_cidr " + c;
-        }
-      }
-    }
+    // The plan decides what may be reached (one rule, the policy engine's).
+    const bool allowed = policy::egress_permitted(in.expect, target.role, target.domain, target.host);
+    std::string why;
+    if (target.role == "metadata") why = "cloud metadata is never reachable";
+    else if (target.role == "cluster") why = "in-cluster endpoints are never reachable";
+    else if (target.role == "sandbox") why = "other sandboxes are never reachable";
+    else if (target.role == "resolver") why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
+    else why = allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
 
     const nlohmann::json* result = nullptr;
     if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {

@@ -89,11 +89,6 @@ std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const s
   return out;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("strict under runsc and standard under runc are reachable through the jumphost", "[system][local]") {

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "harness/common/subprocess.h"
 #include "harness/policy/plan.h"

@@ -36,6 +36,7 @@ json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
   o.push_back(obs("processes", {{"visible", 3}, {"pid1", "sshd"}}));
   o.push_back(obs("network", {{"interfaces", {"lo", "eth0"}}, {"hostname", "sandbox-1"}}));
   o.push_back(obs("filesystem", {{"root_writable", false},
+                                 {"readonly_mounts", {"/", "/usr"}},
                                  {"paths", {{"/tmp", true}, {"/home/agent", true}}},
                                  {"cgroup_writable", false}}));
   o.push_back(obs("boot_id", {{"boot_id", gvisor ? "aaaa-gvisor" : "host-boot-id"}}));
@@ -53,6 +54,7 @@ json strict_expect(bool gvisor) {
           {"no_new_privs", true},
           {"uid", 1000},
           {"root_writable", false},
+          {"root_read_only", true},
           {"writable_paths", {"/tmp", "/home/agent"}},
           {"egress_allowed", false},
           {"allow_domains", json::array()},
@@ -162,6 +164,7 @@ TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[ver
     if (o["name"] == "identity") o["value"]["uid"] = 0;
     if (o["name"] == "filesystem") {
       o["value"]["root_writable"] = true;
+      o["value"]["readonly_mounts"] = {"/usr"};
       o["value"]["paths"]["/tmp"] = false;
     }
   }
@@ -169,14 +172,17 @@ TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[ver
   CHECK(find(checks, "no_new_privs").status == "fail");
   CHECK(find(checks, "uid").status == "fail");
   CHECK(find(checks, "root_filesystem").status == "fail");
+  CHECK(find(checks, "root_not_writable").status == "fail");
   CHECK(find(checks, "scratch:/tmp").status == "fail");
   CHECK(find(checks, "scratch:/home/agent").status == "pass");
   // And positively: the standard plan leaves uid to the image.
-  json std_expect = {{"kernel", "host"}, {"cap_eff", nullptr}, {"no_new_privs", false}, {"root_writable", true}};
+  json std_expect = {{"kernel", "host"}, {"cap_eff", nullptr}, {"no_new_privs", false}, {"root_writable", true},
+                     {"root_read_only", false}};
   json sp = posture(false, "00000000a80425fb");
   for (auto& o : sp["observations"]) {
     if (o["name"] == "no_new_privs") o["value"] = false;
-    if (o["name"] == "filesystem") o["value"]["root_writable"] = true;
+    // uid 1000 cannot create files in a root-owned "/" on a writable mount: not read-only.
+    if (o["name"] == "filesystem") o["value"]["readonly_mounts"] = {"/usr"};
   }
   auto std_checks = run(std_expect, sp, "standard");
   CHECK(find(std_checks, "uid").status == "n/a");
@@ -198,6 +204,7 @@ TEST_CASE("egress: strict blocks everything; named targets open exactly", "[veri
   e["egress_allowed"] = true;
   e["allow_domains"] = {"target.example.com"};
   e["allow_cidr"] = {"198.51.100.0/24"};
+  e["egress_roles"] = {{"internet", true}, {"resolver", true}};
   json open = posture(true);
   for (auto& o : open["observations"])
     if (o["name"] == "egress")
@@ -211,6 +218,17 @@ TEST_CASE("egress: strict blocks everything; named targets open exactly", "[veri
   for (auto& o : open["observations"])
     if (o["name"] == "egress") o["value"]["targets"][0]["result"] = "timeout";
   CHECK(find(run(e, open), "egress:target").status == "fail");
+}
+
+TEST_CASE("gVisor's own devices are emulated, the same names on the host kernel are not", "[verify]") {
+  json g = posture(true);
+  for (auto& o : g["observations"])
+    if (o["name"] == "devices") o["value"]["extra"] = {"fuse"};
+  CHECK(find(run(strict_expect(true), g), "host_devices").status == "pass");
+  json h = posture(false);
+  for (auto& o : h["observations"])
+    if (o["name"] == "devices") o["value"]["extra"] = {"fuse"};
+  CHECK(find(run(strict_expect(false), h), "host_devices").status == "fail");
 }
 
 TEST_CASE("host evidence: runtime sockets, devices, host namespaces", "[verify]") {
