@@ -83,14 +83,17 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       out.push_back(make("capabilities", false, want_text, "unparsable CapEff",
                          "capabilities: CapEff could not be read", observation_evidence(in.posture, "capabilities")));
     } else {
-      bool pass = want && *eff == *want;
+      // Holding more than planned fails; holding fewer is stricter than planned (e.g. a
+      // login as a non-root user, whose effective set the kernel clears) and passes.
+      unsigned long long extra = want ? (*eff & ~*want) : *eff;
+      bool pass = want && extra == 0;
       std::string reason;
-      if (pass) {
+      if (pass && *eff == *want) {
         reason = "effective capabilities are exactly the planned set";
+      } else if (pass) {
+        reason = "stricter than planned: holds none beyond the plan; missing " + capability_names(*want & ~*eff);
       } else {
-        unsigned long long extra = want ? (*eff & ~*want) : *eff;
-        reason = "capabilities: CapEff differs from the plan";
-        if (extra) reason += "; held beyond the plan: " + capability_names(extra);
+        reason = "capabilities: CapEff holds more than the plan: " + capability_names(extra);
       }
       out.push_back(make("capabilities", pass, want_text, hex16(*eff) + " (" + capability_names(*eff) + ")", reason,
                          observation_evidence(in.posture, "capabilities")));
@@ -119,12 +122,13 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
     if (!got) {
       out.push_back(missing("no_new_privs", in.posture, "no_new_privs", want_nnp ? "set" : "not set"));
     } else {
-      bool pass = *got == want_nnp;
-      out.push_back(make("no_new_privs", pass, want_nnp ? "set (allowPrivilegeEscalation: false)" : "not set (escalation permitted)",
+      // Permitted escalation is not a promise: no_new_privs set where the plan permits
+      // escalation is stricter than planned and passes.
+      bool pass = *got || !want_nnp;
+      out.push_back(make("no_new_privs", pass, want_nnp ? "set (allowPrivilegeEscalation: false)" : "not required (escalation permitted)",
                          *got ? "set" : "not set",
-                         pass ? "as planned"
-                              : (want_nnp ? "no_new_privs: privilege escalation is permitted although the plan forbids it"
-                                          : "no_new_privs: set although the plan leaves escalation permitted"),
+                         pass ? (*got == want_nnp ? "as planned" : "stricter than planned: no_new_privs is set")
+                              : "no_new_privs: privilege escalation is permitted although the plan forbids it",
                          observation_evidence(in.posture, "no_new_privs")));
     }
   }

@@ -190,8 +190,21 @@ TEST_CASE("seccomp conversion honours arch, capability and kernel conditions", "
   CHECK(std::count(n.begin(), n.end(), "chroot:SCMP_ACT_ERRNO") == 1);
   CHECK(std::count(n.begin(), n.end(), "chroot:SCMP_ACT_ALLOW") == 0);
   CHECK(std::count(n.begin(), n.end(), "bpf:SCMP_ACT_ALLOW") == 0);
-  CHECK(std::count(n.begin(), n.end(), "clone3:SCMP_ACT_ALLOW") == 1);
+  // containerd's rule: without CAP_SYS_ADMIN no namespaces — clone3 reads as ENOSYS,
+  // clone is allowed only without CLONE_NEW* flags.
+  CHECK(std::count(n.begin(), n.end(), "clone3:SCMP_ACT_ALLOW") == 0);
+  CHECK(std::count(n.begin(), n.end(), "clone3:SCMP_ACT_ERRNO") == 1);
+  const json& clone_rule = (*strict)["syscalls"][(*strict)["syscalls"].size() - 2];
+  CHECK(clone_rule["names"] == json({"clone"}));
+  CHECK(clone_rule["args"][0]["op"] == "SCMP_CMP_MASKED_EQ");
+  CHECK(clone_rule["args"][0]["value"] == 0x7E020000UL);
   CHECK(std::count(n.begin(), n.end(), "futuristic:SCMP_ACT_ALLOW") == 0);
+  SeccompTarget admin{"amd64", "6.1.0", {"CAP_SYS_ADMIN"}};
+  auto with_admin = convert_seccomp_profile(profile, admin);
+  REQUIRE(with_admin);
+  auto na = names_of(*with_admin);
+  CHECK(std::count(na.begin(), na.end(), "clone3:SCMP_ACT_ALLOW") == 1);
+  CHECK(std::count(na.begin(), na.end(), "clone3:SCMP_ACT_ERRNO") == 0);
   const json& personality = (*strict)["syscalls"][1];
   CHECK(personality["args"][0]["value"] == 8);
   CHECK(personality["args"][0]["op"] == "SCMP_CMP_EQ");

@@ -61,6 +61,34 @@ bool applies(const json& rule, const SeccompTarget& t) {
   return true;
 }
 
+// containerd's default profile lets only a holder of CAP_SYS_ADMIN create namespaces;
+// Debian's containers-common profile (podman's) allows unshare and clone with any flags,
+// so on a host that permits unprivileged user namespaces a sandbox could create one. The
+// local backend stands in for containerd, so it applies containerd's rule: without
+// CAP_SYS_ADMIN, unshare is refused, clone only without namespace flags, and clone3 reads
+// as unimplemented (ENOSYS) so the C library falls back to clone.
+void gate_namespaces_on_sys_admin(json& rules, const SeccompTarget& t) {
+  for (const auto& c : t.capabilities)
+    if (c == "CAP_SYS_ADMIN") return;
+  static const std::vector<std::string> kGated = {"unshare", "clone", "clone3"};
+  for (auto& rule : rules) {
+    if (rule.value("action", "") != "SCMP_ACT_ALLOW" || rule.contains("args")) continue;
+    json kept = json::array();
+    for (const auto& n : rule["names"])
+      if (std::find(kGated.begin(), kGated.end(), n.get<std::string>()) == kGated.end()) kept.push_back(n);
+    rule["names"] = kept;
+  }
+  json pruned = json::array();
+  for (auto& rule : rules)
+    if (!rule["names"].empty()) pruned.push_back(std::move(rule));
+  rules = std::move(pruned);
+  constexpr unsigned long kNamespaceFlags = 0x7E020000UL;  // CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}
+  rules.push_back({{"names", {"clone"}},
+                   {"action", "SCMP_ACT_ALLOW"},
+                   {"args", {{{"index", 0}, {"value", kNamespaceFlags}, {"valueTwo", 0}, {"op", "SCMP_CMP_MASKED_EQ"}}}}});
+  rules.push_back({{"names", {"clone3"}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", 38}});
+}
+
 }  // namespace
 
 bool kernel_at_least(std::string_view release, std::string_view minimum) {
@@ -110,6 +138,7 @@ Expected<json> convert_seccomp_profile(const json& profile, const SeccompTarget&
     }
     rules.push_back(rule);
   }
+  gate_namespaces_on_sys_admin(rules, t);
   out["syscalls"] = rules;
   return out;
 }
