@@ -120,7 +120,9 @@ RunOutcome run_parity(const ParityConfig& config) {
   Journal journal(config.out_dir, {{"schema", "isoharness.result/v1"},
                                    {"context", context},
                                    {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
-                                   {"plans", {{p.scenario.name, p.plan}}}});
+                                   {"plans", {{p.scenario.name, p.plan}}},
+                                   {"findings", nlohmann::json::array()},
+                                   {"skipped", nlohmann::json::array()}});
 
   JobContext ctx;
   ctx.run_id = run_id;

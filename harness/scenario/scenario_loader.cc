@@ -2,6 +2,7 @@
 // Facts are matched to items by position: `task` (index into eval_set.tasks, or a task name
 // that occurs once) and `item` (index into that task's items), optionally checked by the
 // item's `name`. See scenarios/README.md.
+#include <cmath>
 #include <algorithm>
 #include <set>
 
@@ -219,10 +220,10 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
         } else if (w[i].is_object() && w[i].contains("name") && w[i]["name"].is_string()) {
           Workload wl{w[i]["name"].get<std::string>(), 1.0};
           if (w[i].contains("weight")) {
-            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() > 0) {
+            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 && std::isfinite(w[i]["weight"].get<double>())) {
               wl.weight = w[i]["weight"].get<double>();
             } else {
-              err(pointer_join(p, "weight"), "weight must be a positive number");
+              err(pointer_join(p, "weight"), "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
             }
           }
           for (const auto& [key, value] : w[i].items()) {
