@@ -16,13 +16,13 @@ std::string error_of(std::string_view command) {
 }  // namespace
 
 TEST_CASE("the command hawk prints becomes a route", "[transport]") {
-  auto r = parse_ssh_command("ssh -J jumper@203.0.113.5 agent@10.20.0.7 -p 2222");
+  auto r = parse_ssh_command("ssh -J jumper@203.0.113.5 agent@192.0.2.77 -p 2222");
   REQUIRE(r.has_value());
   CHECK(r->jump.user == "jumper");
   CHECK(r->jump.host == "203.0.113.5");
   CHECK(r->jump.port == 22);
   CHECK(r->sandbox.user == "agent");
-  CHECK(r->sandbox.host == "10.20.0.7");
+  CHECK(r->sandbox.host == "192.0.2.77");
   CHECK(r->sandbox.port == 2222);
   CHECK(r->jump.host_key.empty());
   CHECK(r->sandbox.host_key.empty());
