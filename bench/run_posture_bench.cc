@@ -34,11 +34,8 @@ int main(int argc, char** argv) {
     runner::RunKey key(run_id);
     auto backend = runner::make_backend("local", profile, run_id);
     runner::JobContext ctx;
-    ctx.run_id = run_id;
+    ctx.use_key(run_id, key);
     ctx.backend = backend.get();
-    ctx.credentials.private_key_path = key.private_path();
-    ctx.credentials.public_key_path = key.public_path();
-    ctx.public_key_line = key.public_line();
     ctx.isoprobe_bundle = std::filesystem::path(argv[0]).parent_path().parent_path().string() + "/probes/isoprobe-bundle";
 
     std::printf("%-4s %14s %14s %8s\n", "N", "isoharness(s)", "ssh -J loop(s)", "ratio");

@@ -37,6 +37,14 @@ std::string utc_now() {
   return buf;
 }
 
+nlohmann::json run_context(const std::string& backend, const std::string& deployment_path) {
+  nlohmann::json context = host_context();
+  context["started"] = utc_now();
+  context["backend"] = backend;
+  context["deployment"] = deployment_path;
+  return context;
+}
+
 nlohmann::json host_context() {
   utsname u{};
   ::uname(&u);

@@ -11,6 +11,9 @@ namespace isoharness::runner {
 // versions of runc and runsc on PATH (or "absent"). Backend facts are merged by the caller.
 nlohmann::json host_context();
 
+// host_context() plus when the run started, its backend and deployment profile.
+nlohmann::json run_context(const std::string& backend, const std::string& deployment_path);
+
 // ISO 8601 UTC time of now, e.g. "2026-11-29T12:00:00Z".
 std::string utc_now();
 

@@ -113,10 +113,7 @@ RunOutcome run_parity(const ParityConfig& config) {
   const std::string run_id = random_run_id();
   SignalGuard signals;
   RunKey key(run_id);
-  nlohmann::json context = host_context();
-  context["started"] = utc_now();
-  context["backend"] = config.backend;
-  context["deployment"] = deployment_path;
+  nlohmann::json context = run_context(config.backend, deployment_path);
   Journal journal(config.out_dir, {{"schema", "isoharness.result/v1"},
                                    {"context", context},
                                    {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
@@ -125,11 +122,8 @@ RunOutcome run_parity(const ParityConfig& config) {
                                    {"skipped", nlohmann::json::array()}});
 
   JobContext ctx;
-  ctx.run_id = run_id;
+  ctx.use_key(run_id, key);
   ctx.journal = &journal;
-  ctx.credentials.private_key_path = key.private_path();
-  ctx.credentials.public_key_path = key.public_path();
-  ctx.public_key_line = key.public_line();
   ctx.host_key_policy.accept_new = config.accept_new_host_keys;
   ctx.isoprobe_bundle = bundle;
   ctx.interrupted = &g_interrupted;

@@ -74,10 +74,7 @@ RunOutcome run(const RunConfig& config) {
   SignalGuard signals;
   RunKey key(run_id);
 
-  nlohmann::json context = host_context();
-  context["started"] = utc_now();
-  context["backend"] = config.backend;
-  context["deployment"] = deployment_path;
+  nlohmann::json context = run_context(config.backend, deployment_path);
   nlohmann::json plans = nlohmann::json::object();
   nlohmann::json findings = nlohmann::json::array();
   std::vector<std::string> scenario_names;
@@ -106,11 +103,8 @@ RunOutcome run(const RunConfig& config) {
                run_id.c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel);
 
   JobContext ctx;
-  ctx.run_id = run_id;
+  ctx.use_key(run_id, key);
   ctx.journal = &journal;
-  ctx.credentials.private_key_path = key.private_path();
-  ctx.credentials.public_key_path = key.public_path();
-  ctx.public_key_line = key.public_line();
   ctx.host_key_policy.accept_new = config.accept_new_host_keys;
   ctx.isoprobe_bundle = bundle;
   ctx.host = verify::read_host_facts();

@@ -14,6 +14,7 @@
 #include "harness/deploy/backend.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/run_support.h"
 #include "harness/transport/transport.h"
 #include "harness/verify/verify.h"
 
@@ -22,6 +23,15 @@ namespace isoharness::runner {
 // Everything the jobs of one run share. The jump connection is opened on first use and
 // reopened when it dies; it is thread-safe itself.
 struct JobContext {
+  // Sets the run id and logs in with the run's key (credentials and the public key line
+  // handed to every sandbox).
+  void use_key(const std::string& id, const RunKey& key) {
+    run_id = id;
+    credentials.private_key_path = key.private_path();
+    credentials.public_key_path = key.public_path();
+    public_key_line = key.public_line();
+  }
+
   std::string run_id;
   deploy::Backend* backend = nullptr;
   Journal* journal = nullptr;

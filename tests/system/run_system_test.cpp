@@ -135,11 +135,8 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   auto backend = runner::make_backend("local", profile, run_id);
 
   runner::JobContext ctx;
-  ctx.run_id = run_id;
+  ctx.use_key(run_id, key);
   ctx.backend = backend.get();
-  ctx.credentials.private_key_path = key.private_path();
-  ctx.credentials.public_key_path = key.public_path();
-  ctx.public_key_line = key.public_line();
   ctx.isoprobe_bundle = bundle();
   ctx.targets = {{"target-addr", "203.0.113.10", 80, "tcp", "target.example.com", "internet"}};
 
