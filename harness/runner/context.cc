@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "harness/common/build_info.h"
 #include "harness/common/subprocess.h"
 
 namespace isoharness::runner {
@@ -55,8 +56,8 @@ nlohmann::json host_context() {
       {"machine", u.machine},
       {"cpus", static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))},
       {"cpu_scaling", governor.empty() ? "unknown (no cpufreq)" : governor},
-      {"tool_version", ISOHARNESS_VERSION},
-      {"git_revision", ISOHARNESS_GIT_REVISION},
+      {"tool_version", isoharness_build_version()},
+      {"git_revision", isoharness_build_revision()},
       {"runc", first_line_of({"runc", "--version"})},
       {"runsc", first_line_of({"runsc", "--version"})},
   };

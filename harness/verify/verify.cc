@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "harness/common/capability_table.h"
 #include "harness/verify/checks_internal.h"
 
 namespace isoharness::verify {
@@ -114,18 +115,7 @@ bool observed_gvisor(const nlohmann::json& posture) {
 }
 
 namespace {
-constexpr std::array<const char*, 41> kCapNames = {
-    "CAP_CHOWN",           "CAP_DAC_OVERRIDE",   "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
-    "CAP_FSETID",          "CAP_KILL",           "CAP_SETGID",          "CAP_SETUID",
-    "CAP_SETPCAP",         "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
-    "CAP_NET_ADMIN",       "CAP_NET_RAW",        "CAP_IPC_LOCK",        "CAP_IPC_OWNER",
-    "CAP_SYS_MODULE",      "CAP_SYS_RAWIO",      "CAP_SYS_CHROOT",      "CAP_SYS_PTRACE",
-    "CAP_SYS_PACCT",       "CAP_SYS_ADMIN",      "CAP_SYS_BOOT",        "CAP_SYS_NICE",
-    "CAP_SYS_RESOURCE",    "CAP_SYS_TIME",       "CAP_SYS_TTY_CONFIG",  "CAP_MKNOD",
-    "CAP_LEASE",           "CAP_AUDIT_WRITE",    "CAP_AUDIT_CONTROL",   "CAP_SETFCAP",
-    "CAP_MAC_OVERRIDE",    "CAP_MAC_ADMIN",      "CAP_SYSLOG",          "CAP_WAKE_ALARM",
-    "CAP_BLOCK_SUSPEND",   "CAP_AUDIT_READ",     "CAP_PERFMON",         "CAP_BPF",
-    "CAP_CHECKPOINT_RESTORE"};
+constexpr const auto& kCapNames = kCapabilityNames;
 }  // namespace
 
 int capability_bit(const std::string& name) {
@@ -139,7 +129,7 @@ std::string capability_names(unsigned long long mask) {
   for (std::size_t i = 0; i < 64; ++i) {
     if (!(mask & (1ULL << i))) continue;
     if (!out.empty()) out += ",";
-    out += i < kCapNames.size() ? kCapNames[i] : "CAP_" + std::to_string(i);
+    out += i < kCapNames.size() ? std::string(kCapNames[i]) : "CAP_" + std::to_string(i);
   }
   return out.empty() ? "(none)" : out;
 }

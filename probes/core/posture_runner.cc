@@ -7,13 +7,15 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/common/build_info.h"
+
 namespace isoprobe {
 
 std::string isoprobe_version() {
-  return ISOPROBE_VERSION;
+  return isoharness_build_version();
 }
 std::string isoprobe_git_revision() {
-  return ISOPROBE_GIT_REVISION;
+  return isoharness_build_revision();
 }
 
 namespace {

@@ -53,6 +53,9 @@ std::vector<std::string> leftovers_of(const std::string& state_root, const std::
     if (ns.rfind(prefix, 0) == 0) out.push_back("netns " + ns);
   if (fs::exists("/sys/class/net/ih-" + run_id)) out.push_back("link ih-" + run_id);
   if (fs::exists(state_root + "/" + run_id)) out.push_back("directory " + state_root + "/" + run_id);
+  auto guard = run_command({"nft", "list", "table", "inet", "ih_" + run_id});
+  if (guard && guard->ok())
+    out.push_back("host nftables table inet ih_" + run_id);
   // Any process whose command line names the run (containers' runtimes, helpers, dnsmasq).
   DIR* proc = ::opendir("/proc");
   while (proc) {

@@ -42,6 +42,14 @@ std::string jumphost_ruleset(const std::string& run_id, const std::string& host_
   return s;
 }
 
+std::string host_guard_ruleset(const std::string& run_id) {
+  std::string s = "table inet " + nft_table_name(run_id) + " {\n";
+  s += "  chain guard_out {\n    type filter hook output priority 0; policy accept;\n";
+  s += "    oifname \"ih-*\" accept\n";
+  s += "    ip daddr { 198.51.100.0/24, 203.0.113.0/24, 169.254.169.254 } counter drop\n  }\n}\n";
+  return s;
+}
+
 std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e) {
   const std::string t = "inet " + nft_table_name(run_id);
   const std::string c = chain_of(e);

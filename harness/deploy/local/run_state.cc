@@ -18,6 +18,7 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/nft_rules.h"
 
 namespace isoharness::deploy::local {
 namespace fs = std::filesystem;
@@ -227,6 +228,11 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
   if (fs::exists("/sys/class/net/" + iface)) {
     if (run_quietly({"ip", "link", "delete", iface}, 10s)) report.removed.push_back("link " + iface);
     else report.problems.push_back("cannot delete link " + iface);
+  }
+  const std::string guard = nft_table_name(run_id);
+  if (run_quietly({"nft", "list", "table", "inet", guard}, 10s)) {
+    if (run_quietly({"nft", "delete", "table", "inet", guard}, 10s)) report.removed.push_back("host nftables table " + guard);
+    else report.problems.push_back("cannot delete the host nftables table inet " + guard);
   }
   unmount_under(paths.dir(), report);
   remove_cgroups(run_id, report);

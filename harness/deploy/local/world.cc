@@ -117,6 +117,9 @@ void World::allocate_slot() {
                      .dump(2) +
                  "\n");
   const std::string iface = host_iface_name(paths_.run_id);
+  // The guard first: from here on, world addresses leave the host only through a host link.
+  run_checked({"nft", "-f", "-"}, "world: host guard (nftables in the host namespace)", 20s,
+              host_guard_ruleset(paths_.run_id));
   run_checked({"ip", "netns", "add", jump_ns()}, "world: create the jumphost namespace");
   run_checked({"ip", "link", "add", iface, "type", "veth", "peer", "name", "to-host", "netns", jump_ns()},
               "world: host link");
