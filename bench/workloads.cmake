@@ -1,10 +1,7 @@
 # The getpid cross-check: an independent static C loop (getpid_static) and
 # `isoprobe bench --workloads getpid`, run side by side directly under runc and
 # runsc-ptrace, interleaved. Run as root: build-dir/bench/workloads_getpid_crosscheck
-add_executable(getpid_static ${CMAKE_CURRENT_SOURCE_DIR}/getpid_static.c)
-target_link_options(getpid_static PRIVATE -static)
-target_compile_options(getpid_static PRIVATE -O2)
-
+# getpid_static itself is built in probes/ (`isoharness parity` uploads it too).
 add_executable(workloads_getpid_crosscheck
   ${CMAKE_CURRENT_SOURCE_DIR}/workloads_getpid_crosscheck.cc
   ${CMAKE_SOURCE_DIR}/tests/system/workloads_container.cc)

@@ -1,6 +1,7 @@
 #include "harness/runner/bench_output.h"
 
 #include <cmath>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,17 @@ Expected<BenchRun> parse_bench_output(std::string_view json_text) {
       continue;
     }
     run.seconds_per_op[workload] = t * *unit;
+    // Google Benchmark writes user counters as extra numeric members of the row.
+    static const std::set<std::string> kStandard = {
+        "name",       "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+        "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit"};
+    for (const auto& [key, value] : b.items()) {
+      if (run.counters[workload].size() >= 8) break;
+      if (kStandard.count(key) || !value.is_number() || key.size() > 32) continue;
+      double v = value.get<double>();
+      if (std::isfinite(v)) run.counters[workload][key] = v;
+    }
+    if (run.counters[workload].empty()) run.counters.erase(workload);
   }
   // A skip entry for a workload that also has a time is stale.
   for (const auto& [w, _] : run.seconds_per_op) run.skipped.erase(w);

@@ -13,6 +13,9 @@ namespace isoharness::runner {
 struct BenchRun {
   std::map<std::string, double> seconds_per_op;  // workload -> seconds per iteration
   std::map<std::string, std::string> skipped;    // workload -> reason
+  // workload -> its user counters (e.g. "not_ready": EAGAIN waits of a round trip);
+  // only finite numbers, at most 8 per workload, names of at most 32 characters.
+  std::map<std::string, std::map<std::string, double>> counters;
 };
 
 // Workload name = benchmark name up to the first '/'. Aggregates (mean/median rows of

@@ -1,8 +1,12 @@
 #include "harness/runner/parity_run.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -24,6 +28,40 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr const char* kSshRtt = "ssh_rtt";  // the interactive workload, timed by the harness
+// The getpid cross-check: a static C loop (probes/getpid_static.c), run in the same cell
+// and round as isoprobe's getpid workload, whenever getpid is timed. Weight 0.
+constexpr const char* kGetpid = "getpid";
+constexpr const char* kGetpidStatic = "getpid_static";
+constexpr const char* kRemoteGetpidStatic = ".isoprobe/getpid-static";
+
+// "<ns per call> <calls>" from getpid-static, as seconds per call.
+std::optional<double> parse_getpid_static(const std::string& out) {
+  double ns = 0;
+  long calls = 0;
+  if (std::sscanf(out.c_str(), "%lf %ld", &ns, &calls) != 2 || !(ns > 0) || calls <= 0) return std::nullopt;
+  return ns * 1e-9;
+}
+
+// For every candidate cell that has both: isoprobe's getpid ratio, the static loop's, and
+// how well they agree (isoprobe / static). Taken from the section's comparisons.
+nlohmann::json getpid_crosscheck(const nlohmann::json& section) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& cell : section.value("cells", nlohmann::json::array())) {
+    const nlohmann::json comparisons = cell.value("comparisons", nlohmann::json::array());
+    const nlohmann::json* probe = nullptr;
+    const nlohmann::json* loop = nullptr;
+    for (const auto& c : comparisons) {
+      if (c.value("workload", "") == kGetpid) probe = &c;
+      if (c.value("workload", "") == kGetpidStatic) loop = &c;
+    }
+    if (!probe || !loop) continue;
+    const double a = probe->value("ratio", nlohmann::json::object()).value("estimate", 0.0);
+    const double b = loop->value("ratio", nlohmann::json::object()).value("estimate", 0.0);
+    if (!(a > 0) || !(b > 0)) continue;
+    out.push_back({{"cell", cell.value("name", "")}, {"isoprobe_ratio", a}, {"static_ratio", b}, {"agreement", a / b}});
+  }
+  return out;
+}
 
 struct Cell {
   std::string key;      // name in the samples ("gvisor/tier"; an A/A twin gets "#2")
@@ -94,14 +132,21 @@ RunOutcome run_parity(const ParityConfig& config) {
     cells.push_back(Cell{key, runtime, node, jobs.front().item, nullptr});
   }
 
+  // The mix covers what is timed: the scenario's workloads with their weights, or the
+  // --workloads selection, where a workload the scenario does not weigh counts 1.
   std::vector<std::string> workloads = config.workloads;
   std::map<std::string, double> weights;
-  for (const auto& w : p.scenario.workloads) {
+  for (const auto& w : p.scenario.workloads)
     if (config.workloads.empty()) workloads.push_back(w.name);
-    weights[w.name] = w.weight;
+  for (const auto& name : workloads) {
+    auto it = std::find_if(p.scenario.workloads.begin(), p.scenario.workloads.end(),
+                           [&](const auto& w) { return w.name == name; });
+    weights[name] = it == p.scenario.workloads.end() ? 1.0 : it->weight;
   }
   if (workloads.empty()) throw UserError(scenario_path + ": no workloads to time (add `workloads:` or pass --workloads)");
   const bool want_rtt = std::find(workloads.begin(), workloads.end(), kSshRtt) != workloads.end();
+  const bool want_static = std::find(workloads.begin(), workloads.end(), kGetpid) != workloads.end();
+  if (want_static) weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
   std::vector<std::string> bench_workloads;
   for (const auto& w : workloads)
     if (w != kSshRtt) bench_workloads.push_back(w);
@@ -110,6 +155,10 @@ RunOutcome run_parity(const ParityConfig& config) {
 
   // 2. Infrastructure.
   const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
+  const std::string getpid_static = (std::filesystem::path(bundle).parent_path() / "getpid-static").string();
+  if (want_static && !std::filesystem::exists(getpid_static))
+    throw UserError("getpid is timed, but its cross-check " + getpid_static +
+                    " is missing (it is built next to the isoprobe bundle)");
   const std::string run_id = random_run_id();
   SignalGuard signals;
   RunKey key(run_id);
@@ -129,6 +178,7 @@ RunOutcome run_parity(const ParityConfig& config) {
   ctx.interrupted = &g_interrupted;
 
   parity::Samples samples;
+  std::map<std::string, std::map<std::string, double>> not_ready;  // cell -> workload -> EAGAIN waits
   nlohmann::json skipped_workloads = nlohmann::json::object();
   nlohmann::json cells_json = nlohmann::json::array();
   nlohmann::json order_json = nlohmann::json::array();
@@ -148,6 +198,10 @@ RunOutcome run_parity(const ParityConfig& config) {
         cell.sandbox = std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
         cell.sandbox->connect(45s);
         cell.sandbox->upload_isoprobe();
+        if (want_static) {
+          auto up = cell.sandbox->session().upload(getpid_static, kRemoteGetpidStatic, 0755, 30s);
+          if (!up) throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
+        }
         cells_json.push_back({{"cell", cell.key}, {"runtime", cell.runtime}, {"node_class", cell.node_class},
                               {"item_id", cell.item.value("id", "")}, {"facts", cell.sandbox->handle().facts},
                               {"timings", cell.sandbox->timings()}});
@@ -178,11 +232,21 @@ RunOutcome run_parity(const ParityConfig& config) {
         return median(t);
       };
 
+      auto static_loop = [&](Cell& cell) -> double {
+        auto r = cell.sandbox->session().exec({kRemoteGetpidStatic, config.quick ? "50" : "100"}, 30s, 4096);
+        if (!r || r->exit_code != 0)
+          throw InfraError("cell " + cell.key + ": getpid-static failed" + (r ? ": " + r->err.substr(0, 200) : ""));
+        auto s = parse_getpid_static(r->out);
+        if (!s) throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
+        return *s;
+      };
+
       // Warm-up: caches, page cache, lazy mappings; discarded.
       std::fprintf(stderr, "warm-up…\n");
       for (auto& cell : cells) {
         if (!bench_workloads.empty()) (void)bench_once(cell);
         if (want_rtt) (void)ssh_rtt(cell);
+        if (want_static) (void)static_loop(cell);
       }
 
       std::mt19937 shuffle_rng(std::random_device{}());
@@ -207,11 +271,20 @@ RunOutcome run_parity(const ParityConfig& config) {
               round_record["samples"][cell.key][w] = s;
             }
             for (const auto& [w, why] : run.skipped) skipped_workloads[cell.key][w] = why;
+            for (const auto& [w, c] : run.counters) {
+              round_record["counters"][cell.key][w] = c;
+              if (auto n = c.find("not_ready"); n != c.end()) not_ready[cell.key][w] += n->second;
+            }
           }
           if (want_rtt) {
             double s = ssh_rtt(cell);
             samples[cell.key][kSshRtt].push_back(s);
             round_record["samples"][cell.key][kSshRtt] = s;
+          }
+          if (want_static) {
+            double s = static_loop(cell);
+            samples[cell.key][kGetpidStatic].push_back(s);
+            round_record["samples"][cell.key][kGetpidStatic] = s;
           }
         }
         journal.append("parity_round", round_record);
@@ -250,6 +323,19 @@ RunOutcome run_parity(const ParityConfig& config) {
     section["skipped_workloads"] = skipped_workloads;
     section["quick"] = config.quick;
     section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+    section["getpid_crosscheck"] = getpid_crosscheck(section);
+    // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the
+    // workload waited out with poll(): the time stands, the reader should know.
+    for (auto& c : section["cells"]) {
+      for (const auto& key : {c.value("name", std::string()), cells.front().key}) {
+        for (const auto& [w, n] : not_ready[key]) {
+          if (n <= 0) continue;
+          c["warnings"].push_back(fmt::format(
+              "{} under {}: a blocking descriptor answered EAGAIN {:.0f} times in {} rounds (waited out with poll; "
+              "a quirk of the runtime, timed as it is)", w, key, n, rounds_done));
+        }
+      }
+    }
   }
   result["parity"] = section;
   std::string verdict = "error";

@@ -97,7 +97,26 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       }
       out.push_back(make("capabilities", pass, want_text, hex16(*eff) + " (" + capability_names(*eff) + ")", reason,
                          observation_evidence(in.posture, "capabilities")));
-      // Capabilities that must never be held, whatever the level.
+      // The bounding set: the ceiling no process of the sandbox can rise above, root or a
+      // setuid program included. A login as a non-root user shows an empty CapEff even
+      // when the container was granted more; CapBnd still shows what it was granted.
+      auto bnd = parse_hex(get_string(caps, "bnd"));
+      if (!bnd) {
+        out.push_back(make("capability_bounding", false, want_text, "unparsable CapBnd",
+                           "capability_bounding: CapBnd could not be read",
+                           observation_evidence(in.posture, "capabilities")));
+      } else {
+        unsigned long long over = want ? (*bnd & ~*want) : *bnd;
+        bool ok = want && over == 0;
+        out.push_back(make("capability_bounding", ok, want_text + " or fewer",
+                           hex16(*bnd) + " (" + capability_names(*bnd) + ")",
+                           ok ? "the bounding set holds nothing beyond the plan: no process of the sandbox can gain more"
+                              : "capability_bounding: CapBnd holds more than the plan: " + capability_names(over) +
+                                    " (a root process or a setuid program in the sandbox could hold them)",
+                           observation_evidence(in.posture, "capabilities")));
+      }
+      // Capabilities that must never be held, whatever the level: not effective, and not
+      // in the bounding set either.
       std::vector<std::string> forbidden = {"CAP_SYS_ADMIN"};
       if (in.expect.contains("cap_eff_forbidden") && in.expect["cap_eff_forbidden"].is_array()) {
         for (const auto& c : in.expect["cap_eff_forbidden"])
@@ -106,10 +125,14 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       for (const auto& name : forbidden) {
         int bit = capability_bit(name);
         if (bit < 0) continue;
-        bool held = (*eff >> bit) & 1ULL;
-        out.push_back(make("capability:" + name, !held, "not held", held ? "held" : "not held",
-                           held ? "capability: " + name + " is held — the capability most container escapes need"
-                                : name + " is not held"));
+        const bool held = (*eff >> bit) & 1ULL;
+        const bool bounded = bnd && ((*bnd >> bit) & 1ULL);
+        std::string observed = held ? "held" : (bounded ? "in the bounding set" : "not held");
+        std::string reason = held      ? "capability: " + name + " is held — the capability most container escapes need"
+                             : bounded ? "capability: " + name + " is not effective for this login but is in the " +
+                                             "bounding set: a root process in the sandbox can hold it"
+                                       : name + " is not held";
+        out.push_back(make("capability:" + name, !held && !bounded, "not held, not in the bounding set", observed, reason));
       }
     }
   }

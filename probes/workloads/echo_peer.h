@@ -5,15 +5,25 @@
 #include <cstddef>
 #include <thread>
 
+#include <benchmark/benchmark.h>
+
 namespace isoprobe::workloads {
 
 // Message size of every round trip (pipe, unix socket, TCP).
 inline constexpr std::size_t kRoundTripBytes = 64;
 
-// Reads exactly n bytes (false on end of input or error).
+// Reads exactly n bytes (false on end of input or error). A blocking descriptor that
+// answers EAGAIN is waited for with poll() and tried again; not_ready_count() counts
+// those waits (a round-trip workload reports them as the counter "not_ready").
 bool read_full(int fd, void* buf, std::size_t n);
-// Writes exactly n bytes (false on error).
+// Writes exactly n bytes (false on error); EAGAIN as in read_full.
 bool write_full(int fd, const void* buf, std::size_t n);
+long not_ready_count();
+
+// The timed loop of every round-trip workload: each iteration writes a message of
+// kRoundTripBytes to out_fd and reads it back from in_fd. Reports the counter
+// "not_ready" (EAGAIN waits, see read_full); fails the benchmark naming `what`.
+void time_round_trips(benchmark::State& state, int out_fd, int in_fd, char fill, const char* what);
 
 // Closes a descriptor when it goes out of scope. For sockets it shuts writing down
 // first, so an EchoPeer declared before it sees end of input and its thread can be joined.

@@ -34,13 +34,7 @@ void run_pipe_pingpong(benchmark::State& state, const Env&) {
   UniqueFd from_peer(back[0]);
   EchoPeer peer(there[0], back[1]);
   UniqueFd to_peer(there[1]);  // destroyed first: the peer sees end of input, then joins
-  char msg[kRoundTripBytes];
-  std::memset(msg, 'p', sizeof msg);
-  for (auto _ : state) {
-    if (!write_full(to_peer.get(), msg, sizeof msg) || !read_full(from_peer.get(), msg, sizeof msg)) {
-      return fail_with_errno(state, "pipe round trip");
-    }
-  }
+  time_round_trips(state, to_peer.get(), from_peer.get(), 'p', "pipe round trip");
 }
 
 // Futex round trip: `turn` says whose move it is. Each side sets it for the other, wakes
@@ -132,13 +126,7 @@ void run_unix_rtt(benchmark::State& state, const Env& env) {
   if (server_fd < 0) return fail_with_errno(state, "accept");
   EchoPeer peer(server_fd, server_fd);
   UniqueFd client(client_guard.release());  // destroyed first: the peer sees end of input
-  char msg[kRoundTripBytes];
-  std::memset(msg, 'u', sizeof msg);
-  for (auto _ : state) {
-    if (!write_full(client.get(), msg, sizeof msg) || !read_full(client.get(), msg, sizeof msg)) {
-      return fail_with_errno(state, "unix socket round trip");
-    }
-  }
+  time_round_trips(state, client.get(), client.get(), 'u', "unix socket round trip");
 }
 
 }  // namespace

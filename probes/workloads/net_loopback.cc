@@ -44,13 +44,7 @@ void run_tcp_rtt_loopback(benchmark::State& state, const Env&) {
   set_nodelay(client_guard.get());
   EchoPeer peer(server_fd, server_fd);
   UniqueFd client(client_guard.release());  // destroyed first: the peer sees end of input
-  char msg[kRoundTripBytes];
-  std::memset(msg, 't', sizeof msg);
-  for (auto _ : state) {
-    if (!write_full(client.get(), msg, sizeof msg) || !read_full(client.get(), msg, sizeof msg)) {
-      return fail_with_errno(state, "tcp round trip");
-    }
-  }
+  time_round_trips(state, client.get(), client.get(), 't', "tcp round trip");
 }
 
 }  // namespace

@@ -147,6 +147,28 @@ TEST_CASE("a kept CAP_SYS_ADMIN fails capabilities, naming it", "[verify]") {
   CHECK(find(checks, "capability:CAP_SYS_ADMIN").status == "fail");
 }
 
+TEST_CASE("the bounding set shows what a non-root login hides", "[verify]") {
+  // A uid-1000 login: CapEff empty, but the container was granted CAP_SYS_ADMIN.
+  json p = posture(false);
+  for (auto& o : p["observations"])
+    if (o["name"] == "capabilities") o["value"]["bnd"] = "0000000000200000";
+  auto checks = run(strict_expect(false), p);
+  CHECK(find(checks, "capabilities").status == "pass");  // nothing effective
+  CHECK(find(checks, "capability_bounding").status == "fail");
+  CHECK(find(checks, "capability_bounding").reason.find("CAP_SYS_ADMIN") != std::string::npos);
+  CHECK(find(checks, "capability:CAP_SYS_ADMIN").status == "fail");
+  CHECK(find(checks, "capability:CAP_SYS_ADMIN").observed == "in the bounding set");
+  // The planned set itself, or fewer, passes.
+  CHECK(find(run(strict_expect(false), posture(false)), "capability_bounding").status == "pass");
+  json e = strict_expect(false);
+  e["cap_eff"] = nullptr;
+  json q = posture(false, "00000000a80425fb");
+  CHECK(find(run(e, q), "capability_bounding").status == "pass");
+  for (auto& o : q["observations"])
+    if (o["name"] == "capabilities") o["value"]["bnd"] = "garbage";
+  CHECK(find(run(e, q), "capability_bounding").status == "fail");
+}
+
 TEST_CASE("a null cap_eff means the planned runtime's default set", "[verify]") {
   json e = strict_expect(false);
   e["cap_eff"] = nullptr;

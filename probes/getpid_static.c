@@ -1,8 +1,9 @@
 /* The independent getpid measurement: a static program with no dependencies that calls
  * the raw getpid system call in batches of 1,000 until at least the given number of
  * milliseconds (default 200, at most 10,000) have passed, or 10^8 calls, and prints
- * "<ns per call> <calls>". Run it directly under each runtime and compare with
- * `isoprobe bench --workloads getpid`. */
+ * "<ns per call> <calls>". `isoharness parity` runs it in every cell next to
+ * `isoprobe bench --workloads getpid`; bench/workloads_getpid_crosscheck runs it
+ * directly under each runtime. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
