@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "harness/transport/sandbox_impl.h"
 
@@ -16,7 +17,10 @@ namespace {
 
 constexpr std::uintmax_t kMaxFileBytes = 512ull << 20;
 constexpr std::size_t kMaxFiles = 4096;
-constexpr std::size_t kChunk = 32 * 1024;
+// Bytes handed to one libssh2_sftp_write/read call. libssh2 splits a call into SFTP
+// packets and keeps them in flight together, so a large chunk pipelines where 32 KiB
+// waited a round trip through the jumphost per call.
+constexpr std::size_t kChunk = 1024 * 1024;
 
 class Sha256 {
  public:
@@ -81,9 +85,10 @@ Expected<std::string> Sftp::read_back_sha256(const std::string& remote, std::uin
   if (!h) return make_error(error("reopening " + remote + " to verify it"));
   Sha256 sha;
   std::uintmax_t seen = 0;
-  char buf[kChunk];
+  std::vector<char> chunk(kChunk);
+  char* buf = chunk.data();
   for (;;) {
-    ssize_t n = s_.call(until, [&] { return libssh2_sftp_read(h, buf, sizeof buf); });
+    ssize_t n = s_.call(until, [&] { return libssh2_sftp_read(h, buf, kChunk); });
     if (n == 0) break;
     if (n < 0) {
       (void)close(h, until, remote);
@@ -117,9 +122,10 @@ Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string&
   if (!h) return make_error(error("creating " + remote));
   Sha256 sha;
   std::uintmax_t sent = 0;
-  char buf[kChunk];
+  std::vector<char> chunk(kChunk);
+  char* buf = chunk.data();
   while (sent < size) {
-    in.read(buf, sizeof buf);
+    in.read(buf, static_cast<std::streamsize>(kChunk));
     std::size_t got = static_cast<std::size_t>(in.gcount());
     if (got == 0) break;
     sha.update(buf, got);
