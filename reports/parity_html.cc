@@ -206,6 +206,18 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
         escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100,
         percent(num_or(s, "confidence", 0.95)));
     out += section_html(s);
+    const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
+    if (cross.is_array() && !cross.empty()) {
+      out += "<section>\n<h2>getpid cross-check <span class=\"vs\">isoprobe's getpid against a static C loop, "
+             "same cell and round</span></h2>\n<table>\n<tr><th>candidate</th><th>isoprobe getpid ratio</th>"
+             "<th>static loop ratio</th><th>agreement</th></tr>\n";
+      for (const auto& x : cross) {
+        out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
+                           escape_html(str_or(x, "cell", "?")), format_ratio(num_or(x, "isoprobe_ratio", 0)),
+                           format_ratio(num_or(x, "static_ratio", 0)), num_or(x, "agreement", 0));
+      }
+      out += "</table>\n</section>\n";
+    }
   }
   out +=
       "<footer>\n<p>Per workload: ratio candidate/baseline = exp(Hodges–Lehmann shift of log times) with its "

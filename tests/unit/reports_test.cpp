@@ -139,6 +139,18 @@ TEST_CASE("parity Markdown lists every workload with n, ratio, CI, p, verdict, t
   CHECK(count_of(md, "| getpid | 12 / 12 |") == 3);
 }
 
+TEST_CASE("the getpid cross-check appears in both parity reports when the run made one", "[reports]") {
+  auto r = test::result_with_parity_fixture();
+  CHECK(render_parity_markdown(r["parity"]).find("getpid cross-check") == std::string::npos);
+  r["parity"]["getpid_crosscheck"] = {
+      {{"cell", "gvisor/tier"}, {"isoprobe_ratio", 292.4}, {"static_ratio", 288.1}, {"agreement", 1.0149}}};
+  const auto md = render_parity_markdown(r["parity"]);
+  CHECK_THAT(md, Catch::Contains("## getpid cross-check"));
+  CHECK_THAT(md, Catch::Contains("| gvisor/tier | 292 | 288 | 1.015 |"));
+  const auto html = render_parity_html(r["parity"], r["context"]);
+  CHECK_THAT(html, Catch::Contains("<tr><td>gvisor/tier</td><td>292</td><td>288</td><td>1.015</td></tr>"));
+}
+
 TEST_CASE("per-cell Google Benchmark JSON has what compare.py reads", "[reports]") {
   const auto r = test::result_with_parity_fixture();
   const auto cells = render_benchmark_cells(r["parity"], r["context"]);
