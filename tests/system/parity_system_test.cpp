@@ -1,7 +1,8 @@
 // `isoharness parity` against real runc and runsc sandboxes, end to end through the real
 // binary: interleaved rounds, an A/A twin, the getpid cross-check in the same cells and
-// rounds, the reports, and nothing left behind. Few rounds: this checks the machinery,
-// not the numbers (bench/parity_matrix_bench.sh times the full matrix).
+// rounds, the reports, and nothing left behind. Five quick rounds (the fewest that give a
+// 95 % interval) check the machinery, not the numbers (bench/parity_matrix_bench.sh times
+// the full matrix).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
