@@ -27,7 +27,9 @@ namespace dl = isoharness::deploy::local;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,9 +47,11 @@ int main(int argc, char** argv) {
     runner::JobContext ctx;
     ctx.use_key(run_id, key);
     ctx.backend = backend.get();
-    ctx.isoprobe_bundle = std::filesystem::path(argv[0]).parent_path().parent_path().string() + "/probes/isoprobe-bundle";
+    ctx.isoprobe_bundle =
+        std::filesystem::path(argv[0]).parent_path().parent_path().string() + "/probes/isoprobe-bundle";
 
-    std::printf("%-4s %14s %14s %14s %8s\n", "N", "isoharness(s)", "upload/box(s)", "ssh -J loop(s)", "ratio");
+    std::printf("%-4s %14s %14s %14s %8s\n", "N", "isoharness(s)", "upload/box(s)", "ssh -J loop(s)",
+                "ratio");
     for (int n : {1, 8, 16}) {
       if (n > max_n) break;
       std::vector<std::unique_ptr<runner::LiveSandbox>> boxes;
@@ -77,14 +81,16 @@ int main(int argc, char** argv) {
                 std::lock_guard lock(mu);
                 upload_sum += boxes[i]->timings().value("upload_s", 0.0);
               }
-              auto r = s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "8000", "--egress-deadline-ms", "3000",
-                               "--target", "target=203.0.113.10:80/tcp", "--target", "blocked=203.0.113.20:80/tcp",
-                               "--target", "metadata=169.254.169.254:80/tcp"},
-                              std::chrono::seconds(90), 8 << 20);
-              if (!r) note("isoharness sandbox " + std::to_string(i) + ": " + r.error().message);
+              auto r =
+                  s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "8000", "--egress-deadline-ms",
+                          "3000", "--target", "target=203.0.113.10:80/tcp", "--target",
+                          "blocked=203.0.113.20:80/tcp", "--target", "metadata=169.254.169.254:80/tcp"},
+                         std::chrono::seconds(90), 8 << 20);
+              if (!r)
+                note("isoharness sandbox " + std::to_string(i) + ": " + r.error().message);
               else if (r->exit_code != 0)
-                note("isoharness sandbox " + std::to_string(i) + ": isoprobe exit " + std::to_string(r->exit_code) +
-                     ": " + r->err.substr(0, 200));
+                note("isoharness sandbox " + std::to_string(i) + ": isoprobe exit " +
+                     std::to_string(r->exit_code) + ": " + r->err.substr(0, 200));
             } catch (const std::exception& e) {
               note("isoharness sandbox " + std::to_string(i) + ": " + e.what());
             }
@@ -97,23 +103,28 @@ int main(int argc, char** argv) {
       std::string dir = "/tmp/isoharness-bench-" + run_id;
       std::filesystem::create_directories(dir);
       const std::string script =
-          "uname -a; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; id; wc -l < /proc/self/mountinfo; "
+          "uname -a; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; id; wc -l < "
+          "/proc/self/mountinfo; "
           "head -c 4096 /proc/kallsyms | head -3; test -w /proc/sysrq-trigger && echo sysrq-writable; "
           "unshare -U true 2>/dev/null && echo userns; "
           "for hp in 203.0.113.10/80 203.0.113.20/80 169.254.169.254/80; do "
-          "( timeout 3 bash -c \"exec 3<>/dev/tcp/$hp\" 2>/dev/null && echo $hp open || echo $hp closed ) & done; wait";
+          "( timeout 3 bash -c \"exec 3<>/dev/tcp/$hp\" 2>/dev/null && echo $hp open || echo $hp closed ) & "
+          "done; wait";
       t = Clock::now();
       for (std::size_t i = 0; i < boxes.size(); ++i) {
         const auto& r = boxes[i]->handle().route;
-        const std::string kh = dir + "/known_hosts-" + std::to_string(i), cfg = dir + "/config-" + std::to_string(i);
+        const std::string kh = dir + "/known_hosts-" + std::to_string(i),
+                          cfg = dir + "/config-" + std::to_string(i);
         std::ofstream(kh) << dl::known_hosts_lines(r);
         std::ofstream(cfg) << dl::ssh_client_config(kh, key.private_path());
         RunOptions o;
         o.deadline = std::chrono::seconds(60);
         auto res = run_command(dl::ssh_argv(r, cfg, {"bash", "-c", script}), o);
-        if (!res) note("ssh -J sandbox " + std::to_string(i) + ": " + res.error().message);
+        if (!res)
+          note("ssh -J sandbox " + std::to_string(i) + ": " + res.error().message);
         else if (res->exit_code != 0)
-          note("ssh -J sandbox " + std::to_string(i) + ": " + res->describe() + ": " + res->err.substr(0, 200));
+          note("ssh -J sandbox " + std::to_string(i) + ": " + res->describe() + ": " +
+               res->err.substr(0, 200));
       }
       double theirs = since(t);
       std::filesystem::remove_all(dir);

@@ -208,9 +208,10 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
     out += section_html(s);
     const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
     if (cross.is_array() && !cross.empty()) {
-      out += "<section>\n<h2>getpid cross-check <span class=\"vs\">isoprobe's getpid against a static C loop, "
-             "same cell and round</span></h2>\n<table>\n<tr><th>candidate</th><th>isoprobe getpid ratio</th>"
-             "<th>static loop ratio</th><th>agreement</th></tr>\n";
+      out +=
+          "<section>\n<h2>getpid cross-check <span class=\"vs\">isoprobe's getpid against a static C loop, "
+          "same cell and round</span></h2>\n<table>\n<tr><th>candidate</th><th>isoprobe getpid ratio</th>"
+          "<th>static loop ratio</th><th>agreement</th></tr>\n";
       for (const auto& x : cross) {
         out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
                            escape_html(str_or(x, "cell", "?")), format_ratio(num_or(x, "isoprobe_ratio", 0)),

@@ -129,13 +129,14 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
     const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
     if (cross.is_array() && !cross.empty()) {
       out += "\n## getpid cross-check\n\n";
-      out += "The raw-syscall ratio from isoprobe's `getpid` workload against a static C loop "
-             "(`getpid_static`) run in the same cell and round; agreement = isoprobe / static.\n\n";
+      out +=
+          "The raw-syscall ratio from isoprobe's `getpid` workload against a static C loop "
+          "(`getpid_static`) run in the same cell and round; agreement = isoprobe / static.\n\n";
       out += "| candidate | isoprobe getpid ratio | static loop ratio | agreement |\n|---|---:|---:|---:|\n";
       for (const auto& x : cross) {
         out += fmt::format("| {} | {} | {} | {:.3f} |\n", escape_md_inline(str_or(x, "cell", "?")),
-                           format_ratio(num_or(x, "isoprobe_ratio", 0)), format_ratio(num_or(x, "static_ratio", 0)),
-                           num_or(x, "agreement", 0));
+                           format_ratio(num_or(x, "isoprobe_ratio", 0)),
+                           format_ratio(num_or(x, "static_ratio", 0)), num_or(x, "agreement", 0));
       }
     }
     out += "\n";

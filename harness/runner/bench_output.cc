@@ -1,9 +1,8 @@
 #include "harness/runner/bench_output.h"
 
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace isoharness::runner {
 namespace {
@@ -45,9 +44,18 @@ Expected<BenchRun> parse_bench_output(std::string_view json_text) {
     }
     run.seconds_per_op[workload] = t * *unit;
     // Google Benchmark writes user counters as extra numeric members of the row.
-    static const std::set<std::string> kStandard = {
-        "name",       "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
-        "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit"};
+    static const std::set<std::string> kStandard = {"name",
+                                                    "family_index",
+                                                    "per_family_instance_index",
+                                                    "run_name",
+                                                    "run_type",
+                                                    "repetitions",
+                                                    "repetition_index",
+                                                    "threads",
+                                                    "iterations",
+                                                    "real_time",
+                                                    "cpu_time",
+                                                    "time_unit"};
     for (const auto& [key, value] : b.items()) {
       if (run.counters[workload].size() >= 8) break;
       if (kStandard.count(key) || !value.is_number() || key.size() > 32) continue;

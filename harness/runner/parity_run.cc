@@ -58,7 +58,8 @@ nlohmann::json getpid_crosscheck(const nlohmann::json& section) {
     const double a = probe->value("ratio", nlohmann::json::object()).value("estimate", 0.0);
     const double b = loop->value("ratio", nlohmann::json::object()).value("estimate", 0.0);
     if (!(a > 0) || !(b > 0)) continue;
-    out.push_back({{"cell", cell.value("name", "")}, {"isoprobe_ratio", a}, {"static_ratio", b}, {"agreement", a / b}});
+    out.push_back(
+        {{"cell", cell.value("name", "")}, {"isoprobe_ratio", a}, {"static_ratio", b}, {"agreement", a / b}});
   }
   return out;
 }
@@ -94,14 +95,16 @@ double median(std::vector<double> v) {
 
 RunOutcome run_parity(const ParityConfig& config) {
   // 1. Input: scenario, plan, cells. All of it is checked before anything is deployed.
-  const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  const std::string deployment_path =
+      find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
   auto profile = scenario::load_deployment(deployment_path);
   const std::string scenario_path =
       config.scenario_path.empty() ? config.scenarios_dir + "/parity/default.yaml" : config.scenario_path;
   auto planned = plan_scenarios({scenario_path}, profile, false);
   Planned& p = planned.front();
   const auto gvisor_classes = gvisor_runtime_classes(profile);
-  if (!p.plan.contains("items") || p.plan["items"].empty()) throw UserError(scenario_path + ": the scenario has no items");
+  if (!p.plan.contains("items") || p.plan["items"].empty())
+    throw UserError(scenario_path + ": the scenario has no items");
   const std::string item_id = p.plan["items"][0].value("id", "");
 
   std::vector<std::string> cell_names = {config.baseline};
@@ -116,13 +119,15 @@ RunOutcome run_parity(const ParityConfig& config) {
   std::set<std::string> keys;
   for (const auto& name : cell_names) {
     auto [runtime, node] = split_cell(name);
-    if (std::find(profile.node_classes.begin(), profile.node_classes.end(), node) == profile.node_classes.end())
+    if (std::find(profile.node_classes.begin(), profile.node_classes.end(), node) ==
+        profile.node_classes.end())
       throw UserError("cell " + name + ": node class '" + node + "' is not in " + deployment_path);
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
     Planned one{p.scenario, p.plan, p.gvisor_plan};
     one.plan["items"] = nlohmann::json::array({p.plan["items"][0]});
-    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs, skipped);
+    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs,
+                skipped);
     if (jobs.empty())
       throw UserError("cell " + name + ": item " + item_id + " of " + scenario_path + " cannot run there: " +
                       (skipped.empty() ? std::string("unknown runtime") : skipped.front().reason));
@@ -143,7 +148,8 @@ RunOutcome run_parity(const ParityConfig& config) {
                            [&](const auto& w) { return w.name == name; });
     weights[name] = it == p.scenario.workloads.end() ? 1.0 : it->weight;
   }
-  if (workloads.empty()) throw UserError(scenario_path + ": no workloads to time (add `workloads:` or pass --workloads)");
+  if (workloads.empty())
+    throw UserError(scenario_path + ": no workloads to time (add `workloads:` or pass --workloads)");
   const bool want_rtt = std::find(workloads.begin(), workloads.end(), kSshRtt) != workloads.end();
   const bool want_static = std::find(workloads.begin(), workloads.end(), kGetpid) != workloads.end();
   if (want_static) weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
@@ -163,12 +169,13 @@ RunOutcome run_parity(const ParityConfig& config) {
   SignalGuard signals;
   RunKey key(run_id);
   nlohmann::json context = run_context(config.backend, deployment_path);
-  Journal journal(config.out_dir, {{"schema", "isoharness.result/v1"},
-                                   {"context", context},
-                                   {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
-                                   {"plans", {{p.scenario.name, p.plan}}},
-                                   {"findings", nlohmann::json::array()},
-                                   {"skipped", nlohmann::json::array()}});
+  Journal journal(config.out_dir,
+                  {{"schema", "isoharness.result/v1"},
+                   {"context", context},
+                   {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
+                   {"plans", {{p.scenario.name, p.plan}}},
+                   {"findings", nlohmann::json::array()},
+                   {"skipped", nlohmann::json::array()}});
 
   JobContext ctx;
   ctx.use_key(run_id, key);
@@ -195,23 +202,33 @@ RunOutcome run_parity(const ParityConfig& config) {
       int seq = 0;
       for (auto& cell : cells) {
         Job job{p.scenario.name, cell.item, cell.runtime, cell.node_class, 1};
-        cell.sandbox = std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
+        cell.sandbox =
+            std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
         cell.sandbox->connect(45s);
         cell.sandbox->upload_isoprobe();
         if (want_static) {
           auto up = cell.sandbox->session().upload(getpid_static, kRemoteGetpidStatic, 0755, 30s);
-          if (!up) throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
+          if (!up)
+            throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
         }
-        cells_json.push_back({{"cell", cell.key}, {"runtime", cell.runtime}, {"node_class", cell.node_class},
-                              {"item_id", cell.item.value("id", "")}, {"facts", cell.sandbox->handle().facts},
+        cells_json.push_back({{"cell", cell.key},
+                              {"runtime", cell.runtime},
+                              {"node_class", cell.node_class},
+                              {"item_id", cell.item.value("id", "")},
+                              {"facts", cell.sandbox->handle().facts},
                               {"timings", cell.sandbox->timings()}});
         std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),
                      cell.sandbox->handle().facts.value("runtime_binary", cell.runtime).c_str());
       }
 
       auto bench_once = [&](Cell& cell) -> BenchRun {
-        std::vector<std::string> argv = {kRemoteProbe, "bench", "--workloads", join(bench_workloads),
-                                         "--min-time", min_time, "--benchmark_format=json"};
+        std::vector<std::string> argv = {kRemoteProbe,
+                                         "bench",
+                                         "--workloads",
+                                         join(bench_workloads),
+                                         "--min-time",
+                                         min_time,
+                                         "--benchmark_format=json"};
         auto r = cell.sandbox->session().exec(argv, 300s, 4 << 20);
         if (!r) throw InfraError("cell " + cell.key + ": isoprobe bench failed: " + r.error().message);
         if (r->timed_out) throw InfraError("cell " + cell.key + ": isoprobe bench passed its deadline");
@@ -235,9 +252,11 @@ RunOutcome run_parity(const ParityConfig& config) {
       auto static_loop = [&](Cell& cell) -> double {
         auto r = cell.sandbox->session().exec({kRemoteGetpidStatic, config.quick ? "50" : "100"}, 30s, 4096);
         if (!r || r->exit_code != 0)
-          throw InfraError("cell " + cell.key + ": getpid-static failed" + (r ? ": " + r->err.substr(0, 200) : ""));
+          throw InfraError("cell " + cell.key + ": getpid-static failed" +
+                           (r ? ": " + r->err.substr(0, 200) : ""));
         auto s = parse_getpid_static(r->out);
-        if (!s) throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
+        if (!s)
+          throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
         return *s;
       };
 
@@ -260,7 +279,8 @@ RunOutcome run_parity(const ParityConfig& config) {
         std::vector<std::size_t> order(cells.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::shuffle(order.begin(), order.end(), shuffle_rng);
-        nlohmann::json round_record = {{"round", round}, {"order", nlohmann::json::array()}, {"samples", nlohmann::json::object()}};
+        nlohmann::json round_record = {
+            {"round", round}, {"order", nlohmann::json::array()}, {"samples", nlohmann::json::object()}};
         for (std::size_t i : order) {
           Cell& cell = cells[i];
           round_record["order"].push_back(cell.key);
@@ -330,9 +350,11 @@ RunOutcome run_parity(const ParityConfig& config) {
       for (const auto& key : {c.value("name", std::string()), cells.front().key}) {
         for (const auto& [w, n] : not_ready[key]) {
           if (n <= 0) continue;
-          c["warnings"].push_back(fmt::format(
-              "{} under {}: a blocking descriptor answered EAGAIN {:.0f} times in {} rounds (waited out with poll; "
-              "a quirk of the runtime, timed as it is)", w, key, n, rounds_done));
+          c["warnings"].push_back(
+              fmt::format("{} under {}: a blocking descriptor answered EAGAIN {:.0f} times in {} rounds "
+                          "(waited out with poll; "
+                          "a quirk of the runtime, timed as it is)",
+                          w, key, n, rounds_done));
         }
       }
     }
@@ -346,23 +368,25 @@ RunOutcome run_parity(const ParityConfig& config) {
     for (const auto& c : section.value("cells", nlohmann::json::array()))
       if (c.contains("mix") && c["mix"].value("verdict", "") == parity::kRegression) verdict = "fail";
   }
-  result["summary"] = {{"verdict", verdict},
-                       {"rounds", rounds_done},
-                       {"infrastructure_error", infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error)},
-                       {"interrupted", g_interrupted.load()}};
+  result["summary"] = {
+      {"verdict", verdict},
+      {"rounds", rounds_done},
+      {"infrastructure_error", infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error)},
+      {"interrupted", g_interrupted.load()}};
 
   RunOutcome outcome;
   outcome.result_path = journal.finalise(result);
   outcome.reports = reports::write_all(result, config.out_dir);
-  outcome.exit_code = verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+  outcome.exit_code =
+      verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
   if (!infra_error.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());
   if (!section.is_null()) {
     for (const auto& c : section.value("cells", nlohmann::json::array())) {
       const auto& mix = c.value("mix", nlohmann::json::object());
       const auto& slow = mix.value("slowdown", nlohmann::json::object());
-      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n", c.value("name", "").c_str(),
-                   cells.front().key.c_str(), slow.value("estimate", 0.0), slow.value("low", 0.0),
-                   slow.value("high", 0.0), mix.value("verdict", "?").c_str());
+      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n",
+                   c.value("name", "").c_str(), cells.front().key.c_str(), slow.value("estimate", 0.0),
+                   slow.value("low", 0.0), slow.value("high", 0.0), mix.value("verdict", "?").c_str());
     }
   }
   std::fprintf(stderr, "%s: %d rounds — result %s\n",

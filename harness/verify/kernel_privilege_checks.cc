@@ -44,12 +44,13 @@ void check_kernel(const VerifyInput& in, std::vector<CheckResult>& out) {
       host_boot = !in.host.boot_id.empty() && get_string(b, "boot_id").value_or("") == in.host.boot_id;
     }
     if (host_boot) pass = false;
-    out.push_back(make("kernel", pass, "gVisor (userspace kernel, at least 2 signals)", observed,
-                       pass ? "syscalls are served by gVisor"
-                            : (host_boot ? "kernel: the sandbox shares the host's boot_id — it runs on the host kernel, "
-                                           "not under the gVisor the plan asks for"
-                                         : "kernel: the plan asks for gVisor but the sandbox runs on the host kernel"),
-                       evidence));
+    out.push_back(make(
+        "kernel", pass, "gVisor (userspace kernel, at least 2 signals)", observed,
+        pass ? "syscalls are served by gVisor"
+             : (host_boot ? "kernel: the sandbox shares the host's boot_id — it runs on the host kernel, "
+                            "not under the gVisor the plan asks for"
+                          : "kernel: the plan asks for gVisor but the sandbox runs on the host kernel"),
+        evidence));
   } else {
     bool pass = !gvisor;
     out.push_back(make("kernel", pass, "host kernel (node default runtime)", observed,
@@ -81,7 +82,8 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
     auto eff = parse_hex(get_string(caps, "eff"));
     if (!eff) {
       out.push_back(make("capabilities", false, want_text, "unparsable CapEff",
-                         "capabilities: CapEff could not be read", observation_evidence(in.posture, "capabilities")));
+                         "capabilities: CapEff could not be read",
+                         observation_evidence(in.posture, "capabilities")));
     } else {
       // Holding more than planned fails; holding fewer is stricter than planned (e.g. a
       // login as a non-root user, whose effective set the kernel clears) and passes.
@@ -91,12 +93,13 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       if (pass && *eff == *want) {
         reason = "effective capabilities are exactly the planned set";
       } else if (pass) {
-        reason = "stricter than planned: holds none beyond the plan; missing " + capability_names(*want & ~*eff);
+        reason =
+            "stricter than planned: holds none beyond the plan; missing " + capability_names(*want & ~*eff);
       } else {
         reason = "capabilities: CapEff holds more than the plan: " + capability_names(extra);
       }
-      out.push_back(make("capabilities", pass, want_text, hex16(*eff) + " (" + capability_names(*eff) + ")", reason,
-                         observation_evidence(in.posture, "capabilities")));
+      out.push_back(make("capabilities", pass, want_text, hex16(*eff) + " (" + capability_names(*eff) + ")",
+                         reason, observation_evidence(in.posture, "capabilities")));
       // The bounding set: the ceiling no process of the sandbox can rise above, root or a
       // setuid program included. A login as a non-root user shows an empty CapEff even
       // when the container was granted more; CapBnd still shows what it was granted.
@@ -108,19 +111,21 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       } else {
         unsigned long long over = want ? (*bnd & ~*want) : *bnd;
         bool ok = want && over == 0;
-        out.push_back(make("capability_bounding", ok, want_text + " or fewer",
-                           hex16(*bnd) + " (" + capability_names(*bnd) + ")",
-                           ok ? "the bounding set holds nothing beyond the plan: no process of the sandbox can gain more"
-                              : "capability_bounding: CapBnd holds more than the plan: " + capability_names(over) +
-                                    " (a root process or a setuid program in the sandbox could hold them)",
-                           observation_evidence(in.posture, "capabilities")));
+        out.push_back(make(
+            "capability_bounding", ok, want_text + " or fewer",
+            hex16(*bnd) + " (" + capability_names(*bnd) + ")",
+            ok ? "the bounding set holds nothing beyond the plan: no process of the sandbox can gain more"
+               : "capability_bounding: CapBnd holds more than the plan: " + capability_names(over) +
+                     " (a root process or a setuid program in the sandbox could hold them)",
+            observation_evidence(in.posture, "capabilities")));
       }
       // Capabilities that must never be held, whatever the level: not effective, and not
       // in the bounding set either.
       std::vector<std::string> forbidden = {"CAP_SYS_ADMIN"};
       if (in.expect.contains("cap_eff_forbidden") && in.expect["cap_eff_forbidden"].is_array()) {
         for (const auto& c : in.expect["cap_eff_forbidden"])
-          if (c.is_string() && c.get<std::string>() != "CAP_SYS_ADMIN") forbidden.push_back(c.get<std::string>());
+          if (c.is_string() && c.get<std::string>() != "CAP_SYS_ADMIN")
+            forbidden.push_back(c.get<std::string>());
       }
       for (const auto& name : forbidden) {
         int bit = capability_bit(name);
@@ -128,11 +133,13 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
         const bool held = (*eff >> bit) & 1ULL;
         const bool bounded = bnd && ((*bnd >> bit) & 1ULL);
         std::string observed = held ? "held" : (bounded ? "in the bounding set" : "not held");
-        std::string reason = held      ? "capability: " + name + " is held — the capability most container escapes need"
-                             : bounded ? "capability: " + name + " is not effective for this login but is in the " +
-                                             "bounding set: a root process in the sandbox can hold it"
-                                       : name + " is not held";
-        out.push_back(make("capability:" + name, !held && !bounded, "not held, not in the bounding set", observed, reason));
+        std::string reason =
+            held      ? "capability: " + name + " is held — the capability most container escapes need"
+            : bounded ? "capability: " + name + " is not effective for this login but is in the " +
+                            "bounding set: a root process in the sandbox can hold it"
+                      : name + " is not held";
+        out.push_back(make("capability:" + name, !held && !bounded, "not held, not in the bounding set",
+                           observed, reason));
       }
     }
   }
@@ -148,11 +155,13 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       // Permitted escalation is not a promise: no_new_privs set where the plan permits
       // escalation is stricter than planned and passes.
       bool pass = *got || !want_nnp;
-      out.push_back(make("no_new_privs", pass, want_nnp ? "set (allowPrivilegeEscalation: false)" : "not required (escalation permitted)",
-                         *got ? "set" : "not set",
-                         pass ? (*got == want_nnp ? "as planned" : "stricter than planned: no_new_privs is set")
-                              : "no_new_privs: privilege escalation is permitted although the plan forbids it",
-                         observation_evidence(in.posture, "no_new_privs")));
+      out.push_back(
+          make("no_new_privs", pass,
+               want_nnp ? "set (allowPrivilegeEscalation: false)" : "not required (escalation permitted)",
+               *got ? "set" : "not set",
+               pass ? (*got == want_nnp ? "as planned" : "stricter than planned: no_new_privs is set")
+                    : "no_new_privs: privilege escalation is permitted although the plan forbids it",
+               observation_evidence(in.posture, "no_new_privs")));
     }
   }
 
@@ -165,7 +174,8 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
   } else if (gvisor) {
     out.push_back(make("seccomp", true, "filter, or emulated under gVisor", "mode " + std::to_string(*mode),
                        *mode == 2 ? "a filter is active inside gVisor"
-                                  : "emulated: under gVisor syscalls never reach the host kernel; runsc is seccomp-confined on the host",
+                                  : "emulated: under gVisor syscalls never reach the host kernel; runsc is "
+                                    "seccomp-confined on the host",
                        observation_evidence(in.posture, "seccomp")));
   } else {
     bool pass = *mode == 2;
@@ -183,13 +193,15 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       out.push_back(missing("uid", in.posture, "identity", std::to_string(want_uid)));
     } else {
       bool pass = *uid == want_uid;
-      out.push_back(make("uid", pass, std::to_string(want_uid), std::to_string(*uid),
-                         pass ? "runs as the planned user" : "uid: the sandbox runs as a different user than planned",
-                         observation_evidence(in.posture, "identity")));
+      out.push_back(
+          make("uid", pass, std::to_string(want_uid), std::to_string(*uid),
+               pass ? "runs as the planned user" : "uid: the sandbox runs as a different user than planned",
+               observation_evidence(in.posture, "identity")));
     }
   } else {
-    out.push_back(not_applicable("uid", "the plan leaves the user to the image",
-                                 std::to_string(get_int(observation(in.posture, "identity"), "uid").value_or(-1))));
+    out.push_back(
+        not_applicable("uid", "the plan leaves the user to the image",
+                       std::to_string(get_int(observation(in.posture, "identity"), "uid").value_or(-1))));
   }
 }
 

@@ -93,7 +93,7 @@ std::string bounded(std::string text, std::size_t max) {
 
 CheckResult make(const std::string& control, bool pass, std::string expected, std::string observed,
                  std::string reason, std::string evidence) {
-  return CheckResult{control, pass ? "pass" : "fail", std::move(expected), std::move(observed),
+  return CheckResult{control,           pass ? "pass" : "fail",      std::move(expected), std::move(observed),
                      std::move(reason), bounded(std::move(evidence))};
 }
 
@@ -148,7 +148,7 @@ std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
 }
 
 nlohmann::json to_json(const CheckResult& c) {
-  return {{"control", c.control}, {"status", c.status},   {"expected", c.expected},
+  return {{"control", c.control},   {"status", c.status}, {"expected", c.expected},
           {"observed", c.observed}, {"reason", c.reason}, {"evidence", c.evidence}};
 }
 

@@ -33,7 +33,9 @@ constexpr int kMaxNotReady = 100000;  // per call: a descriptor that never gets 
 
 }  // namespace
 
-long not_ready_count() { return g_not_ready.load(std::memory_order_relaxed); }
+long not_ready_count() {
+  return g_not_ready.load(std::memory_order_relaxed);
+}
 
 bool read_full(int fd, void* buf, std::size_t n) {
   auto* p = static_cast<char*>(buf);

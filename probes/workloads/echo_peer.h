@@ -2,10 +2,10 @@
 // messages of a fixed size and writes each one straight back, until its input ends.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <cstddef>
 #include <thread>
-
-#include <benchmark/benchmark.h>
 
 namespace isoprobe::workloads {
 

@@ -2,11 +2,10 @@
 // it, and the test then stops the harness — SIGTERM after it is up, SIGTERM in the middle
 // of building, SIGKILL followed by `isoharness local cleanup --run` — and checks that
 // nothing of the run is left on the machine. Also `isoharness local doctor`.
-#include <catch2/catch.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <sstream>
 #include <thread>
 
@@ -24,7 +23,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string isoharness_bin() { return test::binary_dir() + "/harness/cli/isoharness"; }
+std::string isoharness_bin() {
+  return test::binary_dir() + "/harness/cli/isoharness";
+}
 
 struct UpProcess {
   pid_t pid = -1;
@@ -38,10 +39,10 @@ UpProcess start_up(const std::string& dir, const std::string& run_id, const std:
   test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
   UpProcess p;
   p.log = dir + "/up-" + run_id + ".log";
-  auto pid = spawn_detached({isoharness_bin(), "local", "up", "--values", values_file, "--run-id", run_id,
-                             "--authorized-key", dir + "/id_ed25519.pub", "--identity", dir + "/id_ed25519",
-                             "--json", "--hold-seconds", "300"},
-                            p.log);
+  auto pid = spawn_detached(
+      {isoharness_bin(), "local", "up", "--values", values_file, "--run-id", run_id, "--authorized-key",
+       dir + "/id_ed25519.pub", "--identity", dir + "/id_ed25519", "--json", "--hold-seconds", "300"},
+      p.log);
   REQUIRE(pid);
   p.pid = *pid;
   return p;
@@ -52,8 +53,10 @@ json wait_until_up(const UpProcess& p) {
   for (int i = 0; i < 1800; ++i) {  // at most 180 s
     std::string text = dl::read_file_bounded(p.log);
     auto start = text.find("\n{");
-    if (text.rfind("{", 0) == 0) start = 0;
-    else if (start != std::string::npos) ++start;
+    if (text.rfind("{", 0) == 0)
+      start = 0;
+    else if (start != std::string::npos)
+      ++start;
     if (start != std::string::npos) {
       auto end = text.find('\n', start);
       if (end != std::string::npos) return json::parse(text.substr(start, end - start));
@@ -82,13 +85,18 @@ int wait_exit(UpProcess& p, std::chrono::seconds limit) {
 deploy::SshRoute route_of(const json& up) {
   deploy::SshRoute r;
   r.jump = {up["jump"]["host"], up["jump"]["port"], up["jump"]["user"], up["jump"]["host_key"]};
-  r.sandbox = {up["sandbox"]["host"], up["sandbox"]["port"], up["sandbox"]["user"], up["sandbox"]["host_key"]};
+  r.sandbox = {up["sandbox"]["host"], up["sandbox"]["port"], up["sandbox"]["user"],
+               up["sandbox"]["host_key"]};
   return r;
 }
 
-std::string fixture(const std::string& name) { return test::source_dir() + "/tests/fixtures/local/" + name; }
+std::string fixture(const std::string& name) {
+  return test::source_dir() + "/tests/fixtures/local/" + name;
+}
 
-std::string fresh_run_id() { return "l" + dl::new_run_id().substr(0, 7); }
+std::string fresh_run_id() {
+  return "l" + dl::new_run_id().substr(0, 7);
+}
 
 }  // namespace
 
@@ -141,7 +149,8 @@ TEST_CASE("local up killed with SIGKILL: `local cleanup --run` removes what it l
 
   RunOptions opts;
   opts.deadline = 120s;
-  auto all = run_command({isoharness_bin(), "local", "cleanup", "--all"}, opts);  // ... --all takes dead runs only
+  auto all =
+      run_command({isoharness_bin(), "local", "cleanup", "--all"}, opts);  // ... --all takes dead runs only
   REQUIRE(all);
   auto cleanup = run_command({isoharness_bin(), "local", "cleanup", "--run", run}, opts);
   REQUIRE(cleanup);

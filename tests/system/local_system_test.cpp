@@ -3,7 +3,6 @@
 // shell commands. One world serves every case of this program; the last case tears it
 // down and checks that nothing of the run is left.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <memory>
 #include <sstream>
@@ -46,7 +45,8 @@ json values(const std::string& name) {
   return json::parse(test::read_text(test::source_dir() + "/tests/fixtures/local/" + name));
 }
 
-const deploy::SandboxHandle& sandbox(const std::string& name, const json& v, const std::string& node_class = "tier") {
+const deploy::SandboxHandle& sandbox(const std::string& name, const json& v,
+                                     const std::string& node_class = "tier") {
   Shared& s = shared();
   auto it = s.sandboxes.find(name);
   if (it != s.sandboxes.end()) return it->second;
@@ -74,12 +74,15 @@ std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const s
       "try() { timeout 3 bash -c \"exec 3<>/dev/tcp/$1\" 2>/dev/null; }; "
       "first=$(for t in target:203.0.113.10/80 target-tls:203.0.113.10/443 blocked:203.0.113.20/80 "
       "metadata:169.254.169.254/80 cluster-api:203.0.113.30/443 cidr-host:198.51.100.10/80 "
-      "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 sibling:" + sibling + "/2222; do "
+      "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 sibling:" +
+      sibling +
+      "/2222; do "
       "( if try ${t#*:}; then echo $t=maybe; else echo $t=closed; fi ) & done; wait); "
       "printf '%s\\n' \"$first\" | while IFS== read -r t s; do n=${t%%:*}; "
       "if [ \"$s\" = maybe ]; then if try ${t#*:}; then s=open; else s=closed; "
       "echo \"$n connected once, not twice\" >&2; fi; fi; echo $n=$s; done; "
-      "if timeout 5 getent hosts target.example.com >/dev/null; then echo dns=resolves; else echo dns=fails; fi";
+      "if timeout 5 getent hosts target.example.com >/dev/null; then echo dns=resolves; else echo dns=fails; "
+      "fi";
   RunResult r = in_sandbox(h, script);
   INFO("ssh: " << r.describe() << "\n" << r.out << r.err);
   REQUIRE(r.ok());
@@ -98,7 +101,8 @@ std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const s
 
 }  // namespace
 
-TEST_CASE("strict under runsc and standard under runc are reachable through the jumphost", "[system][local]") {
+TEST_CASE("strict under runsc and standard under runc are reachable through the jumphost",
+          "[system][local]") {
   const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
   const auto& standard = sandbox("standard", values("values_standard_runc.json"), "tier");
   CHECK(strict.facts["runtime"] == "runsc");
@@ -107,7 +111,8 @@ TEST_CASE("strict under runsc and standard under runc are reachable through the 
   CHECK(strict.route.jump.host_key.rfind("ssh-ed25519 ", 0) == 0);
   CHECK(strict.route.sandbox.host_key != standard.route.sandbox.host_key);
 
-  RunResult s = in_sandbox(strict, "uname -v; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u; hostname");
+  RunResult s =
+      in_sandbox(strict, "uname -v; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u; hostname");
   INFO(s.describe() << "\n" << s.out << s.err);
   REQUIRE(s.ok());
   CHECK_THAT(s.out, Catch::Contains("#1 SMP Sun Jan 10 15:06:54 PST 2016"));  // gVisor's kernel
@@ -119,21 +124,23 @@ TEST_CASE("strict under runsc and standard under runc are reachable through the 
   RunResult r = in_sandbox(standard, "uname -r; grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status");
   INFO(r.describe() << "\n" << r.out << r.err);
   REQUIRE(r.ok());
-  CHECK_THAT(r.out, Catch::Contains(dl::read_file_bounded("/proc/sys/kernel/osrelease", 256)));  // the host kernel
+  CHECK_THAT(r.out,
+             Catch::Contains(dl::read_file_bounded("/proc/sys/kernel/osrelease", 256)));  // the host kernel
   CHECK_THAT(r.out, Catch::Contains("CapEff:\t00000000a80425fb"));
   CHECK_THAT(r.out, Catch::Contains("NoNewPrivs:\t0"));
   CHECK_THAT(r.out, Catch::Contains("Seccomp:\t2"));
 }
 
-TEST_CASE("sandboxes are not reachable from the host directly, and the jumphost only forwards", "[system][local]") {
+TEST_CASE("sandboxes are not reachable from the host directly, and the jumphost only forwards",
+          "[system][local]") {
   const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
   Shared& s = shared();
   // Through the host's link into this world (bound to that interface, so no packet can
   // leave through another one): the sandbox's sshd does not answer.
   RunOptions opts;
   opts.deadline = std::chrono::seconds(15);
-  auto direct = run_command({helper_path(), "wait-banner", "--addr", strict.route.sandbox.host, "--port", "2222",
-                             "--deadline-ms", "3000", "--device", "ih-" + s.backend->run_id()},
+  auto direct = run_command({helper_path(), "wait-banner", "--addr", strict.route.sandbox.host, "--port",
+                             "2222", "--deadline-ms", "3000", "--device", "ih-" + s.backend->run_id()},
                             opts);
   REQUIRE(direct);
   CHECK_FALSE(direct->ok());
@@ -181,12 +188,14 @@ TEST_CASE("allowDomains [target.example.com] reaches the target and nothing else
   CHECK(h.facts["egress"]["addresses"] == json({"203.0.113.10"}));
   auto r = reach(h, other.route.sandbox.host);
   std::map<std::string, std::string> expected = {
-      {"target", "open"},       {"target-tls", "open"},  {"blocked", "closed"}, {"metadata", "closed"},
+      {"target", "open"},        {"target-tls", "open"},  {"blocked", "closed"}, {"metadata", "closed"},
       {"cluster-api", "closed"}, {"cidr-host", "closed"}, {"resolver", "open"},  {"jumphost", "closed"},
-      {"sibling", "closed"},    {"dns", "resolves"}};
+      {"sibling", "closed"},     {"dns", "resolves"}};
   CHECK(r == expected);
-  RunResult http = in_sandbox(h, "getent hosts target.example.com; exec 3<>/dev/tcp/target.example.com/80; "
-                                 "printf 'GET / HTTP/1.0\\r\\nHost: target.example.com\\r\\n\\r\\n' >&3; timeout 3 cat <&3");
+  RunResult http =
+      in_sandbox(h,
+                 "getent hosts target.example.com; exec 3<>/dev/tcp/target.example.com/80; "
+                 "printf 'GET / HTTP/1.0\\r\\nHost: target.example.com\\r\\n\\r\\n' >&3; timeout 3 cat <&3");
   INFO(http.describe() << "\n" << http.out << http.err);
   REQUIRE(http.ok());
   CHECK_THAT(http.out, Catch::Contains("203.0.113.10") && Catch::Contains("HTTP/1.0 200 OK") &&
@@ -199,9 +208,12 @@ TEST_CASE("allowCIDR opens exactly its range", "[system][local]") {
   auto r = reach(h, other.route.sandbox.host);
   for (const auto& [name, state] : r) {
     INFO(name);
-    if (name == "cidr-host") CHECK(state == "open");
-    else if (name == "dns") CHECK(state == "fails");
-    else CHECK(state == "closed");
+    if (name == "cidr-host")
+      CHECK(state == "open");
+    else if (name == "dns")
+      CHECK(state == "fails");
+    else
+      CHECK(state == "closed");
   }
 }
 
@@ -211,21 +223,23 @@ TEST_CASE("non_root and read_only_root: uid 1000, / read-only, /tmp and home wri
   for (const auto& [name, v] : {std::pair{std::string("ro-gvisor"), values("values_non_root_read_only.json")},
                                 std::pair{std::string("ro-runc"), runc_values}}) {
     const auto& h = sandbox(name, v, "tier");
-    RunResult r = in_sandbox(h,
-                             "grep -q '^NoNewPrivs:\t1' /proc/self/status || grep -q 'SMP Sun Jan 10' /proc/version "
-                             "|| echo no_new_privs=missing; "
-                             "id -u; "
-                             "touch /probe 2>/dev/null && echo root=writable || echo root=readonly; "
-                             "touch /etc/probe 2>/dev/null && echo etc=writable || echo etc=readonly; "
-                             "touch /tmp/probe && echo tmp=writable || echo tmp=readonly; "
-                             "touch /home/agent/probe && echo home=writable || echo home=readonly");
+    RunResult r =
+        in_sandbox(h,
+                   "grep -q '^NoNewPrivs:\t1' /proc/self/status || grep -q 'SMP Sun Jan 10' /proc/version "
+                   "|| echo no_new_privs=missing; "
+                   "id -u; "
+                   "touch /probe 2>/dev/null && echo root=writable || echo root=readonly; "
+                   "touch /etc/probe 2>/dev/null && echo etc=writable || echo etc=readonly; "
+                   "touch /tmp/probe && echo tmp=writable || echo tmp=readonly; "
+                   "touch /home/agent/probe && echo home=writable || echo home=readonly");
     INFO(name << ": " << r.describe() << "\n" << r.out << r.err);
     REQUIRE(r.ok());
     CHECK(r.out == "1000\nroot=readonly\netc=readonly\ntmp=writable\nhome=writable\n");
   }
 }
 
-TEST_CASE("node classes: tier pins one CPU, non-tier shares CPUs with a bounded noisy neighbour", "[system][local]") {
+TEST_CASE("node classes: tier pins one CPU, non-tier shares CPUs with a bounded noisy neighbour",
+          "[system][local]") {
   const auto& standard = sandbox("standard", values("values_standard_runc.json"), "tier");
   CHECK(standard.facts["cpus"] == "1");
   RunResult r = in_sandbox(standard, "nproc; cat /sys/fs/cgroup/cpuset/cpuset.cpus");
@@ -274,7 +288,8 @@ TEST_CASE("destroying every sandbox and the world leaves nothing behind", "[syst
   const std::string run = s.backend->run_id();
   for (auto& [name, h] : s.sandboxes) s.backend->destroy(h);
   auto names = dl::list_netns();
-  CHECK(std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.rfind("ih-" + run + "-s-", 0) == 0; }));
+  CHECK(std::none_of(names.begin(), names.end(),
+                     [&](const auto& n) { return n.rfind("ih-" + run + "-s-", 0) == 0; }));
   s.sandboxes.clear();
   s.backend.reset();
   auto left = leftovers_of(dl::kDefaultStateRoot, run);

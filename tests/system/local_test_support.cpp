@@ -27,8 +27,9 @@ ScratchDir::~ScratchDir() {
 }
 
 std::string make_login_key(const std::string& dir) {
-  dl::run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-test", "-f", dir + "/id_ed25519"},
-                  "test login key");
+  dl::run_checked(
+      {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-test", "-f", dir + "/id_ed25519"},
+      "test login key");
   std::string pub = dl::read_file_bounded(dir + "/id_ed25519.pub", 16384);
   while (!pub.empty() && pub.back() == '\n') pub.pop_back();
   return pub;
@@ -54,8 +55,7 @@ std::vector<std::string> leftovers_of(const std::string& state_root, const std::
   if (fs::exists("/sys/class/net/ih-" + run_id)) out.push_back("link ih-" + run_id);
   if (fs::exists(state_root + "/" + run_id)) out.push_back("directory " + state_root + "/" + run_id);
   auto guard = run_command({"nft", "list", "table", "inet", "ih_" + run_id});
-  if (guard && guard->ok())
-    out.push_back("host nftables table inet ih_" + run_id);
+  if (guard && guard->ok()) out.push_back("host nftables table inet ih_" + run_id);
   // Any process whose command line names the run (containers' runtimes, helpers, dnsmasq).
   DIR* proc = ::opendir("/proc");
   while (proc) {
@@ -66,7 +66,8 @@ std::vector<std::string> leftovers_of(const std::string& state_root, const std::
     std::string cmd = dl::read_file_bounded("/proc/" + pid + "/cmdline", 8192);
     for (auto& c : cmd)
       if (c == '\0') c = ' ';
-    if (cmd.find(prefix) != std::string::npos || cmd.find(state_root + "/" + run_id + "/") != std::string::npos ||
+    if (cmd.find(prefix) != std::string::npos ||
+        cmd.find(state_root + "/" + run_id + "/") != std::string::npos ||
         cmd.find("ih-" + run_id + " ") != std::string::npos)
       out.push_back("process " + pid + ": " + cmd.substr(0, 200));
   }
@@ -80,6 +81,8 @@ std::vector<std::string> leftovers_of(const std::string& state_root, const std::
   return out;
 }
 
-std::string helper_path() { return dl::default_helper_path(); }
+std::string helper_path() {
+  return dl::default_helper_path();
+}
 
 }  // namespace isoharness::test::local

@@ -17,8 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string scenarios() { return test::source_dir() + "/scenarios"; }
-std::string isoharness_bin() { return test::binary_dir() + "/harness/cli/isoharness"; }
+std::string scenarios() {
+  return test::source_dir() + "/scenarios";
+}
+std::string isoharness_bin() {
+  return test::binary_dir() + "/harness/cli/isoharness";
+}
 
 const json* comparison(const json& cell, const std::string& workload) {
   for (const auto& c : cell["comparisons"])

@@ -34,7 +34,8 @@ TEST_CASE("bench output: skipped and failed workloads keep their reason", "[runn
 }
 
 TEST_CASE("bench output: user counters are kept, bounded", "[runner]") {
-  std::string row = R"({"name": "tcp_rtt_loopback", "run_type": "iteration", "real_time": 30, "time_unit": "us",
+  std::string row =
+      R"({"name": "tcp_rtt_loopback", "run_type": "iteration", "real_time": 30, "time_unit": "us",
                         "iterations": 7, "not_ready": 3, "label": "text is ignored")";
   for (int i = 0; i < 20; ++i) row += ", \"c" + std::to_string(i) + "\": " + std::to_string(i);
   row += ", \"" + std::string(40, 'x') + "\": 1}";

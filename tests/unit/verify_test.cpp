@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "harness/verify/verify.h"
+
+#include <catch2/catch.hpp>
 
 using namespace isoharness;
 using nlohmann::json;
@@ -8,20 +8,28 @@ using nlohmann::json;
 namespace {
 
 json obs(const std::string& name, json value) {
-  return {{"name", name}, {"status", "ok"}, {"value", std::move(value)}, {"errno", 0}, {"evidence", "ev:" + name}};
+  return {{"name", name},
+          {"status", "ok"},
+          {"value", std::move(value)},
+          {"errno", 0},
+          {"evidence", "ev:" + name}};
 }
 
 // A posture as isoprobe reports it from a strict sandbox; `gvisor` flips the runtime.
 json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
   json o = json::array();
-  o.push_back(obs("kernel", {{"sysname", "Linux"},
-                             {"release", gvisor ? "4.4.0" : "6.1.0"},
-                             {"version", gvisor ? "#1 SMP Sun Jan 10 15:06:54 PST 2016" : "#1 SMP"},
-                             {"machine", "x86_64"},
-                             {"gvisor", gvisor},
-                             {"gvisor_signals", gvisor ? json{"version_string", "sentry_meminfo"} : json::array()}}));
-  o.push_back(obs("capabilities", {{"inh", "0000000000000000"}, {"prm", cap_eff}, {"eff", cap_eff},
-                                   {"bnd", cap_eff}, {"amb", "0000000000000000"}}));
+  o.push_back(
+      obs("kernel", {{"sysname", "Linux"},
+                     {"release", gvisor ? "4.4.0" : "6.1.0"},
+                     {"version", gvisor ? "#1 SMP Sun Jan 10 15:06:54 PST 2016" : "#1 SMP"},
+                     {"machine", "x86_64"},
+                     {"gvisor", gvisor},
+                     {"gvisor_signals", gvisor ? json{"version_string", "sentry_meminfo"} : json::array()}}));
+  o.push_back(obs("capabilities", {{"inh", "0000000000000000"},
+                                   {"prm", cap_eff},
+                                   {"eff", cap_eff},
+                                   {"bnd", cap_eff},
+                                   {"amb", "0000000000000000"}}));
   o.push_back(obs("no_new_privs", true));
   o.push_back(obs("seccomp", {{"status_mode", gvisor ? 0 : 2}, {"prctl_mode", gvisor ? 0 : 2}}));
   o.push_back(obs("identity", {{"uid", 1000}, {"euid", 1000}, {"gid", 1000}, {"egid", 1000}}));
@@ -200,7 +208,10 @@ TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[ver
   CHECK(find(checks, "scratch:/tmp").status == "fail");
   CHECK(find(checks, "scratch:/home/agent").status == "pass");
   // And positively: the standard plan leaves uid to the image.
-  json std_expect = {{"kernel", "host"}, {"cap_eff", nullptr}, {"no_new_privs", false}, {"root_writable", true},
+  json std_expect = {{"kernel", "host"},
+                     {"cap_eff", nullptr},
+                     {"no_new_privs", false},
+                     {"root_writable", true},
                      {"root_read_only", false}};
   json sp = posture(false, "00000000a80425fb");
   for (auto& o : sp["observations"]) {
@@ -272,10 +283,11 @@ TEST_CASE("host evidence: runtime sockets, devices, host namespaces", "[verify]"
 
 TEST_CASE("missing or hostile observations fail, never pass", "[verify]") {
   json hostile = {{"schema", "isoharness.posture/v1"},
-                  {"observations", {{{"name", "kernel"}, {"status", "error"}, {"errno", 1}},
-                                    42,
-                                    {{"name", "capabilities"}, {"status", "ok"}, {"value", {{"eff", "zzzz"}}}},
-                                    {{"name", "no_new_privs"}, {"status", "ok"}, {"value", "yes"}}}}};
+                  {"observations",
+                   {{{"name", "kernel"}, {"status", "error"}, {"errno", 1}},
+                    42,
+                    {{"name", "capabilities"}, {"status", "ok"}, {"value", {{"eff", "zzzz"}}}},
+                    {{"name", "no_new_privs"}, {"status", "ok"}, {"value", "yes"}}}}};
   auto checks = run(strict_expect(true), hostile);
   CHECK(find(checks, "kernel").status == "fail");
   CHECK(find(checks, "capabilities").status == "fail");

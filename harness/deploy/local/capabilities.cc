@@ -28,8 +28,8 @@ std::string capability_name(int number) {
 
 const std::vector<std::string>& containerd_default_capabilities() {
   static const std::vector<std::string> caps = {
-      "CAP_CHOWN",  "CAP_DAC_OVERRIDE",     "CAP_FOWNER",  "CAP_FSETID",      "CAP_KILL",
-      "CAP_SETGID", "CAP_SETUID",           "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW",
+      "CAP_CHOWN",      "CAP_DAC_OVERRIDE", "CAP_FOWNER",      "CAP_FSETID",           "CAP_KILL",
+      "CAP_SETGID",     "CAP_SETUID",       "CAP_SETPCAP",     "CAP_NET_BIND_SERVICE", "CAP_NET_RAW",
       "CAP_SYS_CHROOT", "CAP_MKNOD",        "CAP_AUDIT_WRITE", "CAP_SETFCAP",
   };
   return caps;

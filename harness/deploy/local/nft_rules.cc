@@ -5,11 +5,15 @@
 namespace isoharness::deploy::local {
 namespace {
 
-std::string chain_of(const SandboxEgress& e) { return "sb_" + std::to_string(e.index); }
+std::string chain_of(const SandboxEgress& e) {
+  return "sb_" + std::to_string(e.index);
+}
 
 }  // namespace
 
-std::string nft_table_name(const std::string& run_id) { return "ih_" + run_id; }
+std::string nft_table_name(const std::string& run_id) {
+  return "ih_" + run_id;
+}
 
 std::string node_ruleset(const std::string& run_id, const std::string& jump_iface) {
   const std::string t = nft_table_name(run_id);
@@ -37,7 +41,8 @@ std::string jumphost_ruleset(const std::string& run_id, const std::string& host_
   s += "    iifname \"" + host_iface + "\" tcp dport 22 ct state new accept\n  }\n";
   s += "  chain output {\n    type filter hook output priority 0; policy drop;\n";
   s += "    oif \"lo\" accept\n    ct state established,related accept\n";
-  s += "    ip daddr " + std::string(world_addr::kSandboxRange) + " tcp dport 2222 ct state new accept\n  }\n";
+  s +=
+      "    ip daddr " + std::string(world_addr::kSandboxRange) + " tcp dport 2222 ct state new accept\n  }\n";
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n  }\n}\n";
   return s;
 }
@@ -70,8 +75,8 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
 
 std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress& e) {
   const std::string t = "inet " + nft_table_name(run_id);
-  return "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n" + "flush chain " + t + " " + chain_of(e) +
-         "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+  return "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n" + "flush chain " + t + " " +
+         chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
 }
 
 }  // namespace isoharness::deploy::local

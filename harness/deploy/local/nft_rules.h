@@ -16,12 +16,12 @@
 namespace isoharness::deploy::local {
 
 struct SandboxEgress {
-  int index = 0;                         // the sandbox's index in its world
-  std::string veth;                      // node-side interface name, e.g. "sb3"
-  std::string address;                   // the sandbox's own address
-  bool dns = false;                      // may query the world resolver
-  std::vector<std::string> addresses;    // opened by allowDomains
-  std::vector<std::string> cidrs;        // opened by allowCIDR (and "everything")
+  int index = 0;                       // the sandbox's index in its world
+  std::string veth;                    // node-side interface name, e.g. "sb3"
+  std::string address;                 // the sandbox's own address
+  bool dns = false;                    // may query the world resolver
+  std::vector<std::string> addresses;  // opened by allowDomains
+  std::vector<std::string> cidrs;      // opened by allowCIDR (and "everything")
 };
 
 // The table name for a run: "ih_<runid>".

@@ -11,10 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/host_ops.h"
@@ -60,8 +59,10 @@ std::string unescape_mount_path(const std::string& s) {
       bool ok = true;
       for (int k = 1; k <= 3; ++k) {
         char c = s[i + static_cast<std::size_t>(k)];
-        if (c < '0' || c > '7') ok = false;
-        else v = v * 8 + (c - '0');
+        if (c < '0' || c > '7')
+          ok = false;
+        else
+          v = v * 8 + (c - '0');
       }
       if (ok) {
         out += static_cast<char>(v);
@@ -97,8 +98,10 @@ void remove_containers(const RunPaths& paths, const std::string& runtime, Cleanu
   for (const auto& id : ids) {
     if (id.rfind(prefix, 0) != 0) continue;  // never a container this run did not name
     if (runtime == "runc") run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
-    if (run_quietly({bin, "--root", root, "delete", "--force", id}, 30s)) report.removed.push_back(runtime + " container " + id);
-    else if (fs::exists(root + "/" + id)) report.problems.push_back(runtime + " container " + id + " could not be deleted");
+    if (run_quietly({bin, "--root", root, "delete", "--force", id}, 30s))
+      report.removed.push_back(runtime + " container " + id);
+    else if (fs::exists(root + "/" + id))
+      report.problems.push_back(runtime + " container " + id + " could not be deleted");
   }
 }
 
@@ -125,8 +128,10 @@ void unmount_under(const std::string& dir, CleanupReport& report) {
   }
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const auto& p : points) {
-    if (::umount2(p.c_str(), MNT_DETACH) == 0) report.removed.push_back("mount " + p);
-    else report.problems.push_back("cannot unmount " + p + ": " + std::strerror(errno));
+    if (::umount2(p.c_str(), MNT_DETACH) == 0)
+      report.removed.push_back("mount " + p);
+    else
+      report.problems.push_back("cannot unmount " + p + ": " + std::strerror(errno));
   }
 }
 
@@ -138,8 +143,10 @@ void remove_cgroups(const std::string& run_id, CleanupReport& report) {
     for (const auto& e : fs::directory_iterator(ctl.path(), ec2)) {
       std::string n = e.path().filename().string();
       if (n.rfind(prefix, 0) != 0 || !e.is_directory()) continue;
-      if (::rmdir(e.path().c_str()) == 0) report.removed.push_back("cgroup " + e.path().string());
-      else if (errno != ENOENT) report.problems.push_back("cannot remove cgroup " + e.path().string() + ": " + std::strerror(errno));
+      if (::rmdir(e.path().c_str()) == 0)
+        report.removed.push_back("cgroup " + e.path().string());
+      else if (errno != ENOENT)
+        report.problems.push_back("cannot remove cgroup " + e.path().string() + ": " + std::strerror(errno));
     }
   }
 }
@@ -163,9 +170,15 @@ std::string new_run_id() {
   return id;
 }
 
-std::string netns_name(const std::string& run_id, const std::string& role) { return "ih-" + run_id + "-" + role; }
-std::string host_iface_name(const std::string& run_id) { return "ih-" + run_id; }
-std::string container_id(const std::string& run_id, const std::string& name) { return "ih-" + run_id + "-" + name; }
+std::string netns_name(const std::string& run_id, const std::string& role) {
+  return "ih-" + run_id + "-" + role;
+}
+std::string host_iface_name(const std::string& run_id) {
+  return "ih-" + run_id;
+}
+std::string container_id(const std::string& run_id, const std::string& name) {
+  return "ih-" + run_id + "-" + name;
+}
 
 void claim_run(const RunPaths& paths) {
   ISOHARNESS_CHECK(valid_run_id(paths.run_id));
@@ -174,13 +187,16 @@ void claim_run(const RunPaths& paths) {
   if (ec) throw InfraError("cannot create state directory " + paths.state_root + ": " + ec.message());
   ::chmod(paths.state_root.c_str(), 0711);
   if (::mkdir(paths.dir().c_str(), 0711) != 0)
-    throw InfraError(errno == EEXIST ? "run " + paths.run_id + " already exists under " + paths.state_root +
-                                           " (remove it with `isoharness local cleanup --run " + paths.run_id + "`)"
-                                     : "cannot create " + paths.dir() + ": " + std::strerror(errno));
-  nlohmann::json owner = {{"run_id", paths.run_id}, {"pid", ::getpid()}, {"start_time", start_time_of(::getpid())}};
+    throw InfraError(errno == EEXIST
+                         ? "run " + paths.run_id + " already exists under " + paths.state_root +
+                               " (remove it with `isoharness local cleanup --run " + paths.run_id + "`)"
+                         : "cannot create " + paths.dir() + ": " + std::strerror(errno));
+  nlohmann::json owner = {
+      {"run_id", paths.run_id}, {"pid", ::getpid()}, {"start_time", start_time_of(::getpid())}};
   write_file(paths.dir() + "/run.json", owner.dump(2) + "\n", 0644);
   for (const auto& d : {paths.world_dir(), paths.dir() + "/sandboxes"})
-    if (::mkdir(d.c_str(), 0711) != 0 && errno != EEXIST) throw InfraError("cannot create " + d + ": " + std::strerror(errno));
+    if (::mkdir(d.c_str(), 0711) != 0 && errno != EEXIST)
+      throw InfraError("cannot create " + d + ": " + std::strerror(errno));
 }
 
 bool run_owner_alive(const RunPaths& paths) {
@@ -221,25 +237,33 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
     if (ns.rfind(prefix, 0) == 0) mine.push_back(ns);
   for (const auto& ns : mine) kill_namespace_processes(ns, report);
   for (const auto& ns : mine) {
-    if (run_quietly({"ip", "netns", "delete", ns}, 10s)) report.removed.push_back("netns " + ns);
-    else report.problems.push_back("cannot delete netns " + ns);
+    if (run_quietly({"ip", "netns", "delete", ns}, 10s))
+      report.removed.push_back("netns " + ns);
+    else
+      report.problems.push_back("cannot delete netns " + ns);
   }
   const std::string iface = host_iface_name(run_id);
   if (fs::exists("/sys/class/net/" + iface)) {
-    if (run_quietly({"ip", "link", "delete", iface}, 10s)) report.removed.push_back("link " + iface);
-    else report.problems.push_back("cannot delete link " + iface);
+    if (run_quietly({"ip", "link", "delete", iface}, 10s))
+      report.removed.push_back("link " + iface);
+    else
+      report.problems.push_back("cannot delete link " + iface);
   }
   const std::string guard = nft_table_name(run_id);
   if (run_quietly({"nft", "list", "table", "inet", guard}, 10s)) {
-    if (run_quietly({"nft", "delete", "table", "inet", guard}, 10s)) report.removed.push_back("host nftables table " + guard);
-    else report.problems.push_back("cannot delete the host nftables table inet " + guard);
+    if (run_quietly({"nft", "delete", "table", "inet", guard}, 10s))
+      report.removed.push_back("host nftables table " + guard);
+    else
+      report.problems.push_back("cannot delete the host nftables table inet " + guard);
   }
   unmount_under(paths.dir(), report);
   remove_cgroups(run_id, report);
   std::error_code ec;
   fs::remove_all(paths.dir(), ec);
-  if (ec) report.problems.push_back("cannot remove " + paths.dir() + ": " + ec.message());
-  else report.removed.push_back("directory " + paths.dir());
+  if (ec)
+    report.problems.push_back("cannot remove " + paths.dir() + ": " + ec.message());
+  else
+    report.removed.push_back("directory " + paths.dir());
   return report;
 }
 

@@ -7,10 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <tuple>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <tuple>
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/host_ops.h"
@@ -29,7 +28,8 @@ namespace {
 // Root-namespace addresses and routes, as CIDRs, from `ip -j`.
 std::vector<Cidr> root_namespace_ranges() {
   std::vector<Cidr> out;
-  auto addrs = json::parse(run_checked({"ip", "-j", "-4", "addr", "show"}, "scan host addresses").out, nullptr, false);
+  auto addrs =
+      json::parse(run_checked({"ip", "-j", "-4", "addr", "show"}, "scan host addresses").out, nullptr, false);
   for (const auto& link : addrs.is_array() ? addrs : json::array())
     for (const auto& a : link.value("addr_info", json::array())) {
       auto ip = parse_ipv4(a.value("local", ""));
@@ -41,7 +41,8 @@ std::vector<Cidr> root_namespace_ranges() {
       }
     }
   auto routes =
-      json::parse(run_checked({"ip", "-j", "-4", "route", "show", "table", "all"}, "scan host routes").out, nullptr, false);
+      json::parse(run_checked({"ip", "-j", "-4", "route", "show", "table", "all"}, "scan host routes").out,
+                  nullptr, false);
   for (const auto& r : routes.is_array() ? routes : json::array()) {
     auto c = parse_cidr(r.value("dst", ""));
     if (c) out.push_back(*c);
@@ -53,8 +54,10 @@ std::vector<Cidr> root_namespace_ranges() {
 std::vector<int> recorded_slots(const std::string& state_root) {
   std::vector<int> out;
   for (const auto& id : recorded_runs(state_root)) {
-    auto j = json::parse(read_file_bounded(RunPaths{state_root, id}.world_dir() + "/world.json", 65536), nullptr, false);
-    if (!j.is_discarded() && j.contains("slot") && j["slot"].is_number_integer()) out.push_back(j["slot"].get<int>());
+    auto j = json::parse(read_file_bounded(RunPaths{state_root, id}.world_dir() + "/world.json", 65536),
+                         nullptr, false);
+    if (!j.is_discarded() && j.contains("slot") && j["slot"].is_number_integer())
+      out.push_back(j["slot"].get<int>());
   }
   return out;
 }
@@ -81,7 +84,9 @@ World::World(const RunPaths& paths, const WorldOptions& options) : paths_(paths)
   }
 }
 
-World::~World() { teardown(); }
+World::~World() {
+  teardown();
+}
 
 void World::build() {
   allocate_slot();
@@ -109,13 +114,15 @@ void World::allocate_slot() {
 
   auto slot = free_world_slot(root_namespace_ranges(), recorded_slots(paths_.state_root));
   if (!slot)
-    throw InfraError("world: no free /30 for the host link in 198.51.100.128/25 (every slot is in use; "
-                     "`isoharness local cleanup --all` removes crashed runs)");
+    throw InfraError(
+        "world: no free /30 for the host link in 198.51.100.128/25 (every slot is in use; "
+        "`isoharness local cleanup --all` removes crashed runs)");
   link_ = local::host_link(*slot);
-  write_file(paths_.world_dir() + "/world.json",
-             json{{"slot", link_.slot}, {"host_address", link_.host_address}, {"jump_address", link_.jump_address}}
-                     .dump(2) +
-                 "\n");
+  write_file(
+      paths_.world_dir() + "/world.json",
+      json{{"slot", link_.slot}, {"host_address", link_.host_address}, {"jump_address", link_.jump_address}}
+              .dump(2) +
+          "\n");
   const std::string iface = host_iface_name(paths_.run_id);
   // The guard first: from here on, world addresses leave the host only through a host link.
   run_checked({"nft", "-f", "-"}, "world: host guard (nftables in the host namespace)", 20s,
@@ -137,7 +144,8 @@ void World::build_namespaces() {
                               "net.ipv6.conf.default.disable_ipv6=1"}),
                 "world: disable IPv6 in " + ns);
   }
-  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}), "world: forwarding in the node");
+  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}),
+              "world: forwarding in the node");
   run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=22"}),
               "world: let the unprivileged jumphost sshd bind port 22");
 
@@ -148,24 +156,33 @@ void World::build_namespaces() {
   };
   ip(jump, {"addr", "add", link_.jump_address + "/30", "dev", "to-host"}, "jumphost host-side address");
   ip(jump, {"link", "set", "to-host", "up"}, "jumphost host link up");
-  ip(jump, {"link", "add", "to-node", "type", "veth", "peer", "name", "to-jump", "netns", node}, "jumphost-node link");
-  ip(jump, {"addr", "add", std::string(world_addr::kJumpNodeSide) + "/30", "dev", "to-node"}, "jumphost address");
+  ip(jump, {"link", "add", "to-node", "type", "veth", "peer", "name", "to-jump", "netns", node},
+     "jumphost-node link");
+  ip(jump, {"addr", "add", std::string(world_addr::kJumpNodeSide) + "/30", "dev", "to-node"},
+     "jumphost address");
   ip(jump, {"link", "set", "to-node", "up"}, "jumphost link up");
   ip(node, {"addr", "add", std::string(world_addr::kNodeJumpSide) + "/30", "dev", "to-jump"}, "node address");
   ip(node, {"link", "set", "to-jump", "up"}, "node link up");
-  ip(jump, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeJumpSide}, "jumphost route to sandboxes");
+  ip(jump, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeJumpSide},
+     "jumphost route to sandboxes");
 
-  ip(node, {"link", "add", "to-world", "type", "veth", "peer", "name", "to-node", "netns", world}, "node-world link");
-  ip(node, {"addr", "add", std::string(world_addr::kNodeWorldSide) + "/30", "dev", "to-world"}, "node world address");
+  ip(node, {"link", "add", "to-world", "type", "veth", "peer", "name", "to-node", "netns", world},
+     "node-world link");
+  ip(node, {"addr", "add", std::string(world_addr::kNodeWorldSide) + "/30", "dev", "to-world"},
+     "node world address");
   ip(node, {"link", "set", "to-world", "up"}, "node world link up");
-  ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide) + "/30", "dev", "to-node"}, "world address");
+  ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide) + "/30", "dev", "to-node"},
+     "world address");
   ip(world, {"link", "set", "to-node", "up"}, "world link up");
   for (const char* range : {"203.0.113.0/24", "198.51.100.0/24", "169.254.169.254/32"})
-    ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, std::string("node route to ") + range);
-  ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide}, "world route back");
-  for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi, world_addr::kResolver,
-                        world_addr::kMetadata, world_addr::kCidrHost})
-    ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"}, std::string("world service address ") + a);
+    ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide},
+       std::string("node route to ") + range);
+  ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide},
+     "world route back");
+  for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi,
+                        world_addr::kResolver, world_addr::kMetadata, world_addr::kCidrHost})
+    ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"},
+       std::string("world service address ") + a);
 
   nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
   nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host"), "jumphost filter");
@@ -182,8 +199,9 @@ pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& arg
 void World::start_world_services() {
   const std::string dir = paths_.world_dir();
   write_file(dir + "/dnsmasq.conf", dnsmasq_config());
-  pid_t dns = spawn_in(world_ns(), {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + dir + "/dnsmasq.conf"},
-                       dir + "/dnsmasq.log", "dnsmasq");
+  pid_t dns = spawn_in(
+      world_ns(), {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + dir + "/dnsmasq.conf"},
+      dir + "/dnsmasq.log", "dnsmasq");
   const std::string tag = "ih-" + paths_.run_id;
   pid_t servers = spawn_in(world_ns(),
                            {options_.helper_path, "serve", "--tag", tag, "--max-seconds", "86400", "--listen",
@@ -195,7 +213,8 @@ void World::start_world_services() {
                             std::string("cidr-host=") + world_addr::kCidrHost + ":80/http"},
                            dir + "/servers.log", "world servers");
   std::this_thread::sleep_for(150ms);
-  for (auto [pid, name, log] : {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"}}) {
+  for (auto [pid, name, log] :
+       {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"}}) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
@@ -223,7 +242,8 @@ void World::start_jumphost() {
   spec.drop_all = true;
   spec.no_new_privileges = true;
   spec.read_only_root = true;
-  auto seccomp = load_default_seccomp(options_.seccomp_profile, SeccompTarget{"amd64", options_.kernel_release, {}});
+  auto seccomp =
+      load_default_seccomp(options_.seccomp_profile, SeccompTarget{"amd64", options_.kernel_release, {}});
   if (!seccomp) throw InfraError("world: jumphost seccomp: " + seccomp.error().message);
   BundleInputs in;
   in.runtime = "runc";
@@ -241,12 +261,12 @@ void World::start_jumphost() {
   // From the host's own namespace: the jumphost is the one thing the host reaches.
   RunOptions wait;
   wait.deadline = 20s;
-  auto banner = run_command({options_.helper_path, "wait-banner", "--addr", link_.jump_address, "--port", "22",
-                             "--deadline-ms", "15000"},
+  auto banner = run_command({options_.helper_path, "wait-banner", "--addr", link_.jump_address, "--port",
+                             "22", "--deadline-ms", "15000"},
                             wait);
   if (!banner || !banner->ok())
-    throw InfraError("world: the jumphost sshd did not answer on " + link_.jump_address +
-                     ":22; its log:\n" + log_tail(dir + "/container.log"));
+    throw InfraError("world: the jumphost sshd did not answer on " + link_.jump_address + ":22; its log:\n" +
+                     log_tail(dir + "/container.log"));
 }
 
 void World::authorize(const std::string& key_line) {
@@ -255,8 +275,8 @@ void World::authorize(const std::string& key_line) {
 }
 
 void World::wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const {
-  run_checked(in_netns(jump_ns(), {options_.helper_path, "wait-banner", "--addr", addr, "--port", std::to_string(port),
-                                   "--deadline-ms", std::to_string(deadline_ms)}),
+  run_checked(in_netns(jump_ns(), {options_.helper_path, "wait-banner", "--addr", addr, "--port",
+                                   std::to_string(port), "--deadline-ms", std::to_string(deadline_ms)}),
               "sandbox sshd on " + addr + ":" + std::to_string(port) + " as seen from the jumphost",
               std::chrono::milliseconds(deadline_ms + 5000));
 }
