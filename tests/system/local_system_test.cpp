@@ -65,13 +65,13 @@ RunResult in_sandbox(const deploy::SandboxHandle& h, const std::string& script) 
 }
 
 // Tries every world target (and one other sandbox) with bash's /dev/tcp, all at once,
-// each for at most 3 s; then whether a name resolves. Prints name=open|closed lines.
+// each for at most 5 s; then whether a name resolves. Prints name=open|closed lines.
 // A target is open only when a second, lone attempt connects too: under runsc's host
 // network stack (ptrace platform, many connects at once) a blocking connect now and then
 // returns success while its SYN is still unanswered. A real hole connects both times.
 std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const std::string& sibling) {
   std::string script =
-      "try() { timeout 3 bash -c \"exec 3<>/dev/tcp/$1\" 2>/dev/null; }; "
+      "try() { timeout 5 bash -c \"exec 3<>/dev/tcp/$1\" 2>/dev/null; }; "
       "first=$(for t in target:203.0.113.10/80 target-tls:203.0.113.10/443 blocked:203.0.113.20/80 "
       "metadata:169.254.169.254/80 cluster-api:203.0.113.30/443 cidr-host:198.51.100.10/80 "
       "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 sibling:" +
