@@ -126,6 +126,25 @@ TEST_CASE("run: CAP_SYS_ADMIN kept behind the plan's back is named", "[system][r
   CHECK(md.find("CAP_SYS_ADMIN") != std::string::npos);
 }
 
+TEST_CASE("run: CAP_SYS_ADMIN kept under gVisor is named through the bounding set", "[system][run]") {
+  // strict.yaml runs under gVisor and logs in as uid 1000, whose effective set gVisor
+  // clears: CapEff alone would hide the grant. CapBnd, the container's ceiling, shows it.
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto cfg = config_for("strict.yaml", dir.path);
+  cfg.runtimes = {"gvisor"};
+  cfg.attempts = 1;
+  cfg.tamper = [](const std::string&, const std::string&, json& values) {
+    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()}, {"add", {"SYS_ADMIN"}}};
+  };
+  auto outcome = runner::run(cfg);
+  CHECK(outcome.exit_code == kExitVerdictFailed);
+  auto failed = failed_controls(outcome.result);
+  INFO(outcome.result["sandboxes"].dump().substr(0, 2000));
+  CHECK(std::find(failed.begin(), failed.end(), "capability_bounding") != failed.end());
+  CHECK(std::find(failed.begin(), failed.end(), "capability:CAP_SYS_ADMIN") != failed.end());
+}
+
 TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
