@@ -17,6 +17,19 @@ using Command = std::pair<CLI::App*, Action>;
 // "a,b,,c" -> {"a", "b", "c"}: comma-separated option values.
 std::vector<std::string> split_list(const std::string& text);
 
+// The options of every command that deploys sandboxes (`run`, `parity`), bound to the
+// fields of its config: --backend, --deployment, --scenarios-dir, --out,
+// --isoprobe-bundle, --accept-new-host-keys.
+struct SandboxOptions {
+  std::string& backend;
+  std::string& deployment;
+  std::string& scenarios_dir;
+  std::string& out_dir;
+  std::string& isoprobe_bundle;
+  bool& accept_new_host_keys;
+};
+void add_sandbox_options(CLI::App* sub, const SandboxOptions& o);
+
 Command version_command(CLI::App& app);
 Command plan_command(CLI::App& app);
 Command local_command(CLI::App& app);

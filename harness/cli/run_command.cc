@@ -22,20 +22,12 @@ Command run_command(CLI::App& app) {
       "against the plan, and write result.json, report.md and junit.xml. With no scenario: every scenario in "
       "scenarios/. Exit 0 all pass, 1 a check failed, 2 bad input, 3 infrastructure failure.");
   sub->add_option("scenarios", cfg->scenario_paths, "Scenario files (default: the set in --scenarios-dir)");
-  sub->add_option("--deployment", cfg->deployment_path,
-                  "Deployment profile (default: <scenarios-dir>/deployments/<backend>.yaml)");
-  sub->add_option("--backend", cfg->backend, "Backend: local (real runc/runsc on this machine)")
-      ->check(CLI::IsMember({"local"}));
+  add_sandbox_options(sub, {cfg->backend, cfg->deployment_path, cfg->scenarios_dir, cfg->out_dir,
+                            cfg->isoprobe_bundle, cfg->accept_new_host_keys});
   sub->add_option("--runtimes", *runtimes, "Comma-separated runtimes to run (runc,gvisor); default: the scenario's matrix");
   sub->add_option("--node-classes", *node_classes, "Comma-separated node classes; default: the scenario's matrix");
   sub->add_option("--attempts", *attempts, "Attempts per item (default: the scenario's matrix)")->check(CLI::Range(1, 20));
-  sub->add_option("--out", cfg->out_dir, "Output directory for result.json and the reports")->capture_default_str();
   sub->add_option("--parallel", cfg->parallel, "Sandboxes at once")->capture_default_str()->check(CLI::Range(1, 64));
-  sub->add_option("--scenarios-dir", cfg->scenarios_dir, "Where the default scenario set and profiles live")
-      ->capture_default_str();
-  sub->add_option("--isoprobe-bundle", cfg->isoprobe_bundle, "Directory of the isoprobe bundle (default: from the build tree)");
-  sub->add_flag("--accept-new-host-keys", cfg->accept_new_host_keys,
-                "Accept (and record) host keys that nothing pins; a changed key is always refused");
   sub->add_flag("--deny-known-risks", cfg->deny_known_risks, "Refuse plans with known risks (e.g. a GPU service without gVisor)");
 
   return {sub, [cfg, runtimes, node_classes, attempts]() -> int {

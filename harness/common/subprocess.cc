@@ -16,6 +16,23 @@ extern char** environ;
 namespace isoharness {
 namespace {
 
+// A child starts with SIGPIPE, SIGINT and SIGTERM at their default actions and no signal
+// blocked, whatever the harness itself ignores or blocks. Set these flags on the attr.
+constexpr short kChildSignalFlags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+
+void init_child_signals(posix_spawnattr_t* attr) {
+  posix_spawnattr_init(attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(attr, &defaults);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(attr, &none);
+}
+
 using Clock = std::chrono::steady_clock;
 
 struct Pipe {
@@ -108,17 +125,8 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
   if (options.cwd) posix_spawn_file_actions_addchdir_np(&actions, options.cwd->c_str());
 
   posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  init_child_signals(&attr);
+  posix_spawnattr_setflags(&attr, kChildSignalFlags);
 
   std::vector<std::string> args = argv;
   auto c_args = c_array(args);
@@ -219,20 +227,11 @@ Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
 
   posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
+  init_child_signals(&attr);
   // Own process group: a Ctrl-C at the terminal reaches the harness, which then tears
   // its children down in order, instead of reaching every child at once.
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr, kChildSignalFlags | POSIX_SPAWN_SETPGROUP);
 
   std::vector<std::string> args = argv;
   auto c_args = c_array(args);
