@@ -79,12 +79,17 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
   if (!caps) {
     out.push_back(missing("capabilities", in.posture, "capabilities", want_text));
   } else {
-    auto eff = parse_hex(get_string(caps, "eff"));
-    if (!eff) {
-      out.push_back(make("capabilities", false, want_text, "unparsable CapEff",
-                         "capabilities: CapEff could not be read",
-                         observation_evidence(in.posture, "capabilities")));
-    } else {
+    // A set isoprobe reported that cannot be parsed fails its check: unverifiable is not a pass.
+    auto read_set = [&](const char* key, const std::string& control, const std::string& label) {
+      auto set = parse_hex(get_string(caps, key));
+      if (!set)
+        out.push_back(make(control, false, want_text, "unparsable " + label,
+                           control + ": " + label + " could not be read",
+                           observation_evidence(in.posture, "capabilities")));
+      return set;
+    };
+    auto eff = read_set("eff", "capabilities", "CapEff");
+    if (eff) {
       // Holding more than planned fails; holding fewer is stricter than planned (e.g. a
       // login as a non-root user, whose effective set the kernel clears) and passes.
       unsigned long long extra = want ? (*eff & ~*want) : *eff;
@@ -103,12 +108,8 @@ void check_privileges(const VerifyInput& in, std::vector<CheckResult>& out) {
       // The bounding set: the ceiling no process of the sandbox can rise above, root or a
       // setuid program included. A login as a non-root user shows an empty CapEff even
       // when the container was granted more; CapBnd still shows what it was granted.
-      auto bnd = parse_hex(get_string(caps, "bnd"));
-      if (!bnd) {
-        out.push_back(make("capability_bounding", false, want_text, "unparsable CapBnd",
-                           "capability_bounding: CapBnd could not be read",
-                           observation_evidence(in.posture, "capabilities")));
-      } else {
+      auto bnd = read_set("bnd", "capability_bounding", "CapBnd");
+      if (bnd) {
         unsigned long long over = want ? (*bnd & ~*want) : *bnd;
         bool ok = want && over == 0;
         out.push_back(make(

@@ -122,4 +122,10 @@ std::vector<std::string> never_opened_ranges() {
 
 std::vector<std::string> world_internet_ranges() { return {"203.0.113.0/24", "198.51.100.0/24"}; }
 
+std::vector<std::string> world_ranges() {
+  auto out = world_internet_ranges();
+  out.push_back(std::string(world_addr::kMetadata) + "/32");
+  return out;
+}
+
 }  // namespace isoharness::deploy::local

@@ -91,4 +91,9 @@ std::vector<std::string> never_opened_ranges();
 // in a world that has no internet: the world's internet ranges.
 std::vector<std::string> world_internet_ranges();
 
+// Everything the world namespace answers for: its internet ranges and the metadata
+// address. The node routes exactly these to the world, and the host guard lets them
+// leave the host only through a world's host link.
+std::vector<std::string> world_ranges();
+
 }  // namespace isoharness::deploy::local

@@ -51,7 +51,9 @@ std::string host_guard_ruleset(const std::string& run_id) {
   std::string s = "table inet " + nft_table_name(run_id) + " {\n";
   s += "  chain guard_out {\n    type filter hook output priority 0; policy accept;\n";
   s += "    oifname \"ih-*\" accept\n";
-  s += "    ip daddr { 198.51.100.0/24, 203.0.113.0/24, 169.254.169.254 } counter drop\n  }\n}\n";
+  std::string ranges;
+  for (const auto& r : world_ranges()) ranges += (ranges.empty() ? "" : ", ") + r;
+  s += "    ip daddr { " + ranges + " } counter drop\n  }\n}\n";
   return s;
 }
 

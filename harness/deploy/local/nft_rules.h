@@ -34,8 +34,8 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
 std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface);
 
 // The host (root namespace) guard, one table per run, named like the node's: the world's
-// address ranges (198.51.100.0/24, 203.0.113.0/24, 169.254.169.254) may leave the host
-// only through a world's host link ("ih-*"). Should a world be gone while something still
+// ranges (world_ranges(): 203.0.113.0/24, 198.51.100.0/24, 169.254.169.254) may leave
+// the host only through a world's host link ("ih-*"). Should a world be gone while something still
 // sends to its jumphost, the packet is dropped here instead of following the default
 // route off the machine. 192.0.2.0/24 is not in the list: the host may have real
 // neighbours there, and the host never sends to it (the sandboxes' range is only reached

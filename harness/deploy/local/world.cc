@@ -174,9 +174,8 @@ void World::build_namespaces() {
   ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide) + "/30", "dev", "to-node"},
      "world address");
   ip(world, {"link", "set", "to-node", "up"}, "world link up");
-  for (const char* range : {"203.0.113.0/24", "198.51.100.0/24", "169.254.169.254/32"})
-    ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide},
-       std::string("node route to ") + range);
+  for (const auto& range : world_ranges())
+    ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, "node route to " + range);
   ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide},
      "world route back");
   for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi,
