@@ -182,7 +182,7 @@ TEST_CASE("local doctor finds every prerequisite on this machine", "[system][loc
 // "uplink" with the default route plays the way off the machine, a veth "ih-guardtest"
 // plays a world's host link. Both peers stay in that namespace, so nothing leaves it even
 // if the guard were wrong; the transmit counters tell where a packet (or the ARP request
-// ahead of it: the peers answer none) went.
+// ahead of it: the peers answer none) went. IPv6 is off there, so nothing else transmits.
 TEST_CASE("the host guard drops world addresses except through a host link", "[system][local]") {
   test::require_system({"nft", "ip", "nsenter"});
   const std::string ns = "ih-guardtest-" + std::to_string(::getpid());
@@ -197,6 +197,7 @@ TEST_CASE("the host guard drops world addresses except through a host link", "[s
     return *r;
   };
   for (auto argv : std::vector<std::vector<std::string>>{
+           {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"},
            {"ip", "link", "set", "lo", "up"},
            {"ip", "link", "add", "uplink", "type", "veth", "peer", "name", "uplink-peer"},
            {"ip", "link", "set", "uplink", "up"},
@@ -216,20 +217,12 @@ TEST_CASE("the host guard drops world addresses except through a host link", "[s
   REQUIRE(nft);
   INFO(nft->err);
   REQUIRE(nft->ok());
-  auto tx = [&](const std::string& dev) {
-    auto r = in_ns({"cat", "/proc/net/dev"});
-    std::istringstream in(r.out);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto start = line.find_first_not_of(' ');
-      if (start == std::string::npos || line.compare(start, dev.size() + 1, dev + ":") != 0) continue;
-      std::istringstream f(line.substr(start + dev.size() + 1));
-      long long v[10] = {};
-      for (auto& x : v) f >> x;
-      return v[9];  // transmitted packets
-    }
-    FAIL("no " << dev << " in /proc/net/dev:\n" << r.out);
-    return -1LL;
+  auto tx = [&](const std::string& dev) {  // packets the device has transmitted
+    auto r = in_ns({"ip", "-s", "-j", "link", "show", "dev", dev});
+    auto j = json::parse(r.out, nullptr, false);
+    INFO(r.describe() << " " << r.out << r.err);
+    REQUIRE((j.is_array() && j.size() == 1));
+    return j[0]["stats64"]["tx"]["packets"].get<long long>();
   };
   auto send = [&](const std::string& addr) {
     return in_ns({"bash", "-c", "echo x > /dev/udp/" + addr + "/9"});
@@ -244,7 +237,7 @@ TEST_CASE("the host guard drops world addresses except through a host link", "[s
   auto through_link = send("198.51.100.129");  // a world's host link is the one way out
   INFO(through_link.describe() << " " << through_link.err);
   CHECK(through_link.ok());
-  CHECK(tx("ih-guardtest") == link0 + 1);
+  CHECK(tx("ih-guardtest") > link0);  // the ARP request, perhaps retried
   auto counters = in_ns({"nft", "list", "table", "inet", "ih_guardtest"});
   CHECK_THAT(counters.out, Catch::Contains("counter packets 3"));
 }
