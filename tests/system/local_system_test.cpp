@@ -3,6 +3,8 @@
 // shell commands. One world serves every case of this program; the last case tears it
 // down and checks that nothing of the run is left.
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <unistd.h>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -280,6 +282,35 @@ TEST_CASE("a control that cannot be applied stops the sandbox before it starts",
   CHECK_THROWS_AS(s.backend->deploy(req), InfraError);
   auto names = dl::list_netns();
   CHECK(std::find(names.begin(), names.end(), "ih-" + s.backend->run_id() + "-s-refused") == names.end());
+}
+
+TEST_CASE("a destroyed sandbox's address and veth are reusable at once", "[system][local]") {
+  // The next sandbox takes the lowest free index, so it gets the same address and the same
+  // node-side veth name the moment the last one is destroyed. A namespace outlives
+  // `ip netns delete` while any process still holds it (a runtime process that is slow to
+  // die, as on a loaded CI machine), and so would a veth left to it: "File exists". The
+  // test holds each destroyed sandbox's namespace open to make that certain.
+  Shared& s = shared();
+  std::string address;
+  int held = -1;
+  for (int i = 0; i < 4; ++i) {
+    deploy::SandboxRequest req;
+    req.run_id = s.backend->run_id();
+    req.name = "reuse" + std::to_string(i);
+    req.item_id = "test/reuse";
+    req.values = values("values_strict_gvisor.json");
+    req.node_class = "tier";
+    req.authorized_key = s.key;
+    deploy::SandboxHandle h;
+    REQUIRE_NOTHROW(h = s.backend->deploy(req));
+    if (i == 0) address = h.route.sandbox.host;
+    CHECK(h.route.sandbox.host == address);
+    if (held >= 0) ::close(held);
+    held = ::open(dl::netns_path(dl::netns_name(s.backend->run_id(), "s-" + req.name)).c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(held >= 0);
+    s.backend->destroy(h);
+  }
+  ::close(held);
 }
 
 TEST_CASE("destroying every sandbox and the world leaves nothing behind", "[system][local]") {

@@ -95,6 +95,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
                                   "net.ipv6.conf.default.disable_ipv6=1"}),
               "control network namespace: disable IPv6");
   const std::string veth = sb.egress.veth;
+  sb.veth_created = true;
   run_checked({"ip", "-n", world.node_ns(), "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", sb.netns},
               "control network namespace: veth to the node");
   run_checked({"ip", "-n", world.node_ns(), "link", "set", veth, "up"}, "control network namespace: node side up");
@@ -224,6 +225,13 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
   } catch (...) {
   }
   try {
+    // The veth pair goes now, by name. Deleting the namespace alone frees it only when the
+    // last process holding the namespace is gone, and the next sandbox that gets this
+    // index would find its node-side name still taken.
+    if (sb.veth_created) {
+      run_quietly({"ip", "-n", ctx.world->node_ns(), "link", "delete", sb.egress.veth}, 10s);
+      sb.veth_created = false;
+    }
     if (sb.netns_created) {
       RunOptions opts;
       opts.deadline = 10s;

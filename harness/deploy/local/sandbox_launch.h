@@ -31,6 +31,7 @@ struct DeployedSandbox {
   pid_t noise_pid = -1;
   // What exists, so teardown removes exactly that.
   bool netns_created = false;
+  bool veth_created = false;  // the node-side end, egress.veth
   bool egress_added = false;
   bool container_started = false;
   SandboxHandle handle;
