@@ -1,4 +1,5 @@
 #include "harness/cli/commands.h"
+#include "harness/common/install_paths.h"
 
 namespace isoharness::cli {
 
@@ -22,11 +23,21 @@ void add_sandbox_options(CLI::App* sub, const SandboxOptions& o) {
       ->check(CLI::IsMember({"local"}));
   sub->add_option("--deployment", o.deployment,
                   "Deployment profile (default: <scenarios-dir>/deployments/<backend>.yaml)");
-  sub->add_option("--scenarios-dir", o.scenarios_dir, "Where the default scenarios and profiles live")
-      ->capture_default_str();
+  CLI::Option* scenarios_dir = sub->add_option(
+      "--scenarios-dir", o.scenarios_dir,
+      "Where the default scenarios and profiles live (default: $ISOHARNESS_SCENARIOS_DIR, else "
+      "<prefix>/share/isoharness/scenarios, else the source tree's; `local doctor` shows which)");
+  // Not given: the default comes from harness/common/install_paths.h; empty when none is
+  // found, and the command then says where it looked.
+  sub->parse_complete_callback([scenarios_dir, &target = o.scenarios_dir] {
+    if (scenarios_dir->count() > 0) return;
+    ResolvedPath found = resolve_path(kScenariosDir);
+    target = found.found() ? found.path : "";
+  });
   sub->add_option("--out", o.out_dir, "Output directory for result.json and the reports")->capture_default_str();
   sub->add_option("--isoprobe-bundle", o.isoprobe_bundle,
-                  "Directory of the isoprobe bundle (default: from the build tree)");
+                  "Directory of the isoprobe bundle (default: $ISOHARNESS_PROBE_DIR, else "
+                  "<prefix>/lib/isoharness/isoprobe-bundle, else the build tree's)");
   sub->add_flag("--accept-new-host-keys", o.accept_new_host_keys,
                 "Accept (and record) host keys that nothing pins; a changed key is always refused");
 }

@@ -10,6 +10,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
+#include "harness/common/install_paths.h"
 #include "harness/policy/plan.h"
 #include "harness/scenario/scenario.h"
 
@@ -25,16 +26,24 @@ struct PlanArgs {
   std::string runtime_class;
 };
 
+// --deployment, else deployments/local.yaml beside the scenario, else the default
+// scenarios directory's (harness/common/install_paths.h); the current directory plays no part.
 std::string find_deployment(const PlanArgs& a) {
   if (!a.deployment.empty()) return a.deployment;
   namespace fs = std::filesystem;
-  const std::string in_cwd = "scenarios/deployments/local.yaml";
   std::error_code ec;
-  if (fs::is_regular_file(in_cwd, ec)) return in_cwd;
   fs::path beside = fs::path(a.file).parent_path() / "deployments" / "local.yaml";
   if (fs::is_regular_file(beside, ec)) return beside.string();
-  throw UserError("no deployment profile: looked for " + in_cwd + " (in the current directory) and " +
-                  beside.string() + " (next to the scenario); pass --deployment FILE");
+  ResolvedPath scenarios = resolve_path(kScenariosDir);
+  std::string looked = beside.string() + " (next to the scenario)";
+  if (scenarios.found()) {
+    fs::path standard = fs::path(scenarios.path) / "deployments" / "local.yaml";
+    if (fs::is_regular_file(standard, ec)) return standard.string();
+    looked += " and " + standard.string() + " (" + scenarios.source + ")";
+  } else {
+    looked += "; " + scenarios.problem;
+  }
+  throw UserError("no deployment profile: looked for " + looked + "; pass --deployment FILE");
 }
 
 void print_errors(const std::vector<Diagnostic>& errors) {
@@ -102,9 +111,11 @@ Command plan_command(CLI::App& app) {
       "runtime "
       "class, rendered sandbox values, expectations and findings. Exit 0 accepted, 2 refused.");
   sub->add_option("file", args->file, "scenario file, or a bare eval-set config")->required();
-  sub->add_option("--deployment", args->deployment,
-                  "deployment profile (default: scenarios/deployments/local.yaml in the current directory, "
-                  "else deployments/local.yaml next to the scenario file)");
+  sub->add_option(
+      "--deployment", args->deployment,
+      "deployment profile (default: deployments/local.yaml next to the scenario file, else the default "
+      "scenarios directory's: $ISOHARNESS_SCENARIOS_DIR, else "
+      "<prefix>/share/isoharness/scenarios/deployments/local.yaml, else the source tree's)");
   sub->add_option("--format", args->format, "text (for people), json (isoharness.plan/v1) or values (YAML)")
       ->check(CLI::IsMember({"text", "json", "values"}));
   sub->add_flag("--deny-known-risks", args->deny_known_risks,

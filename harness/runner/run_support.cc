@@ -7,6 +7,7 @@
 #include <random>
 
 #include "harness/common/error.h"
+#include "harness/common/install_paths.h"
 #include "harness/common/subprocess.h"
 #include "harness/deploy/local/local_backend.h"
 
@@ -66,28 +67,16 @@ RunKey::~RunKey() {
 
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend) {
   if (!given.empty()) return given;
+  if (scenarios_dir.empty()) throw UserError(resolve_path(kScenariosDir).problem);
   std::string p = scenarios_dir + "/deployments/" + backend + ".yaml";
   if (fs::exists(p)) return p;
   throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
 }
 
 std::string find_isoprobe_bundle(const std::string& given) {
-  if (!given.empty()) {
-    if (!fs::exists(fs::path(given) / "isoprobe"))
-      throw UserError("--isoprobe-bundle " + given + ": no isoprobe in that directory");
-    return given;
-  }
-  // <build>/harness/cli/isoharness -> <build>/probes/isoprobe-bundle
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-      fs::path candidate = dir / "probes" / "isoprobe-bundle";
-      if (fs::exists(candidate / "isoprobe")) return candidate.string();
-    }
-  }
-  throw UserError("isoprobe bundle not found next to this binary (probes/isoprobe-bundle in the build tree); "
-                  "build it or pass --isoprobe-bundle DIR");
+  ResolvedPath bundle = resolve_path(kIsoprobeBundle, given);
+  if (!bundle.found()) throw UserError(bundle.problem);
+  return bundle.path;
 }
 
 std::unique_ptr<deploy::Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,

@@ -48,11 +48,12 @@ class RunKey {
   std::string dir_, private_path_, public_line_;
 };
 
-// --deployment, else <scenarios_dir>/deployments/<backend>.yaml; UserError when neither.
+// --deployment, else <scenarios_dir>/deployments/<backend>.yaml; UserError when neither
+// (an empty scenarios_dir means none was found: the error says where it looked).
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend);
 
-// --isoprobe-bundle, else probes/isoprobe-bundle in the build tree this binary lives in;
-// UserError when there is none.
+// --isoprobe-bundle, else $ISOHARNESS_PROBE_DIR, else <prefix>/lib/isoharness/isoprobe-bundle,
+// else the build tree's (harness/common/install_paths.h); UserError when there is none.
 std::string find_isoprobe_bundle(const std::string& given);
 
 // The backend named by the profile's kind; throws UserError for an unknown one and

@@ -16,11 +16,13 @@ std::string binary() {
   return test::binary_dir() + "/harness/cli/isoharness";
 }
 
-RunResult plan(std::vector<std::string> args, const std::string& cwd = test::source_dir()) {
+RunResult plan(std::vector<std::string> args, const std::string& cwd = test::source_dir(),
+               const std::string& scenarios_dir = "") {
   std::vector<std::string> argv = {binary(), "plan"};
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions o;
   o.cwd = cwd;
+  if (!scenarios_dir.empty()) o.env_set["ISOHARNESS_SCENARIOS_DIR"] = scenarios_dir;
   o.deadline = std::chrono::seconds(30);
   o.env_set["NO_COLOR"] = "1";
   auto r = run_command(argv, o);
@@ -159,13 +161,18 @@ TEST_CASE("plan: a bare eval-set config, the --runtime-class option and --help",
   CHECK(bad_format.exit_code == 2);
 }
 
-TEST_CASE("plan: the deployment is found in the cwd or beside the scenario, else a clear error", "[plan]") {
+TEST_CASE("plan: the deployment is found beside the scenario or in the scenarios dir, else a clear error",
+          "[plan]") {
   TempDir dir;
   fs::copy_file(test::source_dir() + "/scenarios/strict.yaml", dir.path / "strict.yaml");
-  auto missing = plan({(dir.path / "strict.yaml").string()}, dir.path.string());
+  const std::string no_scenarios = (dir.path / "no-scenarios").string();
+  auto missing = plan({(dir.path / "strict.yaml").string()}, dir.path.string(), no_scenarios);
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("no deployment profile"));
+  CHECK_THAT(missing.err, Catch::Contains("ISOHARNESS_SCENARIOS_DIR names " + no_scenarios));
   CHECK_THAT(missing.err, Catch::Contains("--deployment FILE"));
+  // Without the variable, from any directory: the source tree's profile (this binary is in the build tree).
+  CHECK(plan({(dir.path / "strict.yaml").string()}, "/").exit_code == 0);
   fs::create_directories(dir.path / "deployments");
   fs::copy_file(test::source_dir() + "/scenarios/deployments/local.yaml",
                 dir.path / "deployments" / "local.yaml");

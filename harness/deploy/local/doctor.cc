@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "harness/common/install_paths.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/seccomp_profile.h"
@@ -48,6 +49,28 @@ DoctorCheck scratch_namespace_check() {
   return c;
 }
 
+// Where the files isoharness ships are taken from, and from which source
+// (harness/common/install_paths.h): an installed copy must show its own prefix here.
+std::vector<DoctorCheck> shipped_path_checks(const LocalOptions& options) {
+  std::vector<DoctorCheck> out;
+  for (const auto& [item, found] : resolve_all_shipped_paths()) {
+    std::string fix = std::string("install the isoharness package, or set ") + item->env_var;
+    if (*item->flag) fix += std::string(" or pass ") + item->flag;
+    DoctorCheck c{item->what, found.found(), found.describe(), fix};
+    if (item == &kWorldHelper && !options.helper_path.empty()) {
+      c = DoctorCheck{item->what, ::access(options.helper_path.c_str(), X_OK) == 0,
+                      options.helper_path + " (options)", "give an executable isoharness-world-helper"};
+    }
+    out.push_back(std::move(c));
+    if (item == &kIsoprobeBundle && found.found()) {
+      const std::string loop = (fs::path(found.path).parent_path() / "getpid-static").string();
+      out.push_back({"getpid-static (beside the isoprobe bundle)", ::access(loop.c_str(), X_OK) == 0, loop,
+                     "build the target getpid_static, or install the isoharness package"});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<DoctorCheck> doctor(const LocalOptions& options) {
@@ -65,9 +88,7 @@ std::vector<DoctorCheck> doctor(const LocalOptions& options) {
   out.push_back(program_check("ssh-keygen", "openssh-client", "host keys"));
   out.push_back(program_check("ssh", "openssh-client", "system tests and `local up`"));
 
-  std::string helper = options.helper_path.empty() ? default_helper_path() : options.helper_path;
-  out.push_back({"isoharness-world-helper (world servers, readiness checks)", !helper.empty(),
-                 helper.empty() ? "not found" : helper, "cmake --build <build> --target isoharness-world-helper"});
+  for (auto& c : shipped_path_checks(options)) out.push_back(std::move(c));
 
   auto seccomp = load_default_seccomp(options.seccomp_profile, SeccompTarget{});
   out.push_back({"default seccomp profile converts to OCI", bool(seccomp),

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "harness/common/error.h"
+#include "harness/common/install_paths.h"
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
@@ -35,17 +36,8 @@ std::string first_line_of(const std::vector<std::string>& argv) {
 }  // namespace
 
 std::string default_helper_path() {
-  char self[4096];
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    fs::path beside = fs::path(self).parent_path() / "isoharness-world-helper";
-    if (::access(beside.c_str(), X_OK) == 0) return beside.string();
-  }
-#ifdef ISOHARNESS_WORLD_HELPER
-  if (::access(ISOHARNESS_WORLD_HELPER, X_OK) == 0) return ISOHARNESS_WORLD_HELPER;
-#endif
-  return "";
+  ResolvedPath helper = resolve_path(kWorldHelper);
+  return helper.found() ? helper.path : "";
 }
 
 
@@ -56,7 +48,9 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   if (!valid_run_id(options_.run_id)) throw UserError("run id must be 1-8 of [a-z0-9]: " + options_.run_id);
   if (options_.helper_path.empty()) options_.helper_path = default_helper_path();
   if (options_.helper_path.empty() || ::access(options_.helper_path.c_str(), X_OK) != 0)
-    throw InfraError("isoharness-world-helper not found (build the target isoharness-world-helper)");
+    throw InfraError("isoharness-world-helper: " + (options_.helper_path.empty()
+                                                        ? resolve_path(kWorldHelper).problem
+                                                        : options_.helper_path + " is not executable"));
   for (const char* p : {"ip", "nsenter", "nft", "dnsmasq", "runc", "ssh-keygen", "sysctl"})
     if (find_program(p).empty())
       throw InfraError(std::string("the local backend needs ") + p + "; `isoharness local doctor` says how to install it");

@@ -72,7 +72,9 @@ class LocalBackend : public Backend {
 
 std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, LocalOptions options = {});
 
-// Where isoharness-world-helper is: next to the running program, else the build tree's.
+// Where isoharness-world-helper is: $ISOHARNESS_WORLD_HELPER, else
+// <prefix>/lib/isoharness/, else the build tree's (harness/common/install_paths.h); empty
+// when none is found.
 std::string default_helper_path();
 
 // One prerequisite of the local backend, checked on this machine.
