@@ -137,8 +137,9 @@ ResolvedPath resolve_path(const ShippedPath& item, const std::string& flag_value
   if (!context.build_dir.empty() && is_within(context.exe, context.build_dir)) {
     const std::string p = *item.under_build ? (fs::path(context.build_dir) / item.under_build).string()
                                             : (fs::path(context.source_dir) / item.under_source).string();
-    const std::string tree = *item.under_build ? context.build_dir : context.source_dir;
-    if (usable(item, p)) return ResolvedPath{p, PathOrigin::kBuildTree, "build tree " + tree, ""};
+    const std::string tree =
+        *item.under_build ? "build tree " + context.build_dir : "source tree " + context.source_dir;
+    if (usable(item, p)) return ResolvedPath{p, PathOrigin::kBuildTree, tree, ""};
     looked.push_back(wanted(item, p));
   }
   ResolvedPath r;

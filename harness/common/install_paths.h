@@ -45,7 +45,7 @@ extern const ShippedPath kWorldHelper;
 struct ResolvedPath {
   std::string path;  // empty when not found
   PathOrigin origin = PathOrigin::kNotFound;
-  std::string source;   // "ISOHARNESS_PROBE_DIR", "prefix /usr", "build tree /x/build", ...
+  std::string source;   // "ISOHARNESS_PROBE_DIR", "install prefix /usr", "source tree /x", ...
   std::string problem;  // why it was not found: every place looked at, how to fix it
   bool found() const { return origin != PathOrigin::kNotFound; }
   // "/usr/share/isoharness/scenarios (install prefix /usr)" or the problem.

@@ -105,7 +105,7 @@ TEST_CASE("install paths: a binary inside its build tree uses the build and sour
   ResolvedPath scenarios = resolve_path(kScenariosDir, "", c);
   CHECK(scenarios.origin == PathOrigin::kBuildTree);
   CHECK(scenarios.path == (s.root / "src/scenarios").string());
-  CHECK(scenarios.source == "build tree " + (s.root / "src").string());
+  CHECK(scenarios.source == "source tree " + (s.root / "src").string());
   CHECK(resolve_path(kIsoprobeBundle, "", c).path == (s.root / "build/probes/isoprobe-bundle").string());
   CHECK(resolve_path(kWorldHelper, "", c).origin == PathOrigin::kBuildTree);
   // A copy of that binary outside the tree gets none of it.
