@@ -157,7 +157,7 @@ nlohmann::json series_json(const SeriesData& s, const std::vector<ChangePoint>& 
                         {"p_value", found[i].p_value},
                         {"statistic", found[i].statistic},
                         {"new", is_new},
-                        {"gated", is_new && wanted(options.gate, s.key)},
+                        {"gated", is_new && !options.gate.empty() && wanted(options.gate, s.key)},
                         {"before", segment_json(s, a, k)},
                         {"after", segment_json(s, k, b)},
                         {"shift", shift_json(s, a, k, b, options.confidence)}};

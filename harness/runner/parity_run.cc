@@ -58,7 +58,8 @@ std::optional<TestSlowdown> test_slowdown() {
   char* end = nullptr;
   const double s = eq == std::string::npos ? 0 : std::strtod(text.c_str() + eq + 1, &end);
   if (eq == std::string::npos || eq == 0 || *end != '\0' || !(s > 0 && s <= 10))
-    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text + "' is not CELL=SECONDS with 0 < SECONDS <= 10");
+    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text +
+                    "' is not CELL=SECONDS with 0 < SECONDS <= 10");
   return TestSlowdown{text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -261,9 +262,9 @@ RunOutcome run_parity(const ParityConfig& config) {
       };
       auto ssh_rtt = [&](Cell& cell) -> double {
         std::vector<double> t;
-        const std::vector<std::string> command =
-            slowdown && slowdown->cell == cell.key ? std::vector<std::string>{"sleep", slowdown->seconds}
-                                                   : std::vector<std::string>{"true"};
+        const std::vector<std::string> command = slowdown && slowdown->cell == cell.key
+                                                     ? std::vector<std::string>{"sleep", slowdown->seconds}
+                                                     : std::vector<std::string>{"true"};
         for (int i = 0; i < 5; ++i) {
           auto s = Clock::now();
           auto r = cell.sandbox->session().exec(command, 20s, 1024);
@@ -369,7 +370,8 @@ RunOutcome run_parity(const ParityConfig& config) {
     section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
     section["getpid_crosscheck"] = getpid_crosscheck(section);
     if (slowdown)
-      section["test_slowdown"] = {{"cell", slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", slowdown->seconds}};
+      section["test_slowdown"] = {
+          {"cell", slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", slowdown->seconds}};
     // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the
     // workload waited out with poll(): the time stands, the reader should know.
     for (auto& c : section["cells"]) {

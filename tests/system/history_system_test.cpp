@@ -90,7 +90,13 @@ TEST_CASE("history drift finds a real slowdown at the run where it began", "[sys
   CHECK(change["run"] == ids[4]);
   CHECK(change["direction"] == "slower");
   CHECK(change["p_value"].get<double>() <= 0.05);
-  CHECK(change["shift"]["estimate"].get<double>() > 1.5);
+  // sleep 0.05 on top of an SSH round trip of ~0.1 s here: about x1.5.
+  CHECK(change["shift"]["estimate"].get<double>() > 1.2);
+  std::printf(
+      "history system test: step found at run %s (the 5th of 8), shift x%.3f [%.3f, %.3f], p = %.3f\n",
+      change["run"].get<std::string>().c_str(), change["shift"]["estimate"].get<double>(),
+      change["shift"]["low"].get<double>(), change["shift"]["high"].get<double>(),
+      change["p_value"].get<double>());
 
   // With the default gate (every mix), the exit code follows the document: 1 exactly when
   // a mix has a change new tonight (with seven runs, 4 + 3, the step may or may not have

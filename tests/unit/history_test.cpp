@@ -250,6 +250,8 @@ TEST_CASE("drift: a change that becomes significant tonight is new, and gated in
   CHECK(md.find("**gated** parity/gvisor/tier/mix") != std::string::npos);
   CHECK(history::drift_to_text(d).find("GATED parity/gvisor/tier/mix") != std::string::npos);
 
+  options.gate.clear();  // --no-gate: reported, never gated
+  CHECK(history::analyse_drift(db, options)["summary"]["verdict"] == "steady");
   options.series = {"*/cpu_hash"};
   options.gate = {"*/cpu_hash"};
   const auto only = history::analyse_drift(db, options);
