@@ -3,6 +3,7 @@
 
 #include "reports/drift_chart.h"
 #include "reports/drift_reports.h"
+#include "reports/parity_view.h"
 #include "reports/text_format.h"
 
 namespace isoharness::reports {
@@ -26,13 +27,9 @@ details summary { cursor: pointer; color: #0969da; font-size: 14px; margin: 12px
 footer { color: #57606a; font-size: 12px; margin-top: 24px; border-top: 1px solid #d0d7de; padding-top: 8px; }
 )";
 
-double num(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-}
-
 std::string change_label(const nlohmann::json& c) {
-  return fmt::format("{} · x{} · p {}", str_or(c, "run"), format_ratio(num(c["shift"], "estimate")),
-                     format_p(num(c, "p_value")));
+  return fmt::format("{} · x{} · p {}", str_or(c, "run"), format_ratio(num_or(c["shift"], "estimate", 0.0)),
+                     format_p(num_or(c, "p_value", 0.0)));
 }
 
 std::string notes_text(const nlohmann::json& c) {
@@ -44,13 +41,14 @@ std::string notes_text(const nlohmann::json& c) {
 std::string chart(const nlohmann::json& s) {
   std::vector<TrendPoint> points;
   for (const auto& p : s["points"])
-    points.push_back({str_or(p, "started").substr(0, 10), num(p, "estimate"), num(p, "low"), num(p, "high")});
+    points.push_back({str_or(p, "started").substr(0, 10), num_or(p, "estimate", 0.0), num_or(p, "low", 0.0),
+                      num_or(p, "high", 0.0)});
   std::vector<TrendSegment> segments;
   std::vector<TrendChange> changes;
   std::size_t from = 0;
   for (const auto& c : s["changes"]) {
     const std::size_t k = c["index"].get<std::size_t>();
-    segments.push_back({from, k, num(c["before"], "median_ratio")});
+    segments.push_back({from, k, num_or(c["before"], "median_ratio", 0.0)});
     std::string note = notes_text(c);
     if (c["runtime_change"].get<bool>() || !c["context_changes"].empty()) note = str_or(c, "explanation");
     changes.push_back({k, change_label(c), note, c["new"].get<bool>()});
@@ -58,9 +56,10 @@ std::string chart(const nlohmann::json& s) {
   }
   const auto& changes_json = s["changes"];
   segments.push_back(
-      {from, points.size(), changes_json.empty() ? 0.0 : num(changes_json.back()["after"], "median_ratio")});
+      {from, points.size(),
+       changes_json.empty() ? 0.0 : num_or(changes_json.back()["after"], "median_ratio", 0.0)});
   if (changes_json.empty()) segments.clear();
-  return trend_svg(points, segments, changes, num(s, "tolerance"), str_or(s, "key"));
+  return trend_svg(points, segments, changes, num_or(s, "tolerance", 0.0), str_or(s, "key"));
 }
 
 std::string changes_table(const nlohmann::json& drift, bool fresh) {
@@ -78,9 +77,10 @@ std::string changes_table(const nlohmann::json& drift, bool fresh) {
           "<td>{}</td><td>{}</td></tr>\n",
           c["gated"].get<bool>() ? "<span class=\"new\">gated</span> " : "", escape_html(str_or(c, "series")),
           escape_html(str_or(c, "run")), escape_html(str_or(c, "started")),
-          format_ratio(num(c["before"], "median_ratio")), format_ratio(num(c["after"], "median_ratio")),
-          format_ratio(num(sh, "estimate")), format_ratio(num(sh, "low")), format_ratio(num(sh, "high")),
-          format_p(num(c, "p_value")), notes);
+          format_ratio(num_or(c["before"], "median_ratio", 0.0)),
+          format_ratio(num_or(c["after"], "median_ratio", 0.0)), format_ratio(num_or(sh, "estimate", 0.0)),
+          format_ratio(num_or(sh, "low", 0.0)), format_ratio(num_or(sh, "high", 0.0)),
+          format_p(num_or(c, "p_value", 0.0)), notes);
     }
   if (rows.empty()) return fresh ? "<p>Nothing changed since the last night.</p>\n" : "";
   return "<table><tr><th>series</th><th>from run</th><th>median ratio</th><th>shift [interval]</th><th>p</th>"
@@ -139,9 +139,9 @@ std::string render_drift_html(const nlohmann::json& drift) {
       "Shift: after/before as a Hodges–Lehmann ratio of the nightly ratios with a {} Mann–Whitney interval. "
       "A change is new when leaving out the newest run does not find it within one run of the same place.</p>"
       "</footer>\n</body>\n</html>\n",
-      escape_html(str_or(m, "name")), escape_html(str_or(m, "test")), num(m, "significance"),
+      escape_html(str_or(m, "name")), escape_html(str_or(m, "test")), num_or(m, "significance", 0.0),
       m["permutations"].get<int>(), m["min_segment"].get<int>(), m["seed"].get<std::uint64_t>(),
-      fmt::format("{:.0f} %", num(m, "confidence") * 100));
+      fmt::format("{:.0f} %", num_or(m, "confidence", 0.0) * 100));
   return out;
 }
 

@@ -2,15 +2,12 @@
 #include <fmt/format.h>
 
 #include "reports/drift_reports.h"
+#include "reports/parity_view.h"
 #include "reports/text_format.h"
 
 namespace isoharness::reports {
 
 namespace {
-
-double num(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-}
 
 std::string change_rows(const nlohmann::json& drift, bool fresh) {
   std::string rows;
@@ -23,10 +20,11 @@ std::string change_rows(const nlohmann::json& drift, bool fresh) {
       rows += fmt::format("| {}{} | {} ({}) | {} → {} | ×{} [{}, {}] | {} | {} |\n",
                           c["gated"].get<bool>() ? "**gated** " : "", escape_md_inline(str_or(c, "series")),
                           escape_md_inline(str_or(c, "run")), escape_md_inline(str_or(c, "started")),
-                          format_ratio(num(c["before"], "median_ratio")),
-                          format_ratio(num(c["after"], "median_ratio")), format_ratio(num(sh, "estimate")),
-                          format_ratio(num(sh, "low")), format_ratio(num(sh, "high")),
-                          format_p(num(c, "p_value")), escape_md_inline(what));
+                          format_ratio(num_or(c["before"], "median_ratio", 0.0)),
+                          format_ratio(num_or(c["after"], "median_ratio", 0.0)),
+                          format_ratio(num_or(sh, "estimate", 0.0)), format_ratio(num_or(sh, "low", 0.0)),
+                          format_ratio(num_or(sh, "high", 0.0)), format_p(num_or(c, "p_value", 0.0)),
+                          escape_md_inline(what));
     }
   if (rows.empty()) return "";
   return "| series | from run | median ratio | shift [interval] | p | what changed "
@@ -60,7 +58,7 @@ std::string render_drift_markdown(const nlohmann::json& drift) {
       sum["runs"].get<int>(), sum["series"].get<int>(), sum["changes"].get<int>(),
       sum["new_changes"].get<int>(), sum["gated_changes"].get<int>(),
       drift["gate"].empty() ? std::string("none") : drift["gate"].dump(),
-      num(drift["method"], "significance"));
+      num_or(drift["method"], "significance", 0.0));
   return out;
 }
 

@@ -2,8 +2,6 @@
 // step tonight, rendered by reports::render_drift_html and screenshotted by headless
 // Chromium (tests/unit/browser_screenshot.h). The PNG must have the window's size and
 // hold far more than a blank page; it is kept as <build>/drift_screenshot.png.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -17,25 +15,8 @@
 using namespace isoharness;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "ih-drift-browser-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
-
 TEST_CASE("the drift page renders in headless Chromium with its trend charts", "[history][browser]") {
-  TempDir dir;
+  test::TempDir dir;
   {
     history::Database db((dir.path / "h.sqlite").string());
     test::NightPlan plan;

@@ -1,8 +1,6 @@
 // The parity page in a real browser: headless Chromium (tests/unit/browser_screenshot.h)
 // renders it to a PNG, which must exist, have the window's size and hold more than a
 // blank page. The screenshot is kept as <build>/parity_screenshot.png for a person to look at.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -15,25 +13,8 @@
 using namespace isoharness;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "ih-reports-browser-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
-
 TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[reports][browser]") {
-  TempDir dir;
+  test::TempDir dir;
   const auto result = test::result_with_parity_fixture();
   const fs::path html = dir.path / "parity.html";
   std::ofstream(html) << reports::render_parity_html(result["parity"], result["context"]);
