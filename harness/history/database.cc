@@ -1,109 +1,106 @@
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
-#include <map>
 
 #include "harness/common/error.h"
 #include "harness/history/history.h"
-#include "harness/parity/parity.h"
+#include "harness/history/schema.h"
+#include "harness/history/sqlite_statement.h"
 
 namespace isoharness::history {
 
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  started TEXT NOT NULL,
-  kind TEXT NOT NULL,           -- 'posture' or 'parity'
-  verdict TEXT NOT NULL,
-  git_revision TEXT,
-  host TEXT,
-  result TEXT NOT NULL          -- the whole result document
-);
-CREATE TABLE IF NOT EXISTS checks (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  scenario TEXT, item_id TEXT, runtime TEXT, node_class TEXT, attempt INTEGER,
-  control TEXT NOT NULL, status TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS samples (
-  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  cell TEXT NOT NULL, workload TEXT NOT NULL, seconds REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS samples_by_key ON samples(cell, workload);
-CREATE INDEX IF NOT EXISTS checks_by_run ON checks(run_id);
-)sql";
-
-// A prepared statement that finalises itself.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw InfraError(std::string("history: cannot prepare statement: ") + sqlite3_errmsg(db));
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, int v) {
-    sqlite3_bind_int(stmt_, i, v);
-    return *this;
-  }
-  // True while there is a row.
-  bool step() {
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw InfraError(std::string("history: ") + sqlite3_errmsg(db_));
-  }
-  void run() {
-    step();
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string text(int col) const {
-    auto* t = sqlite3_column_text(stmt_, col);
-    return t ? reinterpret_cast<const char*>(t) : "";
-  }
-  double real(int col) const { return sqlite3_column_double(stmt_, col); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
+struct RunFields {
+  std::string id, started, kind, verdict, git_revision, host, context, document;
 };
 
-void exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw InfraError("history: " + msg);
-  }
+RunFields fields_of(const nlohmann::json& result) {
+  if (!result.is_object() || result.value("schema", "") != "isoharness.result/v1")
+    throw UserError("history: not an isoharness.result/v1 document");
+  const auto run = result.value("run", nlohmann::json::object());
+  RunFields f;
+  f.id = run.is_object() ? run.value("id", "") : "";
+  if (f.id.empty()) throw UserError("history: the result has no run id");
+  const auto ctx = result.value("context", nlohmann::json::object());
+  if (!ctx.is_object()) throw UserError("history: run " + f.id + ": context is not an object");
+  const bool parity =
+      result.contains("parity") && (result["parity"].is_object() || result["parity"].is_array());
+  const auto summary = result.value("summary", nlohmann::json::object());
+  f.started = ctx.value("started", "");
+  f.kind = parity ? "parity" : "posture";
+  f.verdict = summary.is_object() ? summary.value("verdict", "unknown") : "unknown";
+  f.git_revision = ctx.value("git_revision", "");
+  f.host = ctx.value("host", "");
+  f.context = ctx.dump();
+  f.document = result.dump();
+  return f;
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+constexpr const char* kRunColumns = "id, started, kind, verdict, git_revision, host, context";
+
+RunRow row_of(const Statement& q) {
+  auto ctx = nlohmann::json::parse(q.text(6), nullptr, false);
+  return {q.text(0),
+          q.text(1),
+          q.text(2),
+          q.text(3),
+          q.text(4),
+          q.text(5),
+          ctx.is_discarded() ? nlohmann::json::object() : ctx};
 }
 
 }  // namespace
 
 struct Database::Impl {
   sqlite3* db = nullptr;
+  std::string path;
+
+  void store(const RunFields& f, const nlohmann::json& result) {
+    for (const char* table : {"checks", "samples", "points"})
+      Statement(db, (std::string("DELETE FROM ") + table + " WHERE run_id = ?1;").c_str())
+          .bind(1, f.id)
+          .run();
+    Statement(db,
+              "INSERT INTO runs (id, started, kind, verdict, git_revision, host, result, context) "
+              "VALUES (?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(id) DO UPDATE SET started = excluded.started, "
+              "kind = excluded.kind, verdict = excluded.verdict, git_revision = excluded.git_revision, "
+              "host = excluded.host, result = excluded.result, context = excluded.context;")
+        .bind(1, f.id)
+        .bind(2, f.started)
+        .bind(3, f.kind)
+        .bind(4, f.verdict)
+        .bind(5, f.git_revision)
+        .bind(6, f.host)
+        .bind(7, f.document)
+        .bind(8, f.context)
+        .run();
+    insert_details(db, f.id, result);
+  }
 };
 
 std::string default_path() {
   if (const char* p = std::getenv("ISOHARNESS_HISTORY"); p && *p) return p;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/isoharness/history.sqlite";
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+    return std::string(x) + "/isoharness/history.sqlite";
   const char* home = std::getenv("HOME");
   return std::string(home && *home ? home : "/root") + "/.local/share/isoharness/history.sqlite";
 }
 
 Database::Database(const std::string& path) : impl_(new Impl) {
+  impl_->path = path;
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -113,10 +110,8 @@ Database::Database(const std::string& path) : impl_(new Impl) {
     delete impl_;
     throw InfraError("history: cannot open " + path + ": " + msg);
   }
-  sqlite3_busy_timeout(impl_->db, 5000);
   try {
-    exec(impl_->db, "PRAGMA foreign_keys = ON;");
-    exec(impl_->db, kSchema);
+    open_schema(impl_->db, path);
   } catch (...) {
     sqlite3_close(impl_->db);
     delete impl_;
@@ -129,165 +124,147 @@ Database::~Database() {
   delete impl_;
 }
 
-std::string Database::record(const nlohmann::json& result) {
-  if (!result.is_object() || result.value("schema", "") != "isoharness.result/v1")
-    throw UserError("history: not an isoharness.result/v1 document");
-  const auto& run = result.value("run", nlohmann::json::object());
-  const std::string id = run.value("id", "");
-  if (id.empty()) throw UserError("history: the result has no run id");
-  const auto& ctx = result.value("context", nlohmann::json::object());
-  const bool parity = result.contains("parity") && result["parity"].is_object();
-  const std::string verdict = result.value("summary", nlohmann::json::object()).value("verdict", "unknown");
-
-  exec(impl_->db, "BEGIN IMMEDIATE;");
-  try {
-    Statement(impl_->db, "DELETE FROM runs WHERE id = ?1;").bind(1, id).run();
-    Statement(impl_->db,
-              "INSERT INTO runs (id, started, kind, verdict, git_revision, host, result) VALUES (?1,?2,?3,?4,?5,?6,?7);")
-        .bind(1, id)
-        .bind(2, ctx.value("started", ""))
-        .bind(3, std::string(parity ? "parity" : "posture"))
-        .bind(4, verdict)
-        .bind(5, ctx.value("git_revision", ""))
-        .bind(6, ctx.value("host", ""))
-        .bind(7, result.dump())
-        .run();
-    Statement check(impl_->db,
-                    "INSERT INTO checks (run_id, scenario, item_id, runtime, node_class, attempt, control, status) "
-                    "VALUES (?1,?2,?3,?4,?5,?6,?7,?8);");
-    for (const auto& s : result.value("sandboxes", nlohmann::json::array())) {
-      for (const auto& c : s.value("checks", nlohmann::json::array())) {
-        check.bind(1, id)
-            .bind(2, s.value("scenario", ""))
-            .bind(3, s.value("item_id", ""))
-            .bind(4, s.value("runtime", ""))
-            .bind(5, s.value("node_class", ""))
-            .bind(6, s.value("attempt", 0))
-            .bind(7, c.value("control", ""))
-            .bind(8, c.value("status", ""))
-            .run();
-      }
-    }
-    if (parity && result["parity"].contains("samples") && result["parity"]["samples"].is_object()) {
-      Statement sample(impl_->db, "INSERT INTO samples (run_id, cell, workload, seconds) VALUES (?1,?2,?3,?4);");
-      for (const auto& [cell, workloads] : result["parity"]["samples"].items()) {
-        if (!workloads.is_object()) continue;
-        for (const auto& [workload, times] : workloads.items()) {
-          if (!times.is_array()) continue;
-          for (const auto& t : times)
-            if (t.is_number()) sample.bind(1, id).bind(2, cell).bind(3, workload).bind(4, t.get<double>()).run();
-        }
-      }
-    }
-    exec(impl_->db, "COMMIT;");
-  } catch (...) {
-    exec(impl_->db, "ROLLBACK;");
-    throw;
-  }
-  return id;
+int Database::schema_version() const {
+  return history::schema_version(impl_->db);
 }
 
-std::vector<Database::RunRow> Database::runs(int limit) const {
-  Statement q(impl_->db,
-              "SELECT id, started, kind, verdict, git_revision, host FROM runs ORDER BY started DESC, rowid DESC LIMIT ?1;");
+std::string Database::record(const nlohmann::json& result) {
+  const RunFields f = fields_of(result);
+  Transaction tx(impl_->db);
+  impl_->store(f, result);
+  tx.commit();
+  return f.id;
+}
+
+std::string Database::import(const nlohmann::json& result) {
+  const RunFields f = fields_of(result);
+  Transaction tx(impl_->db);
+  Statement q(impl_->db, "SELECT result FROM runs WHERE id = ?1;");
+  q.bind(1, f.id);
+  if (q.step()) {
+    auto stored = nlohmann::json::parse(q.text(0), nullptr, false);
+    return stored == result ? "unchanged" : "kept";
+  }
+  impl_->store(f, result);
+  tx.commit();
+  return "added";
+}
+
+std::vector<RunRow> Database::runs(int limit) const {
+  Statement q(impl_->db, (std::string("SELECT ") + kRunColumns +
+                          " FROM runs ORDER BY started DESC, rowid DESC LIMIT ?1;")
+                             .c_str());
   q.bind(1, limit);
   std::vector<RunRow> out;
-  while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5)});
+  while (q.step()) out.push_back(row_of(q));
   return out;
 }
 
-nlohmann::json Database::drift(int window, double tolerance, const std::optional<std::string>& run_id) const {
-  // The run to judge, and the earlier runs of its kind.
-  std::string current = run_id.value_or("");
-  std::string kind, started;
-  {
-    Statement q(impl_->db, current.empty()
-                               ? "SELECT id, kind, started FROM runs ORDER BY started DESC, rowid DESC LIMIT 1;"
-                               : "SELECT id, kind, started FROM runs WHERE id = ?1;");
-    if (!current.empty()) q.bind(1, current);
-    if (!q.step()) throw UserError(current.empty() ? "history: no runs recorded yet" : "history: no run " + current);
-    current = q.text(0);
-    kind = q.text(1);
-    started = q.text(2);
-  }
-  std::vector<std::string> previous;
-  {
-    Statement q(impl_->db,
-                "SELECT id FROM runs WHERE kind = ?1 AND id != ?2 AND started <= ?3 ORDER BY started DESC, rowid DESC "
-                "LIMIT ?4;");
-    q.bind(1, kind).bind(2, current).bind(3, started).bind(4, window);
-    while (q.step()) previous.push_back(q.text(0));
-  }
-  nlohmann::json out = {{"schema", "isoharness.drift/v1"},
-                        {"run", current},
-                        {"kind", kind},
-                        {"compared_with", previous},
-                        {"tolerance", tolerance},
-                        {"timings", nlohmann::json::array()},
-                        {"posture", nlohmann::json::array()}};
-  if (previous.empty()) {
-    out["note"] = "no earlier run of this kind to compare with";
-    return out;
-  }
+std::optional<RunRow> Database::run(const std::string& id) const {
+  Statement q(impl_->db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1;").c_str());
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  return row_of(q);
+}
 
-  // Timings: newest samples against the pooled earlier ones.
-  using Key = std::pair<std::string, std::string>;
-  std::map<Key, std::vector<double>> now, before;
-  {
-    Statement q(impl_->db, "SELECT cell, workload, seconds FROM samples WHERE run_id = ?1;");
-    q.bind(1, current);
-    while (q.step()) now[{q.text(0), q.text(1)}].push_back(q.real(2));
-  }
-  for (const auto& id : previous) {
-    Statement q(impl_->db, "SELECT cell, workload, seconds FROM samples WHERE run_id = ?1;");
-    q.bind(1, id);
-    while (q.step()) before[{q.text(0), q.text(1)}].push_back(q.real(2));
-  }
-  for (const auto& [key, samples] : now) {
-    auto it = before.find(key);
-    if (it == before.end()) continue;
-    auto cmp = parity::compare(key.second, it->second, samples, tolerance);
-    auto j = parity::to_json(cmp);
-    j["cell"] = key.first;
-    j["drift"] = cmp.verdict == parity::kRegression;
-    out["timings"].push_back(j);
-  }
+nlohmann::json Database::result(const std::string& id) const {
+  Statement q(impl_->db, "SELECT result FROM runs WHERE id = ?1;");
+  q.bind(1, id);
+  if (!q.step()) return nullptr;
+  auto doc = nlohmann::json::parse(q.text(0), nullptr, false);
+  return doc.is_discarded() ? nlohmann::json(nullptr) : doc;
+}
 
-  // Posture: controls that passed in the previous run and fail now.
-  {
-    Statement q(impl_->db,
-                "SELECT DISTINCT n.scenario, n.item_id, n.runtime, n.node_class, n.control FROM checks n "
-                "JOIN checks p ON p.run_id = ?2 AND p.scenario = n.scenario AND p.item_id = n.item_id AND "
-                "p.runtime = n.runtime AND p.node_class = n.node_class AND p.control = n.control "
-                "WHERE n.run_id = ?1 AND n.status = 'fail' AND p.status = 'pass';");
-    q.bind(1, current).bind(2, previous.front());
-    while (q.step())
-      out["posture"].push_back({{"scenario", q.text(0)}, {"item_id", q.text(1)}, {"runtime", q.text(2)},
-                                {"node_class", q.text(3)}, {"control", q.text(4)}, {"was", "pass"}, {"now", "fail"}});
+void Database::annotate(const std::string& run_id, const std::string& text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UserError("history annotate: the note for run " + run_id + " is empty");
+  Transaction tx(impl_->db);
+  Statement q(impl_->db, "SELECT 1 FROM runs WHERE id = ?1;");
+  q.bind(1, run_id);
+  if (!q.step()) throw UserError("history annotate: no run " + run_id + " (see `isoharness history list`)");
+  Statement(impl_->db, "INSERT INTO annotations (run_id, created, text) VALUES (?1, ?2, ?3);")
+      .bind(1, run_id)
+      .bind(2, utc_now())
+      .bind(3, text)
+      .run();
+  tx.commit();
+}
+
+std::vector<Annotation> Database::annotations(const std::string& run_id) const {
+  Statement q(impl_->db,
+              run_id.empty()
+                  ? "SELECT run_id, created, text FROM annotations ORDER BY id;"
+                  : "SELECT run_id, created, text FROM annotations WHERE run_id = ?1 ORDER BY id;");
+  if (!run_id.empty()) q.bind(1, run_id);
+  std::vector<Annotation> out;
+  while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
+  return out;
+}
+
+int Database::prune(int keep) {
+  if (keep < 0) throw UserError("history prune: --keep must not be negative");
+  Transaction tx(impl_->db);
+  Statement(
+      impl_->db,
+      "DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT ?1);")
+      .bind(1, keep)
+      .run();
+  const int deleted = sqlite3_changes(impl_->db);
+  tx.commit();
+  return deleted;
+}
+
+std::vector<SeriesPoint> Database::points(const std::string& since) const {
+  Statement q(
+      impl_->db,
+      "SELECT p.run_id, r.started, p.series, p.scenario, p.cell, p.workload, p.estimate, p.low, p.high, "
+      "p.baseline_median, p.candidate_median, p.tolerance, p.verdict FROM points p JOIN runs r ON r.id = "
+      "p.run_id WHERE r.started >= ?1 ORDER BY r.started, r.rowid, p.series;");
+  q.bind(1, since);
+  std::vector<SeriesPoint> out;
+  while (q.step()) {
+    SeriesPoint p;
+    p.run_id = q.text(0);
+    p.started = q.text(1);
+    p.series = q.text(2);
+    p.scenario = q.text(3);
+    p.cell = q.text(4);
+    p.workload = q.text(5);
+    p.estimate = q.real(6);
+    p.low = q.real(7);
+    p.high = q.real(8);
+    p.baseline_median = q.real(9);
+    p.candidate_median = q.real(10);
+    p.tolerance = q.real(11);
+    p.verdict = q.text(12);
+    out.push_back(std::move(p));
   }
   return out;
 }
 
-std::string drift_to_text(const nlohmann::json& drift) {
-  std::string out = "drift of run " + drift.value("run", "") + " (" + drift.value("kind", "") + ") against " +
-                    std::to_string(drift.value("compared_with", nlohmann::json::array()).size()) + " earlier run(s)\n";
-  if (drift.contains("note")) return out + drift["note"].get<std::string>() + "\n";
-  int drifted = 0;
-  char line[256];
-  for (const auto& t : drift.value("timings", nlohmann::json::array())) {
-    const auto& r = t.value("ratio", nlohmann::json::object());
-    std::snprintf(line, sizeof line, "  %-18s %-22s %6.3f [%6.3f, %6.3f]  %s\n", t.value("cell", "").c_str(),
-                  t.value("workload", "").c_str(), r.value("estimate", 0.0), r.value("low", 0.0), r.value("high", 0.0),
-                  t.value("drift", false) ? "DRIFT" : t.value("verdict", "").c_str());
-    out += line;
-    if (t.value("drift", false)) ++drifted;
-  }
-  for (const auto& p : drift.value("posture", nlohmann::json::array())) {
-    out += "  posture: " + p.value("scenario", "") + " " + p.value("item_id", "") + " " + p.value("runtime", "") +
-           "/" + p.value("node_class", "") + " " + p.value("control", "") + " passed before, fails now\n";
-    ++drifted;
-  }
-  out += drifted ? std::to_string(drifted) + " drifted\n" : "no drift\n";
+nlohmann::json Database::posture_changes() const {
+  std::vector<std::string> ids;
+  Statement last(impl_->db,
+                 "SELECT id FROM runs WHERE kind = 'posture' ORDER BY started DESC, rowid DESC LIMIT 2;");
+  while (last.step()) ids.push_back(last.text(0));
+  nlohmann::json out = {{"changes", nlohmann::json::array()}};
+  if (ids.size() < 2) return out;
+  out["run"] = ids[0];
+  out["previous_run"] = ids[1];
+  Statement q(impl_->db,
+              "SELECT DISTINCT n.scenario, n.item_id, n.runtime, n.node_class, n.control FROM checks n "
+              "JOIN checks p ON p.run_id = ?2 AND p.scenario = n.scenario AND p.item_id = n.item_id AND "
+              "p.runtime = n.runtime AND p.node_class = n.node_class AND p.control = n.control "
+              "WHERE n.run_id = ?1 AND n.status = 'fail' AND p.status = 'pass';");
+  q.bind(1, ids[0]).bind(2, ids[1]);
+  while (q.step())
+    out["changes"].push_back({{"scenario", q.text(0)},
+                              {"item_id", q.text(1)},
+                              {"runtime", q.text(2)},
+                              {"node_class", q.text(3)},
+                              {"control", q.text(4)},
+                              {"was", "pass"},
+                              {"now", "fail"}});
   return out;
 }
 

@@ -1,42 +1,81 @@
-// history: every run's result kept in SQLite, and timing drift found across nights.
+// history: every run's result kept in SQLite, and timing changes found across nights.
 //
-// Tables: runs (one row per result document, the whole document kept as JSON), checks
-// (one row per verdict of a posture run) and samples (one row per timing sample of a
-// parity run: cell, workload, seconds). Drift compares the newest run's samples of each
-// (cell, workload) with the pooled samples of the previous runs in a window, using the
-// same equivalence test as parity (harness/parity): a "regression" there is drift. For
-// posture it lists controls that passed in the previous run and fail now.
+// Tables (schema.h has the versions and migrations): runs (one row per result document,
+// the whole document and its context block kept as JSON), checks (one row per verdict of
+// a posture run), samples (one row per timing sample of a parity run), points (one row
+// per series per parity run: the ratio and interval of a workload or a cell's mix) and
+// annotations (notes people attach to a run).
+//
+// The database is in WAL mode with full sync and a busy timeout, and every run is stored
+// in one IMMEDIATE transaction: two writers queue rather than fail, and a crash loses
+// nothing that was committed.
+//
+// Drift (drift.h) finds change points in every series with E-divisive means
+// (change_points.h) and annotates each with what changed in the context at that run.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/history/series.h"
 
 namespace isoharness::history {
 
+struct Annotation {
+  std::string run_id, created, text;
+};
+
+// One recorded run; context is its result's context block.
+struct RunRow {
+  std::string id, started, kind, verdict, git_revision, host;
+  nlohmann::json context;
+};
+
 class Database {
  public:
-  // Opens (creating if needed) the database and its schema. Throws InfraError.
+  // Opens (creating if needed) the database and brings its schema up to date. Throws
+  // InfraError when SQLite fails, UserError for a file made by a newer isoharness.
   explicit Database(const std::string& path);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
+  int schema_version() const;
+
   // Stores one result document (isoharness.result/v1). Recording the same run id twice
-  // replaces the earlier copy. Throws UserError for a document that is not a result.
+  // replaces the earlier copy (its annotations stay). Throws UserError for a document that
+  // is not a result.
   std::string record(const nlohmann::json& result);
 
-  struct RunRow {
-    std::string id, started, kind, verdict, git_revision, host;
-  };
-  // Newest first.
-  std::vector<RunRow> runs(int limit = 50) const;
+  // Like record, but a run id already present is left as it is: importing the same files
+  // again changes nothing. Returns "added", "unchanged" (same document) or "kept" (a
+  // different document with that id is already recorded and was not replaced).
+  std::string import(const nlohmann::json& result);
 
-  // Drift of the newest run (or `run_id`) against up to `window` earlier runs of the same
-  // kind. The result is a JSON document (schema isoharness.drift/v1).
-  nlohmann::json drift(int window, double tolerance, const std::optional<std::string>& run_id = std::nullopt) const;
+  // Newest first (by start time).
+  std::vector<RunRow> runs(int limit = 50) const;
+  std::optional<RunRow> run(const std::string& id) const;
+  // The stored result document of a run (null when unknown).
+  nlohmann::json result(const std::string& id) const;
+
+  // Attaches a note to a run. Throws UserError for an unknown run or an empty text.
+  void annotate(const std::string& run_id, const std::string& text);
+  // Oldest first; of one run, or of every run when run_id is empty.
+  std::vector<Annotation> annotations(const std::string& run_id = "") const;
+
+  // Deletes every run but the newest `keep` (with their checks, samples, points and
+  // annotations). Returns how many were deleted.
+  int prune(int keep);
+
+  // Every series point of the parity runs started at or after `since` (ISO 8601 text;
+  // empty = all), ordered by run start time, then series.
+  std::vector<SeriesPoint> points(const std::string& since = "") const;
+
+  // Controls that passed in the posture run before the newest and fail in the newest:
+  // [{scenario, item_id, runtime, node_class, control, was, now}], plus the two run ids.
+  nlohmann::json posture_changes() const;
 
  private:
   struct Impl;
@@ -46,8 +85,5 @@ class Database {
 // $ISOHARNESS_HISTORY, else $XDG_DATA_HOME/isoharness/history.sqlite, else
 // ~/.local/share/isoharness/history.sqlite.
 std::string default_path();
-
-// For people: the drift document as a short table.
-std::string drift_to_text(const nlohmann::json& drift);
 
 }  // namespace isoharness::history

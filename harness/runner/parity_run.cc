@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -40,6 +41,26 @@ std::optional<double> parse_getpid_static(const std::string& out) {
   long calls = 0;
   if (std::sscanf(out.c_str(), "%lf %ld", &ns, &calls) != 2 || !(ns > 0) || calls <= 0) return std::nullopt;
   return ns * 1e-9;
+}
+
+// Test seam, never for measurements: ISOHARNESS_TEST_SLOW_SSH_RTT="CELL=SECONDS" makes
+// ssh_rtt in that cell run `sleep SECONDS` instead of `true`, a real slowdown that the
+// history system test needs. The section says so (test_slowdown), so such a run is never
+// taken for a measurement.
+struct TestSlowdown {
+  std::string cell, seconds;
+};
+std::optional<TestSlowdown> test_slowdown() {
+  const char* env = std::getenv("ISOHARNESS_TEST_SLOW_SSH_RTT");
+  if (!env || !*env) return std::nullopt;
+  const std::string text = env;
+  const auto eq = text.rfind('=');
+  char* end = nullptr;
+  const double s = eq == std::string::npos ? 0 : std::strtod(text.c_str() + eq + 1, &end);
+  if (eq == std::string::npos || eq == 0 || *end != '\0' || !(s > 0 && s <= 10))
+    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text +
+                    "' is not CELL=SECONDS with 0 < SECONDS <= 10");
+  return TestSlowdown{text.substr(0, eq), text.substr(eq + 1)};
 }
 
 // For every candidate cell that has both: isoprobe's getpid ratio, the static loop's, and
@@ -158,6 +179,7 @@ RunOutcome run_parity(const ParityConfig& config) {
     if (w != kSshRtt) bench_workloads.push_back(w);
   const int rounds = config.rounds > 0 ? config.rounds : (config.quick ? 5 : 12);
   const std::string min_time = config.quick ? "0.02" : "0.05";
+  const auto slowdown = test_slowdown();
 
   // 2. Infrastructure.
   const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
@@ -240,9 +262,12 @@ RunOutcome run_parity(const ParityConfig& config) {
       };
       auto ssh_rtt = [&](Cell& cell) -> double {
         std::vector<double> t;
+        const std::vector<std::string> command = slowdown && slowdown->cell == cell.key
+                                                     ? std::vector<std::string>{"sleep", slowdown->seconds}
+                                                     : std::vector<std::string>{"true"};
         for (int i = 0; i < 5; ++i) {
           auto s = Clock::now();
-          auto r = cell.sandbox->session().exec({"true"}, 20s, 1024);
+          auto r = cell.sandbox->session().exec(command, 20s, 1024);
           if (!r || r->exit_code != 0) throw InfraError("cell " + cell.key + ": a command over SSH failed");
           t.push_back(std::chrono::duration<double>(Clock::now() - s).count());
         }
@@ -344,6 +369,9 @@ RunOutcome run_parity(const ParityConfig& config) {
     section["quick"] = config.quick;
     section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
     section["getpid_crosscheck"] = getpid_crosscheck(section);
+    if (slowdown)
+      section["test_slowdown"] = {
+          {"cell", slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", slowdown->seconds}};
     // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the
     // workload waited out with poll(): the time stands, the reader should know.
     for (auto& c : section["cells"]) {

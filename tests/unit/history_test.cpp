@@ -1,10 +1,20 @@
+// The history database against real SQLite: record, import, annotate, prune, migrations
+// from a database written before versioning, two writers at once, and drift over
+// recorded nights (change points, annotations, "new since the last night").
+#include "harness/history/history.h"
+
+#include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 
 #include "harness/common/error.h"
-#include "harness/history/history.h"
+#include "harness/history/drift.h"
+#include "reports/drift_reports.h"
+#include "tests/unit/history_fixture.h"
 
 using namespace isoharness;
 using nlohmann::json;
@@ -24,78 +34,270 @@ struct TempDb {
   std::string path() const { return dir + "/h.sqlite"; }
 };
 
-json parity_result(const std::string& id, const std::string& started, double getpid_scale) {
-  json samples = json::object();
-  for (int i = 0; i < 12; ++i) {
-    double jitter = 1.0 + 0.01 * ((i * 7) % 5);
-    samples["gvisor/tier"]["getpid"].push_back(40e-6 * getpid_scale * jitter);
-    samples["gvisor/tier"]["cpu_hash"].push_back(2e-3 * jitter);
-  }
-  return {{"schema", "isoharness.result/v1"},
-          {"context", {{"started", started}, {"git_revision", "abc"}, {"host", "vm"}}},
-          {"run", {{"id", id}}},
-          {"parity", {{"samples", samples}}},
-          {"summary", {{"verdict", "pass"}}}};
-}
-
 json posture_result(const std::string& id, const std::string& started, const std::string& sysrq) {
   json checks = {{{"control", "kernel"}, {"status", "pass"}}, {{"control", "sysrq"}, {"status", sysrq}}};
   return {{"schema", "isoharness.result/v1"},
           {"context", {{"started", started}}},
           {"run", {{"id", id}}},
           {"sandboxes",
-           {{{"scenario", "strict"}, {"item_id", "t/0"}, {"runtime", "runc"}, {"node_class", "tier"}, {"attempt", 1},
+           {{{"scenario", "strict"},
+             {"item_id", "t/0"},
+             {"runtime", "runc"},
+             {"node_class", "tier"},
+             {"attempt", 1},
              {"checks", checks}}}},
           {"summary", {{"verdict", sysrq == "pass" ? "pass" : "fail"}}}};
 }
 
+// Nights 0..n-1 at `before`, from step_at on at `after` (a tiny alternating wobble so the
+// values are not all tied); the runsc version changes at step_at.
+void record_nights(history::Database& db, int n, int step_at, double before, double after) {
+  for (int i = 0; i < n; ++i) {
+    const double wobble = 1.0 + 0.004 * ((i * 7) % 5 - 2);
+    const bool stepped = i >= step_at;
+    db.record(
+        test::parity_night(i, (stepped ? after : before) * wobble,
+                           stepped ? "runsc version release-20231009.0" : "runsc version 0.0~20221219"));
+  }
+}
+
+const json& series(const json& drift, const std::string& key) {
+  for (const auto& s : drift["series"])
+    if (s["key"] == key) return s;
+  FAIL("no series " << key);
+  static json none;
+  return none;
+}
+
 }  // namespace
 
-TEST_CASE("history records runs and lists them newest first", "[history]") {
+TEST_CASE("history records runs, lists them newest first, and keeps notes when a run is recorded again",
+          "[history]") {
   TempDb t;
   history::Database db(t.path());
-  db.record(parity_result("n1", "2026-11-27T02:00:00Z", 1.0));
-  db.record(parity_result("n2", "2026-11-28T02:00:00Z", 1.0));
-  db.record(parity_result("n2", "2026-11-28T02:00:00Z", 1.0));  // the same run again replaces it
+  CHECK(db.schema_version() == 2);
+  db.record(test::parity_night(1, 1.0, "runsc a"));
+  db.record(test::parity_night(2, 1.0, "runsc a"));
+  db.annotate("n02", "kernel patched by ops");
+  db.record(test::parity_night(2, 1.0, "runsc a"));  // the same run again replaces it
   auto runs = db.runs();
   REQUIRE(runs.size() == 2);
-  CHECK(runs[0].id == "n2");
+  CHECK(runs[0].id == "n02");
   CHECK(runs[0].kind == "parity");
+  CHECK(runs[0].context["runsc"] == "runsc a");
+  REQUIRE(db.annotations("n02").size() == 1);
+  CHECK(db.annotations("n02")[0].text == "kernel patched by ops");
+  CHECK(db.points().size() == 4);  // two runs, cpu_hash and mix each
   CHECK_THROWS_AS(db.record(json{{"schema", "other"}}), UserError);
+  CHECK_THROWS_WITH(db.annotate("nope", "x"), Catch::Contains("no run nope"));
+  CHECK_THROWS_WITH(db.annotate("n01", "  "), Catch::Contains("empty"));
 }
 
-TEST_CASE("timing drift: a slower night is drift, a steady one is not", "[history]") {
+TEST_CASE("history import is idempotent and never replaces a recorded run", "[history]") {
   TempDb t;
   history::Database db(t.path());
-  db.record(parity_result("n1", "2026-11-26T02:00:00Z", 1.0));
-  db.record(parity_result("n2", "2026-11-27T02:00:00Z", 1.0));
-  db.record(parity_result("n3", "2026-11-28T02:00:00Z", 1.0));
-  auto steady = db.drift(7, 1.10);
-  CHECK(steady["run"] == "n3");
-  REQUIRE(steady["timings"].size() == 2);
-  for (const auto& w : steady["timings"]) CHECK_FALSE(w["drift"].get<bool>());
-
-  db.record(parity_result("n4", "2026-11-29T02:00:00Z", 1.5));  // getpid 50 % slower tonight
-  auto d = db.drift(7, 1.10);
-  bool getpid_drift = false, cpu_drift = false;
-  for (const auto& w : d["timings"]) {
-    if (w["workload"] == "getpid") getpid_drift = w["drift"].get<bool>();
-    if (w["workload"] == "cpu_hash") cpu_drift = w["drift"].get<bool>();
-  }
-  CHECK(getpid_drift);
-  CHECK_FALSE(cpu_drift);
-  CHECK(history::drift_to_text(d).find("DRIFT") != std::string::npos);
+  CHECK(db.import(test::parity_night(1, 1.0, "runsc a")) == "added");
+  CHECK(db.import(test::parity_night(1, 1.0, "runsc a")) == "unchanged");
+  CHECK(db.import(test::parity_night(1, 2.0, "runsc a")) == "kept");
+  REQUIRE(db.runs().size() == 1);
+  CHECK(db.points().front().estimate == Approx(1.0));
 }
 
-TEST_CASE("posture drift: a control that passed and now fails", "[history]") {
+TEST_CASE("history prune keeps the newest runs and drops the rest with their rows", "[history]") {
+  TempDb t;
+  history::Database db(t.path());
+  for (int i = 0; i < 5; ++i) db.record(test::parity_night(i, 1.0, "runsc a"));
+  db.annotate("n00", "first night");
+  CHECK(db.prune(3) == 2);
+  auto runs = db.runs();
+  REQUIRE(runs.size() == 3);
+  CHECK(runs.back().id == "n02");
+  CHECK(db.annotations().empty());
+  CHECK(db.points().size() == 6);
+  CHECK(db.prune(3) == 0);
+}
+
+TEST_CASE("history upgrades a database written before the schema had a version", "[history]") {
+  TempDb t;
+  {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(t.path().c_str(), &raw) == SQLITE_OK);
+    const std::string doc = test::parity_night(3, 1.2, "runsc old").dump();
+    const std::string sql =
+        "CREATE TABLE runs (id TEXT PRIMARY KEY, started TEXT NOT NULL, kind TEXT NOT NULL, verdict TEXT NOT "
+        "NULL, "
+        "git_revision TEXT, host TEXT, result TEXT NOT NULL);"
+        "CREATE TABLE checks (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, scenario TEXT, "
+        "item_id "
+        "TEXT, runtime TEXT, node_class TEXT, attempt INTEGER, control TEXT NOT NULL, status TEXT NOT NULL);"
+        "CREATE TABLE samples (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, cell TEXT NOT "
+        "NULL, "
+        "workload TEXT NOT NULL, seconds REAL NOT NULL);"
+        "INSERT INTO runs VALUES ('n03', '" +
+        test::night_started(3) + "', 'parity', 'pass', 'abc', 'ci-1', '" + doc + "');";
+    char* err = nullptr;
+    REQUIRE(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  history::Database db(t.path());
+  CHECK(db.schema_version() == 2);
+  auto points = db.points();
+  REQUIRE(points.size() == 2);  // backfilled from the stored document
+  CHECK(points[0].estimate == Approx(1.2));
+  CHECK(db.run("n03")->context["runsc"] == "runsc old");
+  db.annotate("n03", "works after the upgrade");
+}
+
+TEST_CASE("history refuses a database made by a newer isoharness", "[history]") {
+  TempDb t;
+  { history::Database db(t.path()); }
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(t.path().c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "PRAGMA user_version = 99;", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  CHECK_THROWS_WITH(history::Database(t.path()), Catch::Contains("newer than this isoharness"));
+}
+
+TEST_CASE("history: two processes recording at once lose nothing", "[history]") {
+  TempDb t;
+  { history::Database db(t.path()); }
+  pid_t kids[2];
+  for (int k = 0; k < 2; ++k) {
+    kids[k] = ::fork();
+    REQUIRE(kids[k] >= 0);
+    if (kids[k] == 0) {
+      int rc = 0;
+      try {
+        history::Database db(t.path());
+        for (int i = 0; i < 30; ++i) db.record(test::parity_night(k * 100 + i, 1.0, "runsc a"));
+      } catch (...) {
+        rc = 1;
+      }
+      ::_exit(rc);
+    }
+  }
+  for (pid_t kid : kids) {
+    int status = 0;
+    REQUIRE(::waitpid(kid, &status, 0) == kid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  history::Database db(t.path());
+  CHECK(db.runs(1000).size() == 60);
+  CHECK(db.points().size() == 120);
+}
+
+TEST_CASE("drift: a step at a runtime upgrade is found at its run and says so", "[history][drift]") {
+  TempDb t;
+  history::Database db(t.path());
+  record_nights(db, 18, 10, 1.03, 1.25);
+  db.annotate("n10", "moved the nightly to the new gVisor");
+  const auto d = history::analyse_drift(db, {});
+  CHECK(d["schema"] == "isoharness.drift/v2");
+  CHECK(d["summary"]["runs"] == 18);
+  for (const char* key : {"parity/gvisor/tier/mix", "parity/gvisor/tier/cpu_hash"}) {
+    INFO(key);
+    const auto& s = series(d, key);
+    REQUIRE(s["changes"].size() == 1);
+    const auto& c = s["changes"][0];
+    CHECK(c["run"] == "n10");
+    CHECK(c["index"] == 10);
+    CHECK(c["p_value"].get<double>() <= 0.05);
+    CHECK(c["before"]["median_ratio"].get<double>() == Approx(1.03).epsilon(0.01));
+    CHECK(c["after"]["median_ratio"].get<double>() == Approx(1.25).epsilon(0.01));
+    CHECK(c["shift"]["estimate"].get<double>() == Approx(1.25 / 1.03).epsilon(0.02));
+    CHECK(c["shift"]["low"].get<double>() > 1.1);
+    CHECK(c["direction"] == "slower");
+    CHECK(c["runtime_change"] == true);
+    CHECK(
+        c["explanation"].get<std::string>().find("runtime change: runsc: runsc version 0.0~20221219 -> runsc "
+                                                 "version release-20231009.0") != std::string::npos);
+    REQUIRE(c["notes"].size() == 1);
+    CHECK(c["notes"][0]["text"] == "moved the nightly to the new gVisor");
+    // The step is eight nights old: not new tonight, so nothing is gated.
+    CHECK(c["new"] == false);
+  }
+  CHECK(d["summary"]["verdict"] == "steady");
+  const std::string text = history::drift_to_text(d);
+  CHECK(text.find("earlier changes:") != std::string::npos);
+  CHECK(text.find("parity/gvisor/tier/mix at run n10") != std::string::npos);
+  CHECK(reports::render_drift_markdown(d).find("No new change point") != std::string::npos);
+}
+
+TEST_CASE("drift: a change that becomes significant tonight is new, and gated in a mix", "[history][drift]") {
+  TempDb t;
+  history::Database db(t.path());
+  // Four nights, then four at the new level, the newest among them. Of the C(8, 4) = 70
+  // orders of the eight values, two give the largest split statistic, so p ~ 2/70 = 0.029;
+  // last night's seven (4 + 3) gave p ~ 2/35 = 0.057: not significant at 0.04.
+  record_nights(db, 8, 4, 1.03, 1.30);
+  history::DriftOptions options;
+  options.change_points.significance = 0.04;
+  const auto d = history::analyse_drift(db, options);
+  const auto& mix = series(d, "parity/gvisor/tier/mix");
+  REQUIRE(mix["changes"].size() == 1);
+  CHECK(mix["changes"][0]["run"] == "n04");
+  CHECK(mix["changes"][0]["new"] == true);
+  CHECK(mix["changes"][0]["gated"] == true);
+  const auto& work = series(d, "parity/gvisor/tier/cpu_hash");
+  REQUIRE(work["changes"].size() == 1);
+  CHECK(work["changes"][0]["new"] == true);
+  CHECK(work["changes"][0]["gated"] == false);  // default gate: mixes only
+  CHECK(d["summary"]["verdict"] == "changed");
+  CHECK(d["summary"]["gated_series"] == json::array({"parity/gvisor/tier/mix"}));
+  const std::string md = reports::render_drift_markdown(d);
+  CHECK(md.rfind("## What changed since the last night\n\n| series", 0) == 0);
+  CHECK(md.find("**gated** parity/gvisor/tier/mix") != std::string::npos);
+  CHECK(history::drift_to_text(d).find("GATED parity/gvisor/tier/mix") != std::string::npos);
+
+  options.gate.clear();  // --no-gate: reported, never gated
+  CHECK(history::analyse_drift(db, options)["summary"]["verdict"] == "steady");
+  options.series = {"*/cpu_hash"};
+  options.gate = {"*/cpu_hash"};
+  const auto only = history::analyse_drift(db, options);
+  REQUIRE(only["series"].size() == 1);
+  CHECK(only["summary"]["gated_series"] == json::array({"parity/gvisor/tier/cpu_hash"}));
+  options.since = test::night_started(5);
+  CHECK(history::analyse_drift(db, options)["summary"]["runs"] == 3);
+}
+
+TEST_CASE("drift: steady nights give no change point", "[history][drift]") {
+  TempDb t;
+  history::Database db(t.path());
+  record_nights(db, 20, 100, 1.03, 1.03);
+  const auto d = history::analyse_drift(db, {});
+  CHECK(d["summary"]["changes"] == 0);
+  CHECK(d["summary"]["verdict"] == "steady");
+  CHECK(history::drift_to_text(d).find("steady: 0 change point(s)") != std::string::npos);
+}
+
+TEST_CASE("drift lists posture controls that passed last time and fail now", "[history][drift]") {
   TempDb t;
   history::Database db(t.path());
   db.record(posture_result("p1", "2026-11-27T02:00:00Z", "pass"));
-  CHECK(db.drift(7, 1.1).contains("note"));  // nothing to compare with yet
+  CHECK(history::analyse_drift(db, {})["posture"]["changes"].empty());
   db.record(posture_result("p2", "2026-11-28T02:00:00Z", "fail"));
-  auto d = db.drift(7, 1.1);
-  REQUIRE(d["posture"].size() == 1);
-  CHECK(d["posture"][0]["control"] == "sysrq");
+  auto d = history::analyse_drift(db, {});
+  REQUIRE(d["posture"]["changes"].size() == 1);
+  CHECK(d["posture"]["changes"][0]["control"] == "sysrq");
+  CHECK(d["summary"]["verdict"] == "changed");
   db.record(posture_result("p3", "2026-11-29T02:00:00Z", "fail"));
-  CHECK(db.drift(7, 1.1)["posture"].empty());  // it already failed the night before
+  CHECK(history::analyse_drift(db, {})["posture"]["changes"].empty());  // it already failed the night before
+}
+
+TEST_CASE("series globs match across slashes", "[history]") {
+  CHECK(history::series_matches("*/mix", "parity/gvisor/tier/mix"));
+  CHECK(history::series_matches("parity/gvisor/*", "parity/gvisor/tier/cpu_hash"));
+  CHECK_FALSE(history::series_matches("*/mix", "parity/gvisor/tier/cpu_hash"));
+}
+
+TEST_CASE("context changes name every field that differs, runtimes flagged", "[history]") {
+  const json a = {{"runc", "1.1.5"}, {"runsc", "x"}, {"kernel", "6.1"}, {"host", "h"}};
+  const json b = {{"runc", "1.1.5"}, {"runsc", "y"}, {"kernel", "6.2"}, {"host", "h"}};
+  const auto d = history::context_changes(a, b);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0]["field"] == "runsc");
+  CHECK(d[0]["runtime"] == true);
+  CHECK(d[1]["field"] == "kernel");
+  CHECK(d[1]["runtime"] == false);
 }

@@ -1,0 +1,50 @@
+// Nightly series: what one parity run contributes to each timing series, and the runs'
+// context that annotates a change.
+//
+// A series is keyed "scenario/cell/workload" (the ratio candidate/baseline of one
+// workload in one candidate cell) or "scenario/cell/mix" (that cell's weighted mix, the
+// human-baseline slowdown). One parity run gives each series at most one point.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace isoharness::history {
+
+inline constexpr const char* kMixWorkload = "mix";
+
+struct SeriesPoint {
+  std::string series;  // scenario/cell/workload or scenario/cell/mix
+  std::string scenario, cell, workload;
+  double estimate = 1, low = 1, high = 1;  // ratio candidate/baseline and its interval
+  double baseline_median = 0;              // seconds; 0 for the mix
+  double candidate_median = 0;
+  double tolerance = 1.10;
+  std::string verdict;
+  // Filled when read back from the database.
+  std::string run_id, started;
+};
+
+// The points of one result document's parity section(s) (an object or an array of them).
+// Comparisons without a positive, finite ratio are left out. A document without parity
+// gives none.
+std::vector<SeriesPoint> series_points(const nlohmann::json& result);
+
+// "scenario/cell/workload".
+std::string series_key(const std::string& scenario, const std::string& cell, const std::string& workload);
+
+// The context fields that annotate a change, in the order they are reported: runtimes
+// first (a change there is a "runtime upgrade"), then the platform, kernel, host, tool
+// revision and deployment.
+struct ContextField {
+  const char* key;
+  const char* label;
+  bool runtime;
+};
+const std::vector<ContextField>& context_fields();
+
+// What differs between two runs' context blocks, as {field, label, before, after, runtime}.
+nlohmann::json context_changes(const nlohmann::json& before, const nlohmann::json& after);
+
+}  // namespace isoharness::history
