@@ -19,19 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "ih-reports-browser-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 std::uint32_t be32(const std::string& s, std::size_t at) {
   std::uint32_t v = 0;
   for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
@@ -41,7 +28,7 @@ std::uint32_t be32(const std::string& s, std::size_t at) {
 }  // namespace
 
 TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[reports][browser]") {
-  TempDir dir;
+  test::TempDir dir("ih-reports-browser");
   const auto result = test::result_with_parity_fixture();
   const fs::path html = dir.path / "parity.html";
   std::ofstream(html) << reports::render_parity_html(result["parity"], result["context"]);
