@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "harness/common/error.h"
+#include "harness/common/median.h"
+#include "harness/common/ssh_keygen.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/ssh_client_files.h"
 
 namespace dl = isoharness::deploy::local;
 using Clock = std::chrono::steady_clock;
+using isoharness::median;
 using nlohmann::json;
 
 namespace {
@@ -37,12 +40,6 @@ json strict_values(bool gvisor) {
   json svc = {{"image", "example.com/bench:v1"}, {"securityContext", sc}};
   if (gvisor) svc["runtimeClassName"] = "gvisor";
   return json{{"services", {{"default", svc}}}};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 struct Series {
@@ -58,9 +55,9 @@ int main(int argc, char** argv) {
   try {
     char tmpl[] = "/tmp/ih-localbench-XXXXXX";
     std::string dir = ::mkdtemp(tmpl);
-    dl::run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir + "/id_ed25519"}, "bench key");
-    std::string key = dl::read_file_bounded(dir + "/id_ed25519.pub");
-    key.erase(key.find_last_not_of('\n') + 1);
+    auto generated = isoharness::generate_ed25519_key(dir + "/id_ed25519", "isoharness-bench");
+    if (!generated) throw isoharness::InfraError("bench key: " + generated.error().message);
+    const std::string key = *generated;
 
     dl::LocalOptions opts;
     opts.run_id = "b" + dl::new_run_id().substr(0, 7);

@@ -12,19 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/median.h"
 #include "tests/system/probe_oci.h"
 
 using namespace isoharness;
 using namespace isoharness::probe_test;
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 bool record(const RunResult& r, double wall, std::vector<double>& posture, std::vector<double>& walls,
             const char* where) {

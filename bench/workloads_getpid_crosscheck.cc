@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/median.h"
 #include "harness/common/subprocess.h"
 #include "tests/system/workloads_container.h"
 
@@ -28,13 +29,6 @@ using namespace isoharness;
 using isoharness::workloads_test::OciBundle;
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // "<ns per call> <calls>" from getpid_static.
 double parse_static(const RunResult& r) {

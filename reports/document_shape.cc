@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "harness/common/error.h"
 
@@ -84,8 +86,9 @@ void check_section(Checker& c, const nlohmann::json& s, const std::string& path)
         }
       }
       if (const auto* mix = c.member(cell, cp, "mix", T::object)) {
-        c.member(*mix, cp + ".mix", "verdict", T::string);
-        if (const auto* sd = c.member(*mix, cp + ".mix", "slowdown", T::object)) {
+        const auto* verdict = c.member(*mix, cp + ".mix", "verdict", T::string);
+        const bool no_mix = verdict && *verdict == "no_mix";  // nothing weighted: slowdown null
+        if (const auto* sd = c.member(*mix, cp + ".mix", "slowdown", T::object, no_mix)) {
           for (const char* key : {"estimate", "low", "high"})
             c.member(*sd, cp + ".mix.slowdown", key, T::number_float);
         }
@@ -181,6 +184,18 @@ std::vector<nlohmann::json> parity_sections(const nlohmann::json& parity) {
     out.push_back(parity);
   }
   c.finish();
+  return out;
+}
+
+std::vector<const nlohmann::json*> sandboxes_in_order(const nlohmann::json& result) {
+  std::vector<const nlohmann::json*> out;
+  for (const auto& sb : result["sandboxes"]) out.push_back(&sb);
+  auto key = [](const nlohmann::json* sb) {
+    return std::make_tuple(sb->value("scenario", std::string()), sb->value("item_id", std::string()),
+                           sb->value("runtime", std::string()), sb->value("node_class", std::string()),
+                           sb->value("attempt", 0));
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const auto* a, const auto* b) { return key(a) < key(b); });
   return out;
 }
 

@@ -89,7 +89,8 @@ std::string render_junit(const nlohmann::json& result) {
     if (!suites.count(name)) order.push_back(name);
     return suites[name];
   };
-  for (const auto& sb : result["sandboxes"]) {
+  for (const auto* sbp : sandboxes_in_order(result)) {
+    const auto& sb = *sbp;
     Suite& s = suite(sb["scenario"]);
     for (const auto& check : sb["checks"]) add_check(s, sb, check);
     if (sb.contains("error") && !sb["error"].is_null()) {

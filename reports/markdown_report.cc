@@ -71,16 +71,16 @@ std::string context_line(const nlohmann::json& ctx) {
 
 std::string render_markdown(const nlohmann::json& result) {
   check_result_shape(result);
-  const auto& sandboxes = result["sandboxes"];
+  const auto sandboxes = sandboxes_in_order(result);
   const auto& findings = result["findings"];
   Counts total;
   int errors = 0;
-  for (const auto& sb : sandboxes) {
-    const Counts c = count_checks(sb);
+  for (const auto* sb : sandboxes) {
+    const Counts c = count_checks(*sb);
     total.pass += c.pass;
     total.fail += c.fail;
     total.na += c.na;
-    errors += has_error(sb) ? 1 : 0;
+    errors += has_error(*sb) ? 1 : 0;
   }
   const int checks = total.pass + total.fail + total.na;
   const std::string verdict = result["summary"]["verdict"];
@@ -103,7 +103,8 @@ std::string render_markdown(const nlohmann::json& result) {
 
   out += "| scenario | item | runtime / node | attempt | pass | fail | n/a | result |\n";
   out += "|---|---|---|---:|---:|---:|---:|---|\n";
-  for (const auto& sb : sandboxes) {
+  for (const auto* sbp : sandboxes) {
+    const auto& sb = *sbp;
     const Counts c = count_checks(sb);
     const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
     out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
@@ -116,7 +117,8 @@ std::string render_markdown(const nlohmann::json& result) {
 
   if (total.fail > 0) {
     out += fmt::format("\n### Failures ({})\n", total.fail);
-    for (const auto& sb : sandboxes) {
+    for (const auto* sbp : sandboxes) {
+      const auto& sb = *sbp;
       for (const auto& check : sb["checks"]) {
         if (check["status"] != "fail") continue;
         out += fmt::format("\n#### ❌ `{}` — {}\n\n", escape_md_inline(check["control"].get<std::string>()),
@@ -136,7 +138,8 @@ std::string render_markdown(const nlohmann::json& result) {
 
   if (errors > 0) {
     out += fmt::format("\n### Sandboxes that could not be checked ({})\n\n", errors);
-    for (const auto& sb : sandboxes) {
+    for (const auto* sbp : sandboxes) {
+      const auto& sb = *sbp;
       if (!has_error(sb)) continue;
       out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " +
              escape_md_inline(truncate_text(error_text(sb["error"]), 1000)) + "\n";
@@ -156,7 +159,8 @@ std::string render_markdown(const nlohmann::json& result) {
 
   if (total.na > 0) {
     out += fmt::format("\n### Not applicable ({})\n\n", total.na);
-    for (const auto& sb : sandboxes) {
+    for (const auto* sbp : sandboxes) {
+      const auto& sb = *sbp;
       for (const auto& check : sb["checks"]) {
         if (check["status"] != "n/a") continue;
         out += fmt::format("- {}: `{}` — {}\n", escape_md_inline(where(sb)),

@@ -127,15 +127,17 @@ std::string section_html(const nlohmann::json& s) {
       r.right_text = interval_text(c["ratio"]) + "  " + short_verdict(c);
       rows.push_back(r);
     }
-    ForestRow m;
-    m.label = "mix (weighted)";
-    m.estimate = mix["slowdown"]["estimate"];
-    m.low = mix["slowdown"]["low"];
-    m.high = mix["slowdown"]["high"];
-    m.verdict = mix["verdict"];
-    m.right_text = interval_text(mix["slowdown"]) + "  " + short_verdict(mix);
-    m.summary = true;
-    rows.push_back(m);
+    if (mix["slowdown"].is_object()) {  // a mix without weights has no row to draw
+      ForestRow m;
+      m.label = "mix (weighted)";
+      m.estimate = mix["slowdown"]["estimate"];
+      m.low = mix["slowdown"]["low"];
+      m.high = mix["slowdown"]["high"];
+      m.verdict = mix["verdict"];
+      m.right_text = interval_text(mix["slowdown"]) + "  " + short_verdict(mix);
+      m.summary = true;
+      rows.push_back(m);
+    }
     out +=
         forest_svg(rows, num_or(mix, "tolerance", tol), name + " vs " + baseline + ": ratio per workload") +
         "\n";

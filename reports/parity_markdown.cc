@@ -22,6 +22,8 @@ std::string verdict_label(const nlohmann::json& v) {
     if (v.value("faster", false)) out += " (faster)";
   } else if (verdict == "regression") {
     out = "❌ regression";
+  } else if (verdict == "no_mix") {
+    out = "➖ no weighted mix";
   } else if (verdict == "inconclusive") {
     out = "❔ inconclusive";
     if (v.contains("rounds_to_decide") && v["rounds_to_decide"].is_number_integer()) {
@@ -34,6 +36,7 @@ std::string verdict_label(const nlohmann::json& v) {
 }
 
 std::string interval_text(const nlohmann::json& i) {
+  if (!i.is_object()) return "none (every timed workload weighs 0)";
   return fmt::format("{} [{}, {}]", format_ratio(num_or(i, "estimate", 0)), format_ratio(num_or(i, "low", 0)),
                      format_ratio(num_or(i, "high", 0)));
 }

@@ -19,6 +19,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
+#include "harness/common/ssh_keygen.h"
 #include "harness/common/subprocess.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
@@ -136,9 +137,9 @@ int do_up(const LocalArgs& a) {
     key_line = trim(read_small_file(a.authorized_key_file, "the authorized key"));
   } else {
     identity = dir + "/id_ed25519";
-    dl::run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-local-up", "-f", identity},
-                    "generate a login key");
-    key_line = trim(dl::read_file_bounded(identity + ".pub", 16384));
+    auto key = generate_ed25519_key(identity, "isoharness-local-up");
+    if (!key) throw InfraError("generate a login key: " + key.error().message);
+    key_line = *key;
   }
 
   deploy::SandboxRequest req;

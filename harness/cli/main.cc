@@ -4,12 +4,17 @@
 
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
+#include "harness/common/log.h"
 
 int main(int argc, char** argv) {
   using namespace isoharness;
   CLI::App app{"isoharness: proves eval sandboxes get the isolation their config asks for, "
                "and measures what it costs in time."};
   app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level,
+                 "diagnostic log on stderr: trace, debug, info, warn (default), error, off; "
+                 "else $ISOHARNESS_LOG. A run directory always gets the debug log in isoharness.log.");
   std::vector<cli::Command> commands = {
       cli::version_command(app), cli::plan_command(app), cli::local_command(app),
       cli::run_command(app),     cli::parity_command(app), cli::history_command(app),
@@ -23,6 +28,7 @@ int main(int argc, char** argv) {
   for (auto& [sub, action] : commands) {
     if (!sub->parsed()) continue;
     try {
+      log::configure(log_level);
       return action();
     } catch (const UserError& e) {
       std::fprintf(stderr, "isoharness: error: %s\n", e.what());

@@ -1,90 +1,133 @@
+// Other programs, started with Boost.Process (v1, Boost 1.74) the way FIELD-NOTES.md's
+// recipe has it, which held for mixed jobs from many threads at once:
+// - one io_context per call; stdout/stderr into async pipes read with bounded
+//   async_read_some; bp::on_exit reaps; never child::wait_for (late, and crashes when
+//   several threads use it);
+// - the child gets its own process group, no blocked signals, default actions for the
+//   signals the harness handles, and every inherited descriptor above stderr marked
+//   close-on-exec (Boost's pipes are not, so children started by other threads at the same
+//   moment would hold ours open);
+// - a deadline timer and the output cap both kill the whole group (a background grandchild
+//   included), and so does the child's exit, since a grandchild may still hold the pipe.
+// terminate_process stays on kill/waitpid: it is given a bare pid (possibly not our
+// child), which Boost.Process has no handle for.
 #include "harness/common/subprocess.h"
 
-#include <fcntl.h>
-#include <poll.h>
+#include "harness/common/log.h"
+
+#include <linux/close_range.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/process/args.hpp>
+#include <boost/process/async.hpp>
+#include <boost/process/async_pipe.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/env.hpp>
+#include <boost/process/environment.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/extend.hpp>
+#include <boost/process/io.hpp>
+#include <boost/process/search_path.hpp>
+#include <boost/process/start_dir.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <functional>
+#include <memory>
 #include <thread>
-
-extern char** environ;
 
 namespace isoharness {
 namespace {
 
-// A child starts with SIGPIPE, SIGINT and SIGTERM at their default actions and no signal
-// blocked, whatever the harness itself ignores or blocks. Set these flags on the attr.
-constexpr short kChildSignalFlags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-
-void init_child_signals(posix_spawnattr_t* attr) {
-  posix_spawnattr_init(attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(attr, &defaults);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(attr, &none);
-}
-
+namespace bp = boost::process;
+namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-struct Pipe {
-  int fd[2] = {-1, -1};
-  ~Pipe() { close_both(); }
-  void close_both() {
-    for (int& f : fd)
-      if (f >= 0) {
-        ::close(f);
-        f = -1;
-      }
-  }
-  void close_end(int i) {
-    if (fd[i] >= 0) {
-      ::close(fd[i]);
-      fd[i] = -1;
-    }
+// In the child, between fork and exec (async-signal-safe calls only).
+struct ChildSetup : bp::extend::handler {
+  template <class Executor>
+  void on_exec_setup(Executor&) const {
+    ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP}) ::signal(sig, SIG_DFL);
+    ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   }
 };
 
-std::vector<std::string> merged_env(const std::map<std::string, std::string>& env_set) {
-  std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) {
-    std::string entry(*e);
-    auto eq = entry.find('=');
-    std::string key = entry.substr(0, eq);
-    if (env_set.count(key)) continue;
-    out.push_back(std::move(entry));
+// The program to execute: argv[0] as given when it names a path, else found in PATH.
+Expected<boost::filesystem::path> program_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) != 0)
+      return make_error("cannot start " + name + ": " + std::strerror(errno), errno);
+    return boost::filesystem::path(name);
   }
-  for (const auto& [k, v] : env_set) out.push_back(k + "=" + v);
-  return out;
+  auto found = bp::search_path(name);
+  if (found.empty()) return make_error("cannot start " + name + ": " + std::strerror(ENOENT), ENOENT);
+  return found;
 }
 
-std::vector<char*> c_array(std::vector<std::string>& words) {
-  std::vector<char*> out;
-  out.reserve(words.size() + 1);
-  for (auto& w : words) out.push_back(w.data());
-  out.push_back(nullptr);
-  return out;
+bp::environment child_environment(const std::map<std::string, std::string>& env_set) {
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [k, v] : env_set) env[k] = v;
+  return env;
 }
 
-void append_bounded(std::string& dst, const char* buf, std::size_t n, std::size_t cap, bool& truncated) {
-  if (dst.size() >= cap) {
-    truncated = truncated || n > 0;
-    return;
+// One output stream read into `dst` up to `cap` bytes, then `done()`. Passing the cap
+// kills the group and closes the pipe: a child printing without end must not keep us
+// reading.
+class BoundedReader {
+ public:
+  BoundedReader(bp::async_pipe& pipe, std::string& dst, bool& truncated, std::size_t cap, pid_t group,
+                std::function<void()> done)
+      : pipe_(pipe), dst_(dst), truncated_(truncated), cap_(cap), group_(group), done_(std::move(done)) {}
+
+  void start() {
+    // One byte beyond the cap is asked for, so passing it is seen.
+    const std::size_t room = std::min(buf_.size(), left() + 1);
+    pipe_.async_read_some(asio::buffer(buf_.data(), room), [this](const boost::system::error_code& ec, std::size_t n) {
+      const std::size_t keep = std::min(n, left());
+      dst_.append(buf_.data(), keep);
+      if (keep < n) {
+        truncated_ = true;
+        ::killpg(group_, SIGKILL);
+        pipe_.close();
+        done_();
+      } else if (ec) {
+        done_();  // EOF, or the pipe closed under us
+      } else {
+        start();
+      }
+    });
   }
-  std::size_t room = cap - dst.size();
-  if (n > room) {
-    dst.append(buf, room);
-    truncated = true;
-  } else {
-    dst.append(buf, n);
+
+ private:
+  std::size_t left() const { return cap_ - std::min(cap_, dst_.size()); }
+
+  bp::async_pipe& pipe_;
+  std::string& dst_;
+  bool& truncated_;
+  std::size_t cap_;
+  pid_t group_;
+  std::function<void()> done_;
+  std::array<char, 16384> buf_{};
+};
+
+void set_status(RunResult& result, int status) {
+  if (WIFEXITED(status)) {
+    result.exited = true;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.term_signal = WTERMSIG(status);
   }
 }
 
@@ -112,106 +155,67 @@ std::string RunResult::describe() const {
 
 Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunOptions& options) {
   ISOHARNESS_CHECK(!argv.empty());
-  Pipe in, out, err;
-  if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0) {
-    return make_error(std::string("pipe: ") + std::strerror(errno), errno);
-  }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, options.merge_stderr ? out.fd[1] : err.fd[1], 2);
-  if (options.cwd) posix_spawn_file_actions_addchdir_np(&actions, options.cwd->c_str());
-
-  posix_spawnattr_t attr;
-  init_child_signals(&attr);
-  posix_spawnattr_setflags(&attr, kChildSignalFlags);
-
-  std::vector<std::string> args = argv;
-  auto c_args = c_array(args);
-  std::vector<std::string> env = merged_env(options.env_set);
-  auto c_env = c_array(env);
-
-  pid_t pid = -1;
-  int rc = argv[0].find('/') == std::string::npos
-               ? posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), c_env.data())
-               : posix_spawn(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), c_env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return make_error("cannot start " + argv[0] + ": " + std::strerror(rc), rc);
-
-  in.close_end(0);
-  out.close_end(1);
-  err.close_end(1);
-
-  std::string stdin_data = options.stdin_data.value_or("");
-  std::size_t stdin_off = 0;
-  if (stdin_data.empty()) in.close_end(1);
-  else ::fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
-
+  auto exe = program_path(argv[0]);
+  if (!exe) return exe.error();
+  asio::io_context ioc;
+  bp::async_pipe out(ioc), err(ioc), in(ioc);
+  asio::steady_timer deadline(ioc, options.deadline);
   RunResult result;
-  const auto deadline = Clock::now() + options.deadline;
-  char buf[16384];
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
+  // The exit and each stream read to its end; the deadline stops waiting when all are in.
+  int pending = options.merge_stderr ? 2 : 3;
+  auto one_done = [&] {
+    if (--pending == 0) {
+      deadline.cancel();
+      in.close();
     }
-    pollfd fds[3];
-    int n = 0;
-    int out_idx = -1, err_idx = -1, in_idx = -1;
-    if (out.fd[0] >= 0) { fds[n] = {out.fd[0], POLLIN, 0}; out_idx = n++; }
-    if (err.fd[0] >= 0) { fds[n] = {err.fd[0], POLLIN, 0}; err_idx = n++; }
-    if (in.fd[1] >= 0) { fds[n] = {in.fd[1], POLLOUT, 0}; in_idx = n++; }
-    int pr = ::poll(fds, n, static_cast<int>(std::min<long>(left.count(), 1000)));
-    if (pr < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    auto drain = [&](int idx, Pipe& p, std::string& dst, bool& trunc) {
-      if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-      ssize_t got = ::read(p.fd[0], buf, sizeof buf);
-      if (got > 0) append_bounded(dst, buf, static_cast<std::size_t>(got), options.max_output, trunc);
-      else if (got == 0 || (errno != EINTR && errno != EAGAIN)) p.close_end(0);
-    };
-    drain(out_idx, out, result.out, result.out_truncated);
-    drain(err_idx, err, result.err, result.err_truncated);
-    if (in_idx >= 0 && (fds[in_idx].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t put = ::write(in.fd[1], stdin_data.data() + stdin_off, stdin_data.size() - stdin_off);
-      if (put > 0) stdin_off += static_cast<std::size_t>(put);
-      if (put < 0 && errno != EAGAIN && errno != EINTR) in.close_end(1);
-      if (stdin_off >= stdin_data.size()) in.close_end(1);
-    }
-  }
-  in.close_end(1);
+  };
+  pid_t group = -1;
+  std::error_code ec;
+  const std::vector<std::string> args(argv.begin() + 1, argv.end());
+  const std::string cwd = options.cwd.value_or(".");
+  auto on_exit = bp::on_exit([&](int, const std::error_code&) {
+    if (group > 0) ::killpg(group, SIGKILL);  // grandchildren may still hold the pipes
+    one_done();
+  });
+  bp::child child = options.merge_stderr
+                        ? bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in < in,
+                                    (bp::std_out & bp::std_err) > out, bp::start_dir = cwd,
+                                    child_environment(options.env_set), on_exit, ioc, ChildSetup{}, ec)
+                        : bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in < in, bp::std_out > out,
+                                    bp::std_err > err, bp::start_dir = cwd, child_environment(options.env_set),
+                                    on_exit, ioc, ChildSetup{}, ec);
+  if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
+  group = child.id();
+  const auto started = Clock::now();
+  log::get().debug("run [{}] {}", group, render_argv(argv));
 
-  int status = 0;
-  if (result.timed_out) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  deadline.async_wait([&](const boost::system::error_code& cancelled) {
+    if (cancelled) return;
+    result.timed_out = true;
+    ::killpg(group, SIGKILL);
+    out.close();  // a grandchild that left the group may hold them open
+    err.close();
+    in.close();
+  });
+  const std::string stdin_data = options.stdin_data.value_or("");
+  if (stdin_data.empty()) {
+    in.close();
   } else {
-    // Output closed; the child may still be running (it closed its stdout). Wait for it
-    // until the deadline, polling so the deadline holds.
-    for (;;) {
-      pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) break;
-      if (w < 0 && errno != EINTR) break;
-      if (Clock::now() >= deadline) {
-        result.timed_out = true;
-        ::kill(pid, SIGKILL);
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    asio::async_write(in, asio::buffer(stdin_data), [&](const boost::system::error_code&, std::size_t) { in.close(); });
   }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.term_signal = WTERMSIG(status);
+  BoundedReader out_reader(out, result.out, result.out_truncated, options.max_output, group, one_done);
+  BoundedReader err_reader(err, result.err, result.err_truncated, options.max_output, group, one_done);
+  out_reader.start();
+  if (options.merge_stderr) err.close();
+  else err_reader.start();
+  ioc.run();
+  set_status(result, child.native_exit_code());
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  if (result.timed_out) {
+    log::get().info("run [{}] {}: timed out after {} ms, process group killed", group, argv[0], ms);
+  } else {
+    log::get().debug("run [{}] {}: {} in {} ms{}", group, argv[0], result.describe(), ms,
+                     result.out_truncated || result.err_truncated ? ", output cut at the cap" : "");
   }
   return result;
 }
@@ -219,32 +223,26 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
 Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::string& log_path,
                                const std::map<std::string, std::string>& env_set) {
   ISOHARNESS_CHECK(!argv.empty());
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  auto exe = program_path(argv[0]);
+  if (!exe) return exe.error();
   const char* log = log_path.empty() ? "/dev/null" : log_path.c_str();
-  posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-
-  posix_spawnattr_t attr;
-  init_child_signals(&attr);
-  // Own process group: a Ctrl-C at the terminal reaches the harness, which then tears
-  // its children down in order, instead of reaching every child at once.
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, kChildSignalFlags | POSIX_SPAWN_SETPGROUP);
-
-  std::vector<std::string> args = argv;
-  auto c_args = c_array(args);
-  std::vector<std::string> env = merged_env(env_set);
-  auto c_env = c_array(env);
-  pid_t pid = -1;
-  int rc = argv[0].find('/') == std::string::npos
-               ? posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), c_env.data())
-               : posix_spawn(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), c_env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return make_error("cannot start " + argv[0] + ": " + std::strerror(rc), rc);
-  return pid;
+  const int fd = ::open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return make_error("cannot open " + std::string(log) + ": " + std::strerror(errno), errno);
+  std::unique_ptr<FILE, int (*)(FILE*)> file(::fdopen(fd, "a"), &std::fclose);
+  if (!file) {
+    ::close(fd);
+    return make_error("cannot open " + std::string(log) + ": " + std::strerror(errno), errno);
+  }
+  // Its own process group (ChildSetup): a Ctrl-C at the terminal reaches the harness, which
+  // then tears its children down in order, instead of reaching every child at once.
+  std::error_code ec;
+  bp::child child(bp::exe = exe->string(), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+                  bp::std_in < bp::null, (bp::std_out & bp::std_err) > file.get(), child_environment(env_set),
+                  ChildSetup{}, ec);
+  if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
+  child.detach();  // the caller owns it: terminate_process or waitpid reaps it
+  log::get().debug("spawn [{}] {} (output to {})", child.id(), render_argv(argv), log);
+  return child.id();
 }
 
 void terminate_process(pid_t pid, std::chrono::milliseconds grace) {

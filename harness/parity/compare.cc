@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harness/common/error.h"
+#include "harness/common/median.h"
 #include "harness/parity/hodges_lehmann.h"
 #include "harness/parity/mann_whitney.h"
 #include "harness/parity/parity.h"
@@ -28,8 +29,8 @@ void check_samples(const std::string& workload, const char* side, std::span<cons
 }
 
 double median_of(std::span<const double> v) {
-  std::vector<double> copy(v.begin(), v.end());
-  return sorted_median(copy);
+  ISOHARNESS_CHECK(!v.empty());
+  return median(std::vector<double>(v.begin(), v.end()));
 }
 
 }  // namespace

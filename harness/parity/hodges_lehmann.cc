@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "harness/common/error.h"
+#include "harness/common/median.h"
 
 namespace isoharness::parity {
 
@@ -19,19 +20,9 @@ std::vector<double> log_differences(std::span<const double> baseline, std::span<
   return out;
 }
 
-double sorted_median(std::vector<double>& values) {
-  ISOHARNESS_CHECK(!values.empty());
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2.0;
-}
-
 double hodges_lehmann_log_shift(std::span<const double> baseline, std::span<const double> candidate) {
-  std::vector<double> diffs = log_differences(baseline, candidate);
-  return sorted_median(diffs);
+  ISOHARNESS_CHECK(!baseline.empty() && !candidate.empty());
+  return median(log_differences(baseline, candidate));
 }
 
 }  // namespace isoharness::parity

@@ -13,10 +13,6 @@ namespace isoharness::parity {
 // log(c_j) - log(b_i) for every pair, unsorted (m·n values).
 std::vector<double> log_differences(std::span<const double> baseline, std::span<const double> candidate);
 
-// Median of a vector, reordering it (nth_element); the mean of the two middle values when
-// the count is even. The vector must not be empty.
-double sorted_median(std::vector<double>& values);
-
 // Hodges–Lehmann shift of log times (median of log_differences).
 double hodges_lehmann_log_shift(std::span<const double> baseline, std::span<const double> candidate);
 

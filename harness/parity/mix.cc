@@ -42,6 +42,54 @@ struct Used {
   double weight;
 };
 
+// The comparisons the mix combines, with their weights (not yet normalised). No weights:
+// every comparison counts 1. A weighted workload without a comparison is left out, with a
+// warning; a weight of 0 leaves it out silently.
+std::vector<Used> weighted(const std::vector<WorkloadComparison>& comparisons,
+                           const std::map<std::string, double>& weights, std::vector<std::string>& warnings) {
+  std::vector<Used> used;
+  if (weights.empty()) {
+    for (const auto& c : comparisons) used.push_back({&c, 1.0});
+    return used;
+  }
+  for (const auto& [name, weight] : weights) {
+    if (!std::isfinite(weight) || weight < 0) {
+      throw UserError(fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
+    }
+    auto it = std::find_if(comparisons.begin(), comparisons.end(),
+                           [&](const WorkloadComparison& c) { return c.workload == name; });
+    if (it == comparisons.end()) {
+      warnings.push_back(
+          fmt::format("workload '{}' (weight {}) has no comparison (skipped or not measured); "
+                      "left out and the other weights renormalised",
+                      name, weight));
+      continue;
+    }
+    if (weight > 0) used.push_back({&*it, weight});
+  }
+  return used;
+}
+
+// The weighted log shift of each bootstrap resample (every workload's samples redrawn on
+// both sides), sorted.
+std::vector<double> bootstrap_log_shifts(const std::vector<Used>& used, const MixOptions& options) {
+  std::mt19937_64 rng(options.seed);
+  std::vector<double> stats;
+  stats.reserve(static_cast<std::size_t>(options.resamples));
+  std::vector<double> b, c;
+  for (int r = 0; r < options.resamples; ++r) {
+    double s = 0;
+    for (const auto& u : used) {
+      resample(rng, u.comparison->baseline_times, b);
+      resample(rng, u.comparison->candidate_times, c);
+      s += u.weight * hodges_lehmann_log_shift(b, c);
+    }
+    stats.push_back(s);
+  }
+  std::sort(stats.begin(), stats.end());
+  return stats;
+}
+
 }  // namespace
 
 MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
@@ -58,31 +106,11 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
   mix.resamples = options.resamples;
   mix.seed = options.seed;
 
-  std::vector<Used> used;
-  if (weights.empty()) {
-    for (const auto& c : comparisons) used.push_back({&c, 1.0});
-  } else {
-    for (const auto& [name, weight] : weights) {
-      if (!std::isfinite(weight) || weight < 0) {
-        throw UserError(
-            fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
-      }
-      auto it = std::find_if(comparisons.begin(), comparisons.end(),
-                             [&](const WorkloadComparison& c) { return c.workload == name; });
-      if (it == comparisons.end()) {
-        mix.warnings.push_back(
-            fmt::format("workload '{}' (weight {}) has no comparison (skipped or not measured); "
-                        "left out and the other weights renormalised",
-                        name, weight));
-        continue;
-      }
-      if (weight > 0) used.push_back({&*it, weight});
-    }
-  }
+  std::vector<Used> used = weighted(comparisons, weights, mix.warnings);
   double total = 0;
   for (const auto& u : used) total += u.weight;
   if (used.empty() || total <= 0) {
-    mix.verdict = kInconclusive;
+    mix.verdict = kNoMix;
     mix.warnings.push_back("no weighted workload was measured on both sides: nothing to combine");
     return mix;
   }
@@ -98,20 +126,7 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
     rounds = std::min({rounds, u.comparison->n_baseline, u.comparison->n_candidate});
   }
 
-  std::mt19937_64 rng(options.seed);
-  std::vector<double> stats;
-  stats.reserve(static_cast<std::size_t>(options.resamples));
-  std::vector<double> b, c;
-  for (int r = 0; r < options.resamples; ++r) {
-    double s = 0;
-    for (const auto& u : used) {
-      resample(rng, u.comparison->baseline_times, b);
-      resample(rng, u.comparison->candidate_times, c);
-      s += u.weight * hodges_lehmann_log_shift(b, c);
-    }
-    stats.push_back(s);
-  }
-  std::sort(stats.begin(), stats.end());
+  const std::vector<double> stats = bootstrap_log_shifts(used, options);
   const double half_alpha = (1.0 - options.confidence) / 2.0;
   mix.slowdown.estimate = std::exp(log_est);
   // A percentile interval can miss the point estimate on very skewed data; widen it to

@@ -56,6 +56,9 @@ namespace isoharness::parity {
 inline constexpr const char* kParity = "parity";
 inline constexpr const char* kRegression = "regression";
 inline constexpr const char* kInconclusive = "inconclusive";
+// A mix with nothing to combine: every workload measured on both sides weighs 0 (e.g.
+// `--workloads getpid`, whose weight is 0). It has no slowdown and decides nothing.
+inline constexpr const char* kNoMix = "no_mix";
 
 // Samples below this count per side draw a warning.
 inline constexpr std::size_t kMinSamplesPerSide = 5;
@@ -105,7 +108,7 @@ struct MixOptions {
 // The human-baseline validity verdict for one cell.
 struct MixVerdict {
   Interval slowdown;    // weighted geometric mean ratio and its interval
-  std::string verdict;  // kParity, kRegression or kInconclusive
+  std::string verdict;  // kParity, kRegression, kInconclusive or kNoMix (slowdown unset)
   bool faster = false;
   double tolerance = 1.10;
   double confidence = 0.95;

@@ -45,6 +45,7 @@ nlohmann::json to_json(const MixVerdict& mix) {
                       {"rounds_to_decide", nullptr},
                       {"warnings", mix.warnings}};
   if (mix.rounds_to_decide) j["rounds_to_decide"] = *mix.rounds_to_decide;
+  if (mix.verdict == kNoMix) j["slowdown"] = nullptr;  // nothing was combined: no number to show
   return j;
 }
 

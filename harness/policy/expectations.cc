@@ -1,8 +1,11 @@
-// What a probe inside the agent's sandbox must observe (docs/CONTRACTS.md §2), judged the
-// way the reference asks: by whether the host was reached, not by how many dangerous-
-// looking interfaces are visible. Under gVisor, kallsyms is empty, debugfs absent, a user
-// namespace can be created, sysrq-trigger looks writable and Seccomp reads 0: all emulated,
-// none a failure, so those keys are null ("not judged") or gVisor's own value there.
+// What a probe inside the agent's sandbox must observe (docs/CONTRACTS.md §2): the one
+// statement of every rule verify enforces. Every key written here is read by a check in
+// harness/verify, and no check reads a key not written here (tests/unit/verify_test.cpp
+// holds both sides to that).
+//
+// The rules are judged the way the reference asks: by whether the host was reached, not by
+// how many dangerous-looking interfaces are visible. The interfaces gVisor emulates are
+// stated once, in kInterfaceRules below, as the states each kernel may show.
 #include "harness/policy/network_names.h"
 #include "harness/policy/policy_internal.h"
 
@@ -15,13 +18,37 @@ constexpr const char* kDefaultCapsHost = "00000000a80425fb";
 constexpr const char* kDefaultCapsGvisor = "00000000a80405fb";
 constexpr const char* kNoCaps = "0000000000000000";
 
-}  // namespace
+// The states verify may observe for an interface, and which each kernel accepts. "emulated"
+// is an open interface seen while gVisor is observed: gVisor's own, never the host's
+// (writing its sysrq-trigger never reaches the host; a user namespace created inside it is
+// gVisor-internal; Seccomp reads 0 because syscalls never reach the host kernel, and runsc
+// is itself seccomp-confined on the host). The reference's "What gVisor actually changes"
+// is the test of this table (tests/unit/policy_reference_test.cpp).
+struct InterfaceRule {
+  const char* control;
+  std::vector<const char*> host;    // accepted under the host kernel (runc)
+  std::vector<const char*> gvisor;  // accepted under gVisor
+};
 
-nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& facts, const PlanItem& item) {
-  const auto& eff = item.isolation;
-  const bool strict = eff.level == Level::strict;
-  const bool gvisor = item.runtime_class && ctx.deployment.is_gvisor(*item.runtime_class);
+const std::vector<InterfaceRule>& interface_rules() {
+  static const std::vector<InterfaceRule> rules = {
+      // Seccomp mode: "filter" (2), "off" (0 or 1 on the host kernel), "emulated".
+      {"seccomp", {"filter"}, {"filter", "emulated"}},
+      // unshare(CLONE_NEWUSER), a tmpfs mount, sysrq-trigger opened for writing.
+      {"user_namespace", {"refused"}, {"refused", "emulated"}},
+      {"mount", {"refused"}, {"refused", "emulated"}},
+      {"sysrq", {"refused"}, {"refused", "emulated"}},
+      // /proc/kallsyms: symbols may be listed on the host kernel (the reference's
+      // "populated") but their addresses must read as zero; gVisor lists none.
+      {"kallsyms", {"absent", "empty", "zeroed"}, {"absent", "empty"}},
+      // /sys/kernel/debug: an empty mount point on the host kernel (the reference's
+      // "present"), never the host's debugfs; absent under gVisor.
+      {"debugfs", {"absent", "empty"}, {"absent"}},
+  };
+  return rules;
+}
 
+nlohmann::json egress_expectations(const PlanItem& item) {
   // Egress reach, from the rendered values (so a task's bridge at standard counts too).
   std::vector<std::string> domains;
   std::vector<std::string> cidrs;
@@ -32,10 +59,30 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   for (const auto& d : domains) everything = everything || is_every_domain(d);
   for (const auto& c : cidrs) everything = everything || is_every_address(c);
   const bool any = !domains.empty() || !cidrs.empty();
+  return {
+      {"allow_domains", domains},
+      {"allow_cidr", cidrs},
+      {"egress_roles",
+       {
+           {"internet", everything ? "all" : (any ? "named" : "none")},
+           {"resolver", !domains.empty()},  // names must resolve for a named domain to be reachable
+           {"metadata", false},
+           {"cluster", false},
+           {"sandbox", false},
+       }},
+  };
+}
 
-  nlohmann::json e = nlohmann::json::object();
+}  // namespace
+
+nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& facts, const PlanItem& item) {
+  const auto& eff = item.isolation;
+  const bool strict = eff.level == Level::strict;
+  const bool gvisor = item.runtime_class && ctx.deployment.is_gvisor(*item.runtime_class);
+
+  nlohmann::json e = egress_expectations(item);
   e["kernel"] = gvisor ? "gvisor" : "host";
-  e["runtime"] = item.runtime_class ? ctx.deployment.handler_of(*item.runtime_class) : "runc";
+  // null: the runtime's default set, which cap_eff_default names.
   e["cap_eff"] = strict ? nlohmann::json(kNoCaps) : nlohmann::json(nullptr);
   e["cap_eff_default"] = gvisor ? kDefaultCapsGvisor : kDefaultCapsHost;
   // Never held, whatever the level: the capabilities container escapes need.
@@ -48,42 +95,23 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   // The control itself: is the root filesystem mounted read-only (readOnlyRootFilesystem)?
   e["root_read_only"] = eff.read_only_root;
   e["writable_paths"] = {"/tmp", facts.workdir};
-  e["seccomp"] = gvisor ? "emulated" : "filtered";
-  e["egress_allowed"] = any;
-  e["allow_domains"] = domains;
-  e["allow_cidr"] = cidrs;
-  e["host_reached"] = false;
-  e["egress_roles"] = {
-      {"internet", everything ? "all" : (any ? "named" : "none")},
-      {"resolver", !domains.empty()},  // names must resolve for a named domain to be reachable
-      {"metadata", false},
-      {"cluster", false},
-      {"sandbox", false},
-  };
-  // Interfaces as each runtime shows them (null = not judged: emulated under gVisor).
-  e["kallsyms"] = gvisor ? nlohmann::json{"absent", "empty"} : nlohmann::json{"populated", "zeroed"};
-  e["debugfs_present"] = gvisor ? nlohmann::json(false) : nlohmann::json(nullptr);
-  e["userns_create"] = gvisor ? nlohmann::json(nullptr) : nlohmann::json(false);
-  e["sysrq_writable"] = gvisor ? nlohmann::json(nullptr) : nlohmann::json(false);
-  e["mount_tmpfs"] = false;
+  for (const auto& rule : interface_rules()) e[rule.control] = gvisor ? rule.gvisor : rule.host;
   return e;
 }
 
 bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
                       std::string_view address) {
-  if (!expect.is_object()) return false;
-  if (role == "resolver") {
-    return expect.contains("egress_roles") && expect["egress_roles"].value("resolver", false);
-  }
-  if (role != "internet") return false;  // metadata, cluster, sandbox, anything unknown: never
+  if (!expect.is_object() || !expect.contains("egress_roles") || !expect["egress_roles"].is_object()) return false;
+  const auto& roles = expect["egress_roles"];
+  const auto it = roles.find(std::string(role));
+  if (it == roles.end()) return false;  // a role the plan does not name: never
+  if (it->is_boolean()) return it->get<bool>();
+  if (!it->is_string() || *it == "none") return false;
+  if (*it == "all") return true;
+  // "named": exactly what allow_domains / allow_cidr name.
   if (expect.contains("allow_domains") && !domain.empty()) {
     for (const auto& pattern : expect["allow_domains"]) {
       if (pattern.is_string() && domain_matches(pattern.get<std::string>(), domain)) return true;
-    }
-  }
-  if (expect.contains("allow_domains")) {
-    for (const auto& pattern : expect["allow_domains"]) {
-      if (pattern == "*") return true;
     }
   }
   if (expect.contains("allow_cidr") && !address.empty()) {

@@ -1,6 +1,7 @@
 // The plan for people: one table per item (control, setting), findings right under it,
 // errors, and a one-line verdict.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/policy/plan.h"
 
@@ -17,11 +18,9 @@ struct Style {
   std::string dim(const std::string& s) const { return color ? "\x1b[2m" + s + "\x1b[0m" : s; }
 };
 
-std::string join(const nlohmann::json& list) {
-  std::string out;
-  for (const auto& s : list)
-    out += (out.empty() ? "" : ", ") + (s.is_string() ? s.get<std::string>() : s.dump());
-  return out;
+// A list of strings from the plan, comma-separated.
+std::string listed(const nlohmann::json& list) {
+  return fmt::format("{}", fmt::join(list.get<std::vector<std::string>>(), ", "));
 }
 
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
@@ -30,8 +29,7 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
                                                                 : nlohmann::json::object();
   const auto sc = def.value("securityContext", nlohmann::json::object());
   std::vector<std::pair<std::string, std::string>> r;
-  std::string runtime = item.runtime_class ? *item.runtime_class + " (" + e.value("runtime", "") + ")"
-                                           : std::string("node default (runc)");
+  std::string runtime = item.runtime_class ? *item.runtime_class : std::string("node default (runc)");
   runtime += ", kernel: " + e.value("kernel", std::string());
   r.push_back({"runtime", runtime + "  [" + item.runtime_class_source + "]"});
   r.push_back({"privilege escalation", sc.contains("allowPrivilegeEscalation")
@@ -43,14 +41,14 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
   r.push_back({"seccomp", sc.contains("seccompProfile") ? "RuntimeDefault, pinned" : "runtime default"});
   r.push_back({"user", sc.contains("runAsUser") ? "non-root, uid 1000" : "image default"});
   r.push_back({"root filesystem", sc.contains("readOnlyRootFilesystem")
-                                      ? "read-only, scratch at " + join(e["writable_paths"])
+                                      ? "read-only, scratch at " + listed(e["writable_paths"])
                                       : "writable"});
   std::string egress = "none";
   if (item.values.contains("allowDomains") || item.values.contains("allowCIDR")) {
     egress.clear();
-    if (item.values.contains("allowDomains")) egress += "domains " + join(item.values["allowDomains"]);
+    if (item.values.contains("allowDomains")) egress += "domains " + listed(item.values["allowDomains"]);
     if (item.values.contains("allowCIDR"))
-      egress += std::string(egress.empty() ? "" : "; ") + "ranges " + join(item.values["allowCIDR"]);
+      egress += std::string(egress.empty() ? "" : "; ") + "ranges " + listed(item.values["allowCIDR"]);
   }
   r.push_back({"egress", egress});
   std::string services;

@@ -1,6 +1,9 @@
 // Effective isolation of one item: the eval set's block is the floor, the item's block may
 // raise the level and name its own settings (a key the item does not name is inherited),
 // PlanOptions::runtime_class_override stands in for the eval set's runtime_class.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "harness/policy/network_names.h"
@@ -12,10 +15,9 @@ using scenario::pointer_join;
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "none" : out;
+// The runtime classes a deployment offers, for messages.
+std::string offered(const std::vector<std::string>& classes) {
+  return classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", "));
 }
 
 }  // namespace
@@ -68,7 +70,7 @@ bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std
   }
   if (eff.runtime_class && !d.offers(*eff.runtime_class)) {
     std::string msg = "runtime class '" + *eff.runtime_class + "' is not offered by deployment '" + d.name +
-                      "' (offers: " + join(d.runtime_classes) + "); name one it offers";
+                      "' (offers: " + offered(d.runtime_classes) + "); name one it offers";
     if (own.runtime_class) {
       ctx.errors.push_back(s.at_eval_set(prov.runtime_class, label, msg));
     } else if (prov.runtime_class_from_option) {
@@ -83,7 +85,7 @@ bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std
         "strict needs a hardened runtime class, but deployment '" + d.name +
             "' configures none (sandbox_runtime_class) and the config names none. Name one with "
             "isolation.runtime_class (offered: " +
-            join(d.runtime_classes) + ") or use a deployment that configures a hardened class"));
+            offered(d.runtime_classes) + ") or use a deployment that configures a hardened class"));
   }
 
   // Egress: named targets, inherited unless the item names its own.

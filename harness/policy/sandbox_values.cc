@@ -1,5 +1,8 @@
 // Rendering of one item's Kubernetes sandbox values (docs/CONTRACTS.md §1), as the
 // reference's "What strict sets" shows them, and the findings that go with them.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "harness/policy/policy_internal.h"
@@ -7,12 +10,6 @@
 namespace isoharness::policy {
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 void add(PlanItem& item, const char* code, Severity severity, std::string message) {
   for (const auto& f : item.findings) {
@@ -137,15 +134,15 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
 
   if (strict && (!eff.allow_domains.empty() || !eff.allow_cidr.empty())) {
     std::string what;
-    if (!eff.allow_domains.empty()) what += "domains " + join(eff.allow_domains);
+    if (!eff.allow_domains.empty()) what += fmt::format("domains {}", fmt::join(eff.allow_domains, ", "));
     if (!eff.allow_cidr.empty())
-      what += std::string(what.empty() ? "" : "; ") + "ranges " + join(eff.allow_cidr);
+      what += std::string(what.empty() ? "" : "; ") + fmt::format("ranges {}", fmt::join(eff.allow_cidr, ", "));
     add(item, "egress_opened", Severity::note,
         "strict with egress opened by name: " + what + " (in-cluster addresses stay unreachable)");
   }
   if (!facts.provider_tools.empty()) {
     add(item, "provider_executed_tools", strict ? Severity::known_risk : Severity::note,
-        "provider-executed tools (" + join(facts.provider_tools) +
+        "provider-executed tools (" + fmt::format("{}", fmt::join(facts.provider_tools, ", ")) +
             ") run on the provider's side, outside the "
             "sandbox's network rules: a form of network access" +
             std::string(strict ? "; leave them off for a high-risk eval unless it is about them" : ""));

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "harness/common/error.h"
+#include "harness/common/log.h"
 
 namespace isoharness::runner {
 
@@ -16,6 +17,7 @@ Journal::Journal(std::string out_dir, nlohmann::json header) : out_dir_(std::mov
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);
   if (ec) throw InfraError("cannot create output directory " + out_dir_ + ": " + ec.message());
+  log::write_to_directory(out_dir_);
   std::string path = out_dir_ + "/journal.jsonl";
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw InfraError("cannot write " + path + ": " + std::strerror(errno));

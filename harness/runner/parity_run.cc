@@ -1,6 +1,7 @@
 #include "harness/runner/parity_run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "harness/common/error.h"
+#include "harness/common/median.h"
 #include "harness/parity/parity.h"
 #include "harness/runner/bench_output.h"
 #include "harness/runner/context.h"
@@ -58,8 +60,7 @@ std::optional<TestSlowdown> test_slowdown() {
   char* end = nullptr;
   const double s = eq == std::string::npos ? 0 : std::strtod(text.c_str() + eq + 1, &end);
   if (eq == std::string::npos || eq == 0 || *end != '\0' || !(s > 0 && s <= 10))
-    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text +
-                    "' is not CELL=SECONDS with 0 < SECONDS <= 10");
+    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text + "' is not CELL=SECONDS with 0 < SECONDS <= 10");
   return TestSlowdown{text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -93,112 +94,354 @@ struct Cell {
   std::unique_ptr<LiveSandbox> sandbox;
 };
 
-std::pair<std::string, std::string> split_cell(const std::string& cell) {
-  auto slash = cell.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == cell.size())
-    throw UserError("cell '" + cell + "' is not RUNTIME/NODE_CLASS (e.g. runc/tier, gvisor/non-tier)");
-  return {cell.substr(0, slash), cell.substr(slash + 1)};
-}
+// What is timed: the scenario's workloads with their weights, or the --workloads
+// selection, where a workload the scenario does not weigh counts 1.
+struct WorkloadMix {
+  std::vector<std::string> bench;  // run by isoprobe bench
+  std::map<std::string, double> weights;
+  bool ssh_rtt = false;    // timed by the harness over SSH
+  bool getpid_static = false;  // the getpid cross-check runs
+  int rounds = 12;
+  std::string min_time;
+  std::optional<TestSlowdown> slowdown;  // test seam (see test_slowdown)
+};
 
-std::string join(const std::vector<std::string>& v, const char* sep = ",") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
+// Phase 1: everything checked before anything is deployed.
+struct ParityInput {
+  std::string deployment_path;
+  std::string scenario_path;
+  scenario::DeploymentProfile profile;
+  std::optional<Planned> planned;
+  std::vector<Cell> cells;
+  WorkloadMix mix;
+  std::string getpid_static_path;
+};
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  if (v.empty()) return 0;
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+// What the rounds measured.
+struct Measurements {
+  parity::Samples samples;
+  std::map<std::string, std::map<std::string, double>> not_ready;  // cell -> workload -> EAGAIN waits
+  nlohmann::json skipped_workloads = nlohmann::json::object();
+  nlohmann::json cells_json = nlohmann::json::array();
+  nlohmann::json order_json = nlohmann::json::array();
+  nlohmann::json backend_context = nlohmann::json::object();
+  std::string infra_error;
+  int rounds_done = 0;
+};
 
-}  // namespace
-
-RunOutcome run_parity(const ParityConfig& config) {
-  // 1. Input: scenario, plan, cells. All of it is checked before anything is deployed.
-  const std::string deployment_path =
-      find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
-  auto profile = scenario::load_deployment(deployment_path);
-  const std::string scenario_path =
-      config.scenario_path.empty() ? config.scenarios_dir + "/parity/default.yaml" : config.scenario_path;
-  auto planned = plan_scenarios({scenario_path}, profile, false);
-  Planned& p = planned.front();
-  const auto gvisor_classes = gvisor_runtime_classes(profile);
-  if (!p.plan.contains("items") || p.plan["items"].empty())
-    throw UserError(scenario_path + ": the scenario has no items");
+std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) {
+  const Planned& p = *in.planned;
   const std::string item_id = p.plan["items"][0].value("id", "");
-
-  std::vector<std::string> cell_names = {config.baseline};
+  std::vector<std::string> names = {config.baseline};
   if (config.candidates.empty()) {
     for (const auto& r : p.scenario.matrix.runtimes)
       for (const auto& n : p.scenario.matrix.node_classes)
-        if (r + "/" + n != config.baseline) cell_names.push_back(r + "/" + n);
+        if (r + "/" + n != config.baseline) names.push_back(r + "/" + n);
   } else {
-    cell_names.insert(cell_names.end(), config.candidates.begin(), config.candidates.end());
+    names.insert(names.end(), config.candidates.begin(), config.candidates.end());
   }
+  const auto gvisor_classes = gvisor_runtime_classes(in.profile);
   std::vector<Cell> cells;
   std::set<std::string> keys;
-  for (const auto& name : cell_names) {
+  for (const auto& name : names) {
     auto [runtime, node] = split_cell(name);
-    if (std::find(profile.node_classes.begin(), profile.node_classes.end(), node) ==
-        profile.node_classes.end())
-      throw UserError("cell " + name + ": node class '" + node + "' is not in " + deployment_path);
+    const auto& classes = in.profile.node_classes;
+    if (std::find(classes.begin(), classes.end(), node) == classes.end())
+      throw UserError("cell " + name + ": node class '" + node + "' is not in " + in.deployment_path);
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
     Planned one{p.scenario, p.plan, p.gvisor_plan};
     one.plan["items"] = nlohmann::json::array({p.plan["items"][0]});
-    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs,
-                skipped);
+    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs, skipped);
     if (jobs.empty())
-      throw UserError("cell " + name + ": item " + item_id + " of " + scenario_path + " cannot run there: " +
+      throw UserError("cell " + name + ": item " + item_id + " of " + in.scenario_path + " cannot run there: " +
                       (skipped.empty() ? std::string("unknown runtime") : skipped.front().reason));
     std::string key = name;
     while (keys.count(key)) key += "#2";  // an A/A twin: same configuration, its own sandbox
     keys.insert(key);
     cells.push_back(Cell{key, runtime, node, jobs.front().item, nullptr});
   }
+  return cells;
+}
 
-  // The mix covers what is timed: the scenario's workloads with their weights, or the
-  // --workloads selection, where a workload the scenario does not weigh counts 1.
+WorkloadMix choose_workloads(const ParityConfig& config, const scenario::Scenario& sc,
+                             const std::string& scenario_path) {
   std::vector<std::string> workloads = config.workloads;
-  std::map<std::string, double> weights;
-  for (const auto& w : p.scenario.workloads)
-    if (config.workloads.empty()) workloads.push_back(w.name);
-  for (const auto& name : workloads) {
-    auto it = std::find_if(p.scenario.workloads.begin(), p.scenario.workloads.end(),
-                           [&](const auto& w) { return w.name == name; });
-    weights[name] = it == p.scenario.workloads.end() ? 1.0 : it->weight;
-  }
+  if (config.workloads.empty())
+    for (const auto& w : sc.workloads) workloads.push_back(w.name);
   if (workloads.empty())
     throw UserError(scenario_path + ": no workloads to time (add `workloads:` or pass --workloads)");
-  const bool want_rtt = std::find(workloads.begin(), workloads.end(), kSshRtt) != workloads.end();
-  const bool want_static = std::find(workloads.begin(), workloads.end(), kGetpid) != workloads.end();
-  if (want_static) weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
-  std::vector<std::string> bench_workloads;
-  for (const auto& w : workloads)
-    if (w != kSshRtt) bench_workloads.push_back(w);
-  const int rounds = config.rounds > 0 ? config.rounds : (config.quick ? 5 : 12);
-  const std::string min_time = config.quick ? "0.02" : "0.05";
-  const auto slowdown = test_slowdown();
+  WorkloadMix mix;
+  for (const auto& name : workloads) {
+    auto it = std::find_if(sc.workloads.begin(), sc.workloads.end(), [&](const auto& w) { return w.name == name; });
+    mix.weights[name] = it == sc.workloads.end() ? 1.0 : it->weight;
+    if (name == kSshRtt) mix.ssh_rtt = true;
+    else mix.bench.push_back(name);
+    if (name == kGetpid) mix.getpid_static = true;
+  }
+  if (mix.getpid_static) mix.weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
+  mix.rounds = config.rounds > 0 ? config.rounds : (config.quick ? 5 : 12);
+  mix.min_time = config.quick ? "0.02" : "0.05";
+  mix.slowdown = test_slowdown();
+  return mix;
+}
 
-  // 2. Infrastructure.
+ParityInput prepare(const ParityConfig& config) {
+  ParityInput in;
+  in.deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  in.profile = scenario::load_deployment(in.deployment_path);
+  in.scenario_path =
+      config.scenario_path.empty() ? config.scenarios_dir + "/parity/default.yaml" : config.scenario_path;
+  in.planned = std::move(plan_scenarios({in.scenario_path}, in.profile, false).front());
+  if (!in.planned->plan.contains("items") || in.planned->plan["items"].empty())
+    throw UserError(in.scenario_path + ": the scenario has no items");
+  in.cells = plan_cells(config, in);
+  in.mix = choose_workloads(config, in.planned->scenario, in.scenario_path);
+  return in;
+}
+
+// The three ways a cell is timed, each one sample per call.
+class CellTimer {
+ public:
+  CellTimer(const WorkloadMix& mix, bool quick) : mix_(mix), quick_(quick) {}
+
+  BenchRun bench(Cell& cell) const {
+    const std::vector<std::string> argv = {kRemoteProbe,   "bench",        "--workloads",
+                                           fmt::format("{}", fmt::join(mix_.bench, ",")),
+                                           "--min-time",   mix_.min_time, "--benchmark_format=json"};
+    auto r = cell.sandbox->session().exec(argv, 300s, 4 << 20);
+    if (!r) throw InfraError("cell " + cell.key + ": isoprobe bench failed: " + r.error().message);
+    if (r->timed_out) throw InfraError("cell " + cell.key + ": isoprobe bench passed its deadline");
+    auto parsed = parse_bench_output(r->out);
+    if (!parsed)
+      throw InfraError("cell " + cell.key + ": " + parsed.error().message + " (exit " +
+                       std::to_string(r->exit_code) + ": " + r->err.substr(0, 300) + ")");
+    return std::move(parsed.value());
+  }
+
+  // The median of five tiny commands over SSH through the jumphost.
+  double ssh_rtt(Cell& cell) const {
+    std::vector<double> t;
+    const std::vector<std::string> command = mix_.slowdown && mix_.slowdown->cell == cell.key
+                                                 ? std::vector<std::string>{"sleep", mix_.slowdown->seconds}
+                                                 : std::vector<std::string>{"true"};
+    for (int i = 0; i < 5; ++i) {
+      auto s = Clock::now();
+      auto r = cell.sandbox->session().exec(command, 20s, 1024);
+      if (!r || r->exit_code != 0) throw InfraError("cell " + cell.key + ": a command over SSH failed");
+      t.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+    }
+    return median(t);
+  }
+
+  double static_loop(Cell& cell) const {
+    auto r = cell.sandbox->session().exec({kRemoteGetpidStatic, quick_ ? "50" : "100"}, 30s, 4096);
+    if (!r || r->exit_code != 0)
+      throw InfraError("cell " + cell.key + ": getpid-static failed" + (r ? ": " + r->err.substr(0, 200) : ""));
+    auto s = parse_getpid_static(r->out);
+    if (!s) throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
+    return *s;
+  }
+
+ private:
+  const WorkloadMix& mix_;
+  bool quick_;
+};
+
+// Phase 2: one sandbox per cell, isoprobe (and getpid-static) uploaded.
+void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
+  int seq = 0;
+  for (auto& cell : in.cells) {
+    Job job{in.planned->scenario.name, cell.item, cell.runtime, cell.node_class, 1};
+    cell.sandbox = std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
+    cell.sandbox->connect(45s);
+    cell.sandbox->upload_isoprobe();
+    if (in.mix.getpid_static) {
+      auto up = cell.sandbox->session().upload(in.getpid_static_path, kRemoteGetpidStatic, 0755, 30s);
+      if (!up) throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
+    }
+    m.cells_json.push_back({{"cell", cell.key},
+                            {"runtime", cell.runtime},
+                            {"node_class", cell.node_class},
+                            {"item_id", cell.item.value("id", "")},
+                            {"facts", cell.sandbox->handle().facts},
+                            {"timings", cell.sandbox->timings()}});
+    std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),
+                 cell.sandbox->handle().facts.value("runtime_binary", cell.runtime).c_str());
+  }
+}
+
+// One cell's turn in a round: every sample it gives, into the samples and the round's record.
+void time_cell(const CellTimer& timer, const WorkloadMix& mix, Cell& cell, Measurements& m,
+               nlohmann::json& record) {
+  auto keep = [&](const std::string& workload, double seconds) {
+    m.samples[cell.key][workload].push_back(seconds);
+    record["samples"][cell.key][workload] = seconds;
+  };
+  if (!mix.bench.empty()) {
+    BenchRun run = timer.bench(cell);
+    for (const auto& [w, s] : run.seconds_per_op) keep(w, s);
+    for (const auto& [w, why] : run.skipped) m.skipped_workloads[cell.key][w] = why;
+    for (const auto& [w, c] : run.counters) {
+      record["counters"][cell.key][w] = c;
+      if (auto n = c.find("not_ready"); n != c.end()) m.not_ready[cell.key][w] += n->second;
+    }
+  }
+  if (mix.ssh_rtt) keep(kSshRtt, timer.ssh_rtt(cell));
+  if (mix.getpid_static) keep(kGetpidStatic, timer.static_loop(cell));
+}
+
+// Phase 3: a discarded warm-up pass, then rounds in a fresh random order of cells each.
+void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Measurements& m,
+             Clock::time_point started) {
+  const CellTimer timer(in.mix, config.quick);
+  std::fprintf(stderr, "warm-up…\n");
+  for (auto& cell : in.cells) {
+    if (!in.mix.bench.empty()) (void)timer.bench(cell);
+    if (in.mix.ssh_rtt) (void)timer.ssh_rtt(cell);
+    if (in.mix.getpid_static) (void)timer.static_loop(cell);
+  }
+  std::mt19937 shuffle_rng(std::random_device{}());
+  for (int round = 1; round <= in.mix.rounds; ++round) {
+    if (g_interrupted) break;
+    if (Clock::now() - started > config.max_duration) {
+      std::fprintf(stderr, "time budget of %llds spent: stopping after %d rounds\n",
+                   static_cast<long long>(config.max_duration.count()), m.rounds_done);
+      break;
+    }
+    std::vector<std::size_t> order(in.cells.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), shuffle_rng);
+    nlohmann::json record = {
+        {"round", round}, {"order", nlohmann::json::array()}, {"samples", nlohmann::json::object()}};
+    for (std::size_t i : order) {
+      record["order"].push_back(in.cells[i].key);
+      time_cell(timer, in.mix, in.cells[i], m, record);
+    }
+    journal.append("parity_round", record);
+    m.order_json.push_back(record["order"]);
+    ++m.rounds_done;
+    std::fprintf(stderr, "round %d/%d done (%.0fs)\n", round, in.mix.rounds,
+                 std::chrono::duration<double>(Clock::now() - started).count());
+  }
+}
+
+// Phases 2 and 3 with the backend up; every sandbox is gone when this returns. An
+// infrastructure failure is recorded, never thrown: what was measured still counts.
+void deploy_and_measure(const ParityConfig& config, ParityInput& in, JobContext& ctx, Journal& journal,
+                        const std::string& run_id, Measurements& m, Clock::time_point started) {
+  std::unique_ptr<deploy::Backend> backend;
+  try {
+    backend = make_backend(config.backend, in.profile, run_id);
+    ctx.backend = backend.get();
+    m.backend_context = backend->context();
+    deploy_cells(in, ctx, m);
+    measure(config, in, journal, m, started);
+  } catch (const UserError&) {
+    throw;
+  } catch (const std::exception& e) {
+    m.infra_error = e.what();
+  }
+  for (auto& cell : in.cells) cell.sandbox.reset();  // destroy sandboxes before the world
+  std::lock_guard lock(ctx.jump_mutex);
+  ctx.jump.reset();
+}
+
+// A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the workload
+// waited out with poll(): the time stands, the reader should know.
+void warn_not_ready(nlohmann::json& section, const std::string& baseline, const Measurements& m) {
+  for (auto& c : section["cells"]) {
+    for (const auto& key : {c.value("name", std::string()), baseline}) {
+      auto cell = m.not_ready.find(key);
+      if (cell == m.not_ready.end()) continue;
+      for (const auto& [w, n] : cell->second) {
+        if (n <= 0) continue;
+        c["warnings"].push_back(
+            fmt::format("{} under {}: a blocking descriptor answered EAGAIN {:.0f} times in {} rounds "
+                        "(waited out with poll; a quirk of the runtime, timed as it is)",
+                        w, key, n, m.rounds_done));
+      }
+    }
+  }
+}
+
+// Phase 4: the statistics, or null when nothing was measured for the baseline.
+nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const Measurements& m,
+                       Clock::time_point started) {
+  const std::string& baseline = in.cells.front().key;
+  if (m.rounds_done == 0 || !m.samples.count(baseline)) return nullptr;
+  parity::SectionInput input;
+  input.scenario = in.planned->scenario.name;
+  input.baseline = baseline;
+  input.tolerance = in.planned->scenario.tolerance;
+  input.weights = in.mix.weights;
+  input.samples = m.samples;
+  nlohmann::json section = parity::analyse(input);
+  section["rounds"] = m.rounds_done;
+  section["rounds_planned"] = in.mix.rounds;
+  section["order"] = m.order_json;
+  section["cell_details"] = m.cells_json;
+  section["skipped_workloads"] = m.skipped_workloads;
+  section["quick"] = config.quick;
+  section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+  section["getpid_crosscheck"] = getpid_crosscheck(section);
+  if (in.mix.slowdown)
+    section["test_slowdown"] = {{"cell", in.mix.slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", in.mix.slowdown->seconds}};
+  warn_not_ready(section, baseline, m);
+  return section;
+}
+
+std::string verdict_of(const nlohmann::json& section, const Measurements& m) {
+  if (!m.infra_error.empty() || g_interrupted || section.is_null()) return "error";
+  for (const auto& c : section.value("cells", nlohmann::json::array()))
+    if (c.contains("mix") && c["mix"].value("verdict", "") == parity::kRegression) return "fail";
+  return "pass";
+}
+
+// The one-line mix of every cell, then the verdict.
+void print_summary(const nlohmann::json& section, const std::string& baseline, const std::string& verdict,
+                   const Measurements& m, const std::string& result_path) {
+  if (!m.infra_error.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", m.infra_error.c_str());
+  if (!section.is_null()) {
+    for (const auto& c : section.value("cells", nlohmann::json::array())) {
+      const auto& mix = c.value("mix", nlohmann::json::object());
+      if (mix.value("verdict", "") == parity::kNoMix) {
+        std::fprintf(stderr, "%-18s vs %-12s no weighted mix: every timed workload weighs 0\n",
+                     c.value("name", "").c_str(), baseline.c_str());
+        continue;
+      }
+      const auto& slow = mix.value("slowdown", nlohmann::json::object());
+      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n", c.value("name", "").c_str(),
+                   baseline.c_str(), slow.value("estimate", 0.0), slow.value("low", 0.0), slow.value("high", 0.0),
+                   mix.value("verdict", "?").c_str());
+    }
+  }
+  std::fprintf(stderr, "%s: %d rounds — result %s\n",
+               verdict == "pass" ? "PARITY" : (verdict == "fail" ? "REGRESSION" : "ERROR"), m.rounds_done,
+               result_path.c_str());
+}
+
+}  // namespace
+
+RunOutcome run_parity(const ParityConfig& config) {
+  ParityInput in = prepare(config);
+  const Planned& p = *in.planned;
   const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
-  const std::string getpid_static = (std::filesystem::path(bundle).parent_path() / "getpid-static").string();
-  if (want_static && !std::filesystem::exists(getpid_static))
-    throw UserError("getpid is timed, but its cross-check " + getpid_static +
+  in.getpid_static_path = (std::filesystem::path(bundle).parent_path() / "getpid-static").string();
+  if (in.mix.getpid_static && !std::filesystem::exists(in.getpid_static_path))
+    throw UserError("getpid is timed, but its cross-check " + in.getpid_static_path +
                     " is missing (it is built next to the isoprobe bundle)");
+
   const std::string run_id = random_run_id();
   SignalGuard signals;
   RunKey key(run_id);
-  nlohmann::json context = run_context(config.backend, deployment_path);
   Journal journal(config.out_dir,
                   {{"schema", "isoharness.result/v1"},
-                   {"context", context},
+                   {"context", run_context(config.backend, in.deployment_path)},
                    {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
                    {"plans", {{p.scenario.name, p.plan}}},
                    {"findings", nlohmann::json::array()},
                    {"skipped", nlohmann::json::array()}});
-
   JobContext ctx;
   ctx.use_key(run_id, key);
   ctx.journal = &journal;
@@ -206,220 +449,26 @@ RunOutcome run_parity(const ParityConfig& config) {
   ctx.isoprobe_bundle = bundle;
   ctx.interrupted = &g_interrupted;
 
-  parity::Samples samples;
-  std::map<std::string, std::map<std::string, double>> not_ready;  // cell -> workload -> EAGAIN waits
-  nlohmann::json skipped_workloads = nlohmann::json::object();
-  nlohmann::json cells_json = nlohmann::json::array();
-  nlohmann::json order_json = nlohmann::json::array();
-  std::string infra_error;
-  int rounds_done = 0;
+  Measurements m;
   const auto started = Clock::now();
-  nlohmann::json backend_context;
-  {
-    std::unique_ptr<deploy::Backend> backend;
-    try {
-      backend = make_backend(config.backend, profile, run_id);
-      ctx.backend = backend.get();
-      backend_context = backend->context();
-      int seq = 0;
-      for (auto& cell : cells) {
-        Job job{p.scenario.name, cell.item, cell.runtime, cell.node_class, 1};
-        cell.sandbox =
-            std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
-        cell.sandbox->connect(45s);
-        cell.sandbox->upload_isoprobe();
-        if (want_static) {
-          auto up = cell.sandbox->session().upload(getpid_static, kRemoteGetpidStatic, 0755, 30s);
-          if (!up)
-            throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
-        }
-        cells_json.push_back({{"cell", cell.key},
-                              {"runtime", cell.runtime},
-                              {"node_class", cell.node_class},
-                              {"item_id", cell.item.value("id", "")},
-                              {"facts", cell.sandbox->handle().facts},
-                              {"timings", cell.sandbox->timings()}});
-        std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),
-                     cell.sandbox->handle().facts.value("runtime_binary", cell.runtime).c_str());
-      }
+  deploy_and_measure(config, in, ctx, journal, run_id, m, started);
 
-      auto bench_once = [&](Cell& cell) -> BenchRun {
-        std::vector<std::string> argv = {kRemoteProbe,
-                                         "bench",
-                                         "--workloads",
-                                         join(bench_workloads),
-                                         "--min-time",
-                                         min_time,
-                                         "--benchmark_format=json"};
-        auto r = cell.sandbox->session().exec(argv, 300s, 4 << 20);
-        if (!r) throw InfraError("cell " + cell.key + ": isoprobe bench failed: " + r.error().message);
-        if (r->timed_out) throw InfraError("cell " + cell.key + ": isoprobe bench passed its deadline");
-        auto parsed = parse_bench_output(r->out);
-        if (!parsed)
-          throw InfraError("cell " + cell.key + ": " + parsed.error().message + " (exit " +
-                           std::to_string(r->exit_code) + ": " + r->err.substr(0, 300) + ")");
-        return std::move(parsed.value());
-      };
-      auto ssh_rtt = [&](Cell& cell) -> double {
-        std::vector<double> t;
-        const std::vector<std::string> command = slowdown && slowdown->cell == cell.key
-                                                     ? std::vector<std::string>{"sleep", slowdown->seconds}
-                                                     : std::vector<std::string>{"true"};
-        for (int i = 0; i < 5; ++i) {
-          auto s = Clock::now();
-          auto r = cell.sandbox->session().exec(command, 20s, 1024);
-          if (!r || r->exit_code != 0) throw InfraError("cell " + cell.key + ": a command over SSH failed");
-          t.push_back(std::chrono::duration<double>(Clock::now() - s).count());
-        }
-        return median(t);
-      };
-
-      auto static_loop = [&](Cell& cell) -> double {
-        auto r = cell.sandbox->session().exec({kRemoteGetpidStatic, config.quick ? "50" : "100"}, 30s, 4096);
-        if (!r || r->exit_code != 0)
-          throw InfraError("cell " + cell.key + ": getpid-static failed" +
-                           (r ? ": " + r->err.substr(0, 200) : ""));
-        auto s = parse_getpid_static(r->out);
-        if (!s)
-          throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
-        return *s;
-      };
-
-      // Warm-up: caches, page cache, lazy mappings; discarded.
-      std::fprintf(stderr, "warm-up…\n");
-      for (auto& cell : cells) {
-        if (!bench_workloads.empty()) (void)bench_once(cell);
-        if (want_rtt) (void)ssh_rtt(cell);
-        if (want_static) (void)static_loop(cell);
-      }
-
-      std::mt19937 shuffle_rng(std::random_device{}());
-      for (int round = 1; round <= rounds; ++round) {
-        if (g_interrupted) break;
-        if (Clock::now() - started > config.max_duration) {
-          std::fprintf(stderr, "time budget of %llds spent: stopping after %d rounds\n",
-                       static_cast<long long>(config.max_duration.count()), rounds_done);
-          break;
-        }
-        std::vector<std::size_t> order(cells.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::shuffle(order.begin(), order.end(), shuffle_rng);
-        nlohmann::json round_record = {
-            {"round", round}, {"order", nlohmann::json::array()}, {"samples", nlohmann::json::object()}};
-        for (std::size_t i : order) {
-          Cell& cell = cells[i];
-          round_record["order"].push_back(cell.key);
-          if (!bench_workloads.empty()) {
-            BenchRun run = bench_once(cell);
-            for (const auto& [w, s] : run.seconds_per_op) {
-              samples[cell.key][w].push_back(s);
-              round_record["samples"][cell.key][w] = s;
-            }
-            for (const auto& [w, why] : run.skipped) skipped_workloads[cell.key][w] = why;
-            for (const auto& [w, c] : run.counters) {
-              round_record["counters"][cell.key][w] = c;
-              if (auto n = c.find("not_ready"); n != c.end()) not_ready[cell.key][w] += n->second;
-            }
-          }
-          if (want_rtt) {
-            double s = ssh_rtt(cell);
-            samples[cell.key][kSshRtt].push_back(s);
-            round_record["samples"][cell.key][kSshRtt] = s;
-          }
-          if (want_static) {
-            double s = static_loop(cell);
-            samples[cell.key][kGetpidStatic].push_back(s);
-            round_record["samples"][cell.key][kGetpidStatic] = s;
-          }
-        }
-        journal.append("parity_round", round_record);
-        order_json.push_back(round_record["order"]);
-        ++rounds_done;
-        std::fprintf(stderr, "round %d/%d done (%.0fs)\n", round, rounds,
-                     std::chrono::duration<double>(Clock::now() - started).count());
-      }
-    } catch (const UserError&) {
-      throw;
-    } catch (const std::exception& e) {
-      infra_error = e.what();
-    }
-    for (auto& cell : cells) cell.sandbox.reset();  // destroy sandboxes before the world
-    std::lock_guard lock(ctx.jump_mutex);
-    ctx.jump.reset();
-  }
-
-  // 3. Statistics and the result.
   nlohmann::json result = result_from_journal(config.out_dir + "/journal.jsonl");
-  for (auto& [k, v] : backend_context.items()) result["context"][k] = v;
+  for (auto& [k, v] : m.backend_context.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
-  nlohmann::json section = nullptr;
-  if (rounds_done > 0 && samples.count(cells.front().key)) {
-    parity::SectionInput input;
-    input.scenario = p.scenario.name;
-    input.baseline = cells.front().key;
-    input.tolerance = p.scenario.tolerance;
-    input.weights = weights;
-    input.samples = samples;
-    section = parity::analyse(input);
-    section["rounds"] = rounds_done;
-    section["rounds_planned"] = rounds;
-    section["order"] = order_json;
-    section["cell_details"] = cells_json;
-    section["skipped_workloads"] = skipped_workloads;
-    section["quick"] = config.quick;
-    section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
-    section["getpid_crosscheck"] = getpid_crosscheck(section);
-    if (slowdown)
-      section["test_slowdown"] = {
-          {"cell", slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", slowdown->seconds}};
-    // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the
-    // workload waited out with poll(): the time stands, the reader should know.
-    for (auto& c : section["cells"]) {
-      for (const auto& key : {c.value("name", std::string()), cells.front().key}) {
-        for (const auto& [w, n] : not_ready[key]) {
-          if (n <= 0) continue;
-          c["warnings"].push_back(
-              fmt::format("{} under {}: a blocking descriptor answered EAGAIN {:.0f} times in {} rounds "
-                          "(waited out with poll; "
-                          "a quirk of the runtime, timed as it is)",
-                          w, key, n, rounds_done));
-        }
-      }
-    }
-  }
-  result["parity"] = section;
-  std::string verdict = "error";
-  if (!infra_error.empty() || g_interrupted || section.is_null()) {
-    verdict = "error";
-  } else {
-    verdict = "pass";
-    for (const auto& c : section.value("cells", nlohmann::json::array()))
-      if (c.contains("mix") && c["mix"].value("verdict", "") == parity::kRegression) verdict = "fail";
-  }
+  result["parity"] = analyse(config, in, m, started);
+  const std::string verdict = verdict_of(result["parity"], m);
   result["summary"] = {
       {"verdict", verdict},
-      {"rounds", rounds_done},
-      {"infrastructure_error", infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error)},
+      {"rounds", m.rounds_done},
+      {"infrastructure_error", m.infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.infra_error)},
       {"interrupted", g_interrupted.load()}};
 
   RunOutcome outcome;
   outcome.result_path = journal.finalise(result);
   outcome.reports = reports::write_all(result, config.out_dir);
-  outcome.exit_code =
-      verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
-  if (!infra_error.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());
-  if (!section.is_null()) {
-    for (const auto& c : section.value("cells", nlohmann::json::array())) {
-      const auto& mix = c.value("mix", nlohmann::json::object());
-      const auto& slow = mix.value("slowdown", nlohmann::json::object());
-      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n",
-                   c.value("name", "").c_str(), cells.front().key.c_str(), slow.value("estimate", 0.0),
-                   slow.value("low", 0.0), slow.value("high", 0.0), mix.value("verdict", "?").c_str());
-    }
-  }
-  std::fprintf(stderr, "%s: %d rounds — result %s\n",
-               verdict == "pass" ? "PARITY" : (verdict == "fail" ? "REGRESSION" : "ERROR"), rounds_done,
-               outcome.result_path.c_str());
+  outcome.exit_code = verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+  print_summary(result["parity"], in.cells.front().key, verdict, m, outcome.result_path);
   outcome.result = std::move(result);
   return outcome;
 }

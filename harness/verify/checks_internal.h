@@ -34,6 +34,23 @@ CheckResult make(const std::string& control, bool pass, std::string expected, st
                  std::string reason, std::string evidence = "");
 CheckResult not_applicable(const std::string& control, std::string reason, std::string observed = "");
 
+// The plan's promise under `key` (the item's expect block), or nullptr when the plan says
+// nothing there. A check whose key is missing fails through `unplanned`: a control the
+// plan gives no rule for is not a pass.
+const nlohmann::json* planned(const VerifyInput& in, const char* key);
+CheckResult unplanned(const std::string& control, const char* key);
+
+// An interface judged by its observed state against the states the plan accepts under
+// `control` (policy/expectations.cc states which, per kernel). `state` is nullopt when the
+// observation is missing; "emulated" is an open interface seen under an observed gVisor.
+struct InterfaceState {
+  std::string control;
+  std::string observation;  // isoprobe observation name
+  std::optional<std::string> state;
+  std::string observed_text;  // for people
+};
+void judge_interface(const VerifyInput& in, const InterfaceState& seen, std::vector<CheckResult>& out);
+
 // Whether the sandbox is observed to be gVisor (the probe's own multi-signal verdict).
 bool observed_gvisor(const nlohmann::json& posture);
 

@@ -1,6 +1,6 @@
 // Checks of the filesystem posture and of the interfaces gVisor emulates (user
-// namespaces, mounts, sysrq, kallsyms, debugfs): each fails on the host kernel and passes
-// as "emulated" only when gVisor is observed.
+// namespaces, mounts, sysrq, kallsyms, debugfs): each observed state is judged against the
+// states the plan accepts; an open interface is "emulated" only when gVisor is observed.
 #include <optional>
 
 #include "harness/verify/checks_internal.h"
@@ -20,8 +20,11 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
     for (const auto& m : (*fs)["readonly_mounts"])
       if (m == "/") mount_ro = true;
   }
-  if (in.expect.contains("root_read_only") && in.expect["root_read_only"].is_boolean()) {
-    bool want_ro = in.expect["root_read_only"].get<bool>();
+  const auto* read_only = planned(in, "root_read_only");
+  if (!read_only || !read_only->is_boolean()) {
+    out.push_back(unplanned("root_filesystem", "root_read_only"));
+  } else {
+    bool want_ro = read_only->get<bool>();
     if (!mount_ro || !can_write) {
       out.push_back(missing("root_filesystem", in.posture, "filesystem", want_ro ? "read-only" : "writable"));
     } else {
@@ -35,7 +38,10 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
                          evidence));
     }
   }
-  if (in.expect.contains("root_writable") && in.expect["root_writable"].is_boolean() && !in.expect.value("root_writable", true)) {
+  const auto* writable = planned(in, "root_writable");
+  if (!writable || !writable->is_boolean()) {
+    out.push_back(unplanned("root_not_writable", "root_writable"));
+  } else if (!writable->get<bool>()) {
     // Whatever the reason (read-only mount, or a non-root user), "/" must not be writable.
     if (!can_write) {
       out.push_back(missing("root_not_writable", in.posture, "filesystem", "not writable by the sandbox user"));
@@ -45,9 +51,12 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
                          *can_write ? "root_not_writable: the sandbox user can create files in /" : "as planned", evidence));
     }
   }
-  if (in.expect.contains("writable_paths") && in.expect["writable_paths"].is_array()) {
+  const auto* scratch = planned(in, "writable_paths");
+  if (!scratch || !scratch->is_array()) {
+    out.push_back(unplanned("scratch", "writable_paths"));
+  } else {
     const nlohmann::json* paths = (fs && fs->is_object() && fs->contains("paths")) ? &(*fs)["paths"] : nullptr;
-    for (const auto& p : in.expect["writable_paths"]) {
+    for (const auto& p : *scratch) {
       if (!p.is_string()) continue;
       std::string path = p.get<std::string>();
       auto got = get_bool(paths, path.c_str());
@@ -72,71 +81,38 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
 
 void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& out) {
   const bool gvisor = observed_gvisor(in.posture);
-  struct Emulated {
+  struct Openable {
     const char* control;
     const char* observation;
     const char* key;
+    const char* open_state;  // on the host kernel; "emulated" when gVisor is observed
     const char* open_text;
     const char* closed_text;
   };
-  // Each: on the host kernel the interface must be closed; under gVisor an open one is
-  // gVisor's own emulation and never reaches the host.
-  const Emulated emulated[] = {
-      {"user_namespace", "userns", "created", "creation succeeds", "creation refused"},
-      {"mount", "mount", "tmpfs_mounted", "a tmpfs mount succeeds", "mount refused"},
-      {"sysrq", "sysrq", "opens_for_write", "/proc/sysrq-trigger opens for writing", "not writable"},
+  const Openable openable[] = {
+      {"user_namespace", "userns", "created", "created", "creation succeeds", "creation refused"},
+      {"mount", "mount", "tmpfs_mounted", "mounted", "a tmpfs mount succeeds", "mount refused"},
+      {"sysrq", "sysrq", "opens_for_write", "writable", "/proc/sysrq-trigger opens for writing", "not writable"},
   };
-  for (const auto& e : emulated) {
-    const auto* obs = observation(in.posture, e.observation);
-    auto open = get_bool(obs, e.key);
-    if (!open) {
-      out.push_back(missing(e.control, in.posture, e.observation, e.closed_text));
-      continue;
-    }
-    std::string evidence = observation_evidence(in.posture, e.observation);
-    if (!*open) {
-      out.push_back(make(e.control, true, e.closed_text, e.closed_text, "closed", evidence));
-    } else if (gvisor) {
-      out.push_back(make(e.control, true, std::string(e.closed_text) + ", or emulated under gVisor", e.open_text,
-                         "emulated: gVisor's own interface; it never reaches the host kernel", evidence));
-    } else {
-      out.push_back(make(e.control, false, e.closed_text, e.open_text,
-                         std::string(e.control) + ": " + e.open_text + " on the host kernel", evidence));
-    }
+  for (const auto& o : openable) {
+    auto open = get_bool(observation(in.posture, o.observation), o.key);
+    std::optional<std::string> state;
+    if (open) state = !*open ? "refused" : (gvisor ? "emulated" : o.open_state);
+    judge_interface(in, {o.control, o.observation, state, open && *open ? o.open_text : o.closed_text}, out);
   }
 
-  // /proc/kallsyms: gVisor shows none; on the host kernel symbols may be listed but their
-  // addresses must read as zero (no CAP_SYSLOG), or the kernel's layout leaks.
-  const auto* ks = observation(in.posture, "kallsyms");
-  auto state = get_string(ks, "state");
-  if (!state) {
-    out.push_back(missing("kallsyms", in.posture, "kallsyms", gvisor ? "absent or empty" : "addresses hidden"));
-  } else if (gvisor) {
-    bool pass = *state == "absent" || *state == "empty";
-    out.push_back(make("kallsyms", pass, "absent or empty (gVisor)", *state,
-                       pass ? "gVisor exposes no host symbols" : "kallsyms: symbols visible although gVisor is observed",
-                       observation_evidence(in.posture, "kallsyms")));
-  } else {
-    bool pass = *state != "populated";
-    out.push_back(make("kallsyms", pass, "addresses hidden (zeroed, empty or absent)", *state,
-                       pass ? "kernel addresses are not readable"
-                            : "kallsyms: host kernel addresses are readable from the sandbox",
-                       observation_evidence(in.posture, "kallsyms")));
-  }
+  // /proc/kallsyms as isoprobe classifies it: absent, empty, zeroed (addresses hidden) or
+  // populated (the kernel's layout leaks).
+  auto kallsyms = get_string(observation(in.posture, "kallsyms"), "state");
+  judge_interface(in, {"kallsyms", "kallsyms", kallsyms, "/proc/kallsyms"}, out);
 
   const auto* dbg = observation(in.posture, "debugfs");
   auto present = get_bool(dbg, "present");
   auto entries = get_int(dbg, "entries").value_or(0);
-  if (!present) {
-    out.push_back(missing("debugfs", in.posture, "debugfs", "absent"));
-  } else if (gvisor) {
-    out.push_back(make("debugfs", !*present, "absent (gVisor)", *present ? "present" : "absent",
-                       *present ? "debugfs: /sys/kernel/debug present although gVisor is observed" : "absent, as under gVisor"));
-  } else {
-    bool exposed = *present && entries > 0;
-    out.push_back(make("debugfs", !exposed, "absent or empty", exposed ? "present with " + std::to_string(entries) + " entries" : (*present ? "empty mount point" : "absent"),
-                       exposed ? "debugfs: the host kernel's debugfs is visible" : "host debugfs not exposed"));
-  }
+  std::optional<std::string> debugfs;
+  if (present) debugfs = !*present ? "absent" : (entries > 0 ? "exposed" : "empty");
+  judge_interface(in, {"debugfs", "debugfs", debugfs,
+                       "/sys/kernel/debug with " + std::to_string(entries) + " entries"}, out);
 }
 
 }  // namespace isoharness::verify::detail

@@ -1,6 +1,9 @@
 // "Was the host reached": judged by evidence — runtime sockets, host devices, the host's
 // PID/UTS/network namespaces, a writable cgroup tree, Kubernetes credentials — and egress:
 // every target the probe was asked to reach, against what the plan opens.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <set>
 
@@ -10,10 +13,9 @@
 namespace isoharness::verify::detail {
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "(none)" : out;
+// Observed names for people: comma-separated, "(none)" when there are none.
+std::string listed(const std::vector<std::string>& names) {
+  return names.empty() ? "(none)" : fmt::format("{}", fmt::listed(names, ", "));
 }
 
 }  // namespace
@@ -24,7 +26,7 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
     out.push_back(missing("runtime_socket", in.posture, "runtime_sockets", "none"));
   } else {
     auto found = get_strings(sockets, "found");
-    out.push_back(make("runtime_socket", found.empty(), "none", join(found),
+    out.push_back(make("runtime_socket", found.empty(), "none", listed(found),
                        found.empty() ? "no container-runtime socket reachable"
                                      : "runtime_socket: a container-runtime socket is reachable — the host can be driven from inside",
                        observation_evidence(in.posture, "runtime_sockets")));
@@ -40,9 +42,9 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
     std::vector<std::string> host_devices, emulated;
     for (const auto& d : get_strings(dev, "extra")) (gvisor && kGvisorOwn.count(d) ? emulated : host_devices).push_back(d);
     std::string reason = host_devices.empty() ? "no host devices" : "host_devices: devices beyond the standard set are present";
-    if (host_devices.empty() && !emulated.empty()) reason = "emulated: " + join(emulated) + " served by gVisor itself";
+    if (host_devices.empty() && !emulated.empty()) reason = "emulated: " + listed(emulated) + " served by gVisor itself";
     out.push_back(make("host_devices", host_devices.empty(), "standard set only",
-                       host_devices.empty() && emulated.empty() ? "standard set only" : join(host_devices.empty() ? emulated : host_devices),
+                       host_devices.empty() && emulated.empty() ? "standard set only" : listed(host_devices.empty() ? emulated : host_devices),
                        reason, observation_evidence(in.posture, "devices")));
   }
 
@@ -74,7 +76,7 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
     if (same_uts) reason = "host_namespaces: the sandbox has the host's hostname (host UTS namespace)";
     if (same_net) reason = "host_namespaces: the sandbox sees the host's network interfaces (host network namespace)";
     out.push_back(make("host_namespaces", !same_uts && !same_net, "own UTS and network namespaces",
-                       "hostname " + hostname + ", interfaces " + join(ifaces), reason,
+                       "hostname " + hostname + ", interfaces " + listed(ifaces), reason,
                        observation_evidence(in.posture, "network")));
   }
 
@@ -98,6 +100,12 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* eg = observation(in.posture, "egress");
   const std::string evidence = observation_evidence(in.posture, "egress");
+  for (const char* key : {"allow_domains", "allow_cidr", "egress_roles"}) {
+    if (!planned(in, key)) {
+      out.push_back(unplanned("egress", key));
+      return;
+    }
+  }
 
   for (const auto& target : in.targets) {
     const std::string control = "egress:" + target.name;

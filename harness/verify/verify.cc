@@ -1,6 +1,6 @@
 #include "harness/verify/verify.h"
 
-#include <array>
+#include <algorithm>
 
 #include "harness/common/capability_table.h"
 #include "harness/verify/checks_internal.h"
@@ -110,6 +110,45 @@ CheckResult missing(const std::string& control, const nlohmann::json& posture, c
               observation_evidence(posture, obs));
 }
 
+const nlohmann::json* planned(const VerifyInput& in, const char* key) {
+  if (!in.expect.is_object()) return nullptr;
+  auto it = in.expect.find(key);
+  return it == in.expect.end() ? nullptr : &*it;
+}
+
+CheckResult unplanned(const std::string& control, const char* key) {
+  return make(control, false, "a rule in the plan", "not judged",
+              control + ": the plan's expect block has no '" + key + "', so nothing can be verified");
+}
+
+void judge_interface(const VerifyInput& in, const InterfaceState& seen, std::vector<CheckResult>& out) {
+  const auto* accepted = planned(in, seen.control.c_str());
+  if (!accepted || !accepted->is_array()) {
+    out.push_back(unplanned(seen.control, seen.control.c_str()));
+    return;
+  }
+  std::vector<std::string> states;
+  for (const auto& s : *accepted)
+    if (s.is_string()) states.push_back(s.get<std::string>());
+  std::string expected;
+  for (const auto& s : states) expected += (expected.empty() ? "" : " or ") + s;
+  if (!seen.state) {
+    out.push_back(missing(seen.control, in.posture, seen.observation, expected));
+    return;
+  }
+  const bool pass = std::find(states.begin(), states.end(), *seen.state) != states.end();
+  std::string reason;
+  if (!pass) {
+    reason = seen.control + ": " + seen.observed_text + " (" + *seen.state + "), which the plan does not accept";
+  } else if (*seen.state == "emulated") {
+    reason = "emulated: gVisor's own interface; it never reaches the host kernel";
+  } else {
+    reason = "as planned";
+  }
+  out.push_back(make(seen.control, pass, expected, seen.observed_text + " (" + *seen.state + ")", reason,
+                     observation_evidence(in.posture, seen.observation)));
+}
+
 bool observed_gvisor(const nlohmann::json& posture) {
   return get_bool(observation(posture, "kernel"), "gvisor").value_or(false);
 }
@@ -136,15 +175,54 @@ std::string capability_names(unsigned long long mask) {
 
 }  // namespace detail
 
+namespace {
+
+// Every check family with the plan keys it reads. A family sees only the keys it declares,
+// so the list cannot claim less than the code reads; tests hold the union to exactly the
+// keys the plan writes.
+struct CheckFamily {
+  void (*run)(const VerifyInput&, std::vector<CheckResult>&);
+  std::vector<std::string> expect_keys;
+};
+
+const std::vector<CheckFamily>& check_families() {
+  static const std::vector<CheckFamily> families = {
+      {detail::check_kernel, {"kernel"}},
+      {detail::check_privileges,
+       {"kernel", "cap_eff", "cap_eff_default", "cap_eff_forbidden", "no_new_privs", "seccomp", "uid"}},
+      {detail::check_filesystem, {"root_read_only", "root_writable", "writable_paths"}},
+      {detail::check_emulated_interfaces, {"user_namespace", "mount", "sysrq", "kallsyms", "debugfs"}},
+      {detail::check_host_reached, {}},
+      {detail::check_egress, {"allow_domains", "allow_cidr", "egress_roles"}},
+  };
+  return families;
+}
+
+nlohmann::json only_keys(const nlohmann::json& expect, const std::vector<std::string>& keys) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!expect.is_object()) return out;
+  for (const auto& k : keys)
+    if (auto it = expect.find(k); it != expect.end()) out[k] = *it;
+  return out;
+}
+
+}  // namespace
+
 std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
   std::vector<CheckResult> out;
-  detail::check_kernel(input, out);
-  detail::check_privileges(input, out);
-  detail::check_filesystem(input, out);
-  detail::check_emulated_interfaces(input, out);
-  detail::check_host_reached(input, out);
-  detail::check_egress(input, out);
+  for (const auto& family : check_families()) {
+    const nlohmann::json expect = only_keys(input.expect, family.expect_keys);
+    family.run({expect, input.posture, input.host, input.targets, input.level}, out);
+  }
   return out;
+}
+
+std::vector<std::string> expect_keys_read() {
+  std::vector<std::string> keys;
+  for (const auto& family : check_families())
+    for (const auto& k : family.expect_keys)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  return keys;
 }
 
 nlohmann::json to_json(const CheckResult& c) {

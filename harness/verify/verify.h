@@ -2,10 +2,12 @@
 // promised (the item's `expect` block), control by control, runtime-aware.
 //
 // The principle is the reference's: judge whether the host was reached, not whether a
-// dangerous-looking interface is visible. Interfaces that gVisor emulates (a writable
-// sysrq-trigger, a user namespace that can be created, Seccomp: 0) pass as "emulated"
-// only when the sandbox is *observed* to run under gVisor (several signals); the same
-// observation under the host kernel fails. Whether the kernel is the one the plan asked
+// dangerous-looking interface is visible. The plan states every rule (which states of an
+// interface each kernel may show); verify observes. An interface gVisor emulates (a
+// writable sysrq-trigger, a user namespace that can be created, Seccomp: 0) reads
+// "emulated" only when the sandbox is *observed* to run under gVisor (several signals);
+// the same observation under the host kernel reads "created"/"writable"/"off", which no
+// plan accepts. Whether the kernel is the one the plan asked
 // for is its own check, so a sandbox started under runc behind the plan's back fails
 // there and gets no emulation excuses anywhere else.
 #pragma once
@@ -56,9 +58,8 @@ std::vector<CheckResult> verify_sandbox(const VerifyInput& input);
 
 nlohmann::json to_json(const CheckResult& check);
 
-// Default capability sets of the runtimes (containerd's default; gVisor leaves out
-// NET_RAW), used when the plan says "the runtime's default set" (cap_eff null).
-inline constexpr const char* kRuncDefaultCapEff = "00000000a80425fb";
-inline constexpr const char* kGvisorDefaultCapEff = "00000000a80405fb";
+// The keys of the plan's expect block the checks read, each once. A check whose key is
+// missing from the plan fails, naming it; the plan writes exactly these keys.
+std::vector<std::string> expect_keys_read();
 
 }  // namespace isoharness::verify

@@ -1,32 +1,15 @@
 #include "workloads/registry.h"
 
-#include <array>
 #include <set>
 
 namespace isoprobe::workloads {
 
 namespace {
 
-constexpr std::array<const Workload*, 19> kAll = {
-    &kGetpid,
-    &kClockGettime,
-    &kOpenClose,
-    &kStat,
-    &kRead4kCached,
-    &kWriteFsync,
-    &kPageFaults,
-    &kForkWait,
-    &kSpawnExec,
-    &kPipePingpong,
-    &kFutexWake,
-    &kTcpRttLoopback,
-    &kUnixRtt,
-    &kDirChurn1000,
-    &kCpuHash,
-    &kMemoryBandwidth,
-    &kCompileC,
-    &kShellPipeline,
-    &kInterpreterStartup,
+constexpr const Workload* kAll[] = {
+#define ISOPROBE_WORKLOAD(descriptor) &descriptor,
+#include "workloads/workload_list.h"
+#undef ISOPROBE_WORKLOAD
 };
 
 bool is_lower_snake_case(std::string_view name) {

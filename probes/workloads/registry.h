@@ -1,5 +1,5 @@
-// The one explicit list of timing workloads. Adding a workload: define its descriptor in
-// its family's file, declare it below, and add one line to the list in registry.cc.
+// The one explicit list of timing workloads (workload_list.h). Adding a workload: define
+// its descriptor in its family's file and add one line to workload_list.h.
 #pragma once
 
 #include <optional>
@@ -11,32 +11,10 @@
 
 namespace isoprobe::workloads {
 
-// syscalls.cc
-extern const Workload kGetpid;
-extern const Workload kClockGettime;
-// files.cc
-extern const Workload kOpenClose;
-extern const Workload kStat;
-extern const Workload kRead4kCached;
-extern const Workload kWriteFsync;
-extern const Workload kDirChurn1000;
-// processes.cc
-extern const Workload kForkWait;
-extern const Workload kSpawnExec;
-// ipc.cc
-extern const Workload kPipePingpong;
-extern const Workload kFutexWake;
-extern const Workload kUnixRtt;
-// net_loopback.cc
-extern const Workload kTcpRttLoopback;
-// cpu_memory.cc
-extern const Workload kPageFaults;
-extern const Workload kCpuHash;
-extern const Workload kMemoryBandwidth;
-// task_like.cc
-extern const Workload kCompileC;
-extern const Workload kShellPipeline;
-extern const Workload kInterpreterStartup;
+// Every descriptor of workload_list.h.
+#define ISOPROBE_WORKLOAD(descriptor) extern const Workload descriptor;
+#include "workloads/workload_list.h"
+#undef ISOPROBE_WORKLOAD
 
 // Every workload, in the order they run.
 std::span<const Workload* const> registered_workloads();

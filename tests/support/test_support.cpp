@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -47,6 +49,18 @@ void require_system(const std::vector<std::string>& programs) {
                "system test prerequisites missing:%s run `ci/setup` as root to install them%s\n",
                missing.c_str(), skipping ? " (skipped: ISOHARNESS_SKIP_SYSTEM=1)" : "");
   std::exit(skipping ? 77 : 1);
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("mkdtemp " + pattern + ": " + std::strerror(errno));
+  path = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
 }
 
 }  // namespace isoharness::test

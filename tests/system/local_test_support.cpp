@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/common/ssh_keygen.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/ssh_client_files.h"
@@ -27,12 +28,9 @@ ScratchDir::~ScratchDir() {
 }
 
 std::string make_login_key(const std::string& dir) {
-  dl::run_checked(
-      {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-test", "-f", dir + "/id_ed25519"},
-      "test login key");
-  std::string pub = dl::read_file_bounded(dir + "/id_ed25519.pub", 16384);
-  while (!pub.empty() && pub.back() == '\n') pub.pop_back();
-  return pub;
+  auto pub = generate_ed25519_key(dir + "/id_ed25519", "isoharness-test");
+  if (!pub) throw std::runtime_error("test login key: " + pub.error().message);
+  return *pub;
 }
 
 RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag, const deploy::SshRoute& route,

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/common/ssh_keygen.h"
 #include "harness/common/subprocess.h"
 
 namespace isoharness::test {
@@ -121,7 +122,8 @@ void TransportWorld::build() {
                                {"jump_host", "jump"},
                                {"sandbox_host", "sandbox"},
                                {"stranger", "stranger"}}) {
-    run_ok({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", dir + "/" + name});
+    auto key = generate_ed25519_key(dir + "/" + name, comment);
+    if (!key) throw std::runtime_error(key.error().message);
   }
   credentials.private_key_path = dir + "/id";
   credentials.public_key_path = dir + "/id.pub";

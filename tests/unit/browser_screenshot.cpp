@@ -3,24 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <stdexcept>
 #include <vector>
 
 #include "harness/common/subprocess.h"
 #include "tests/support/test_support.h"
 
 namespace isoharness::test {
-
-TempDir::TempDir() {
-  std::string templ = (std::filesystem::temp_directory_path() / "ih-browser-XXXXXX").string();
-  if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + templ);
-  path = templ;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path, ec);
-}
 
 Screenshot screenshot(const std::string& html, const std::string& png_path, const std::string& profile_dir,
                       int width, int height) {

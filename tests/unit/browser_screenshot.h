@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 
 namespace isoharness::test {
@@ -13,15 +12,6 @@ struct Screenshot {
   bool ok = false;
   std::string log;  // how chromium ended and what it printed
   std::string png;  // the file's bytes
-};
-
-// A fresh directory under the system's temporary directory, removed with its contents.
-struct TempDir {
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::filesystem::path path;
 };
 
 // Renders file://html at width x height into png_path (profile_dir holds Chromium's

@@ -1,7 +1,15 @@
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <thread>
 
 #include "harness/common/error.h"
+#include "harness/common/log.h"
 #include "harness/common/subprocess.h"
+#include "tests/support/test_support.h"
 
 using namespace isoharness;
 using namespace std::chrono_literals;
@@ -54,4 +62,119 @@ TEST_CASE("diagnostics name file, line, item", "[common]") {
   CHECK(d.to_string() == "s.yaml:4:7: tasks[0].items[1] (bridge): level below the eval set's");
   UserError e(std::vector<Diagnostic>{d, Diagnostic{"s.yaml", 9, 0, "", "second"}});
   CHECK(std::string(e.what()) == d.to_string() + "\ns.yaml:9: second");
+}
+
+namespace {
+
+// Whether pid is gone or a zombie (killed, not yet reaped by whoever inherited it),
+// waiting up to 10 s for the kill to land.
+bool gone_or_zombie(pid_t pid) {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    auto close = line.rfind(')');
+    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z') return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+pid_t first_number(const std::string& text) { return static_cast<pid_t>(std::stol(text)); }
+
+}  // namespace
+
+TEST_CASE("the deadline kills the whole process group, a background grandchild included", "[common]") {
+  auto r = run_command({"sh", "-c", "sleep 300 & echo $!; wait"}, RunOptions{.deadline = 500ms});
+  REQUIRE(r.has_value());
+  CHECK(r->timed_out);
+  CHECK_FALSE(r->exited);
+  CHECK(r->term_signal == SIGKILL);
+  REQUIRE_FALSE(r->out.empty());
+  CHECK(gone_or_zombie(first_number(r->out)));
+}
+
+TEST_CASE("a grandchild left holding the pipe does not keep run_command waiting", "[common]") {
+  auto r = run_command({"sh", "-c", "sleep 300 & echo $!; exit 4"}, RunOptions{.deadline = 60s});
+  REQUIRE(r.has_value());
+  CHECK_FALSE(r->timed_out);
+  CHECK(r->exited);
+  CHECK(r->exit_code == 4);
+  CHECK(gone_or_zombie(first_number(r->out)));
+}
+
+TEST_CASE("output is capped at the limit and a writer of 200 MB is stopped", "[common]") {
+  auto r = run_command({"head", "-c", "200000000", "/dev/zero"}, RunOptions{.max_output = 1 << 20});
+  REQUIRE(r.has_value());
+  CHECK(r->out.size() == (1u << 20));
+  CHECK(r->out_truncated);
+  CHECK_FALSE(r->err_truncated);
+  CHECK_FALSE(r->timed_out);
+  CHECK_FALSE(r->exited);  // killed at the cap, not left to write the rest
+  CHECK(r->term_signal == SIGKILL);
+}
+
+TEST_CASE("an argv word with a semicolon stays one literal word", "[common]") {
+  auto r = run_command({"printf", "%s|", "a;echo x", "$(id)", "b c"});
+  REQUIRE(r.has_value());
+  CHECK(r->ok());
+  CHECK(r->out == "a;echo x|$(id)|b c|");
+}
+
+TEST_CASE("the child starts with no blocked and no ignored signals", "[common]") {
+  // What the harness blocks or ignores for itself must not reach what it runs.
+  struct sigaction ignore {}, old_int {}, old_pipe {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGPIPE, &ignore, &old_pipe);
+  sigset_t block, old_mask;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+  auto r = run_command({"grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"});
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  REQUIRE(r.has_value());
+  REQUIRE(r->ok());
+  CHECK(r->out == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+}
+
+TEST_CASE("a missing program is an error naming it, never a result", "[common]") {
+  for (const char* name : {"isoharness-no-such-program", "/nonexistent/program"}) {
+    auto r = run_command({name, "x"});
+    REQUIRE_FALSE(r.has_value());
+    CHECK_THAT(r.error().message, Catch::Contains("cannot start") && Catch::Contains(name));
+    auto d = spawn_detached({name}, "");
+    REQUIRE_FALSE(d.has_value());
+    CHECK_THAT(d.error().message, Catch::Contains(name));
+  }
+}
+
+TEST_CASE("spawn_detached starts its own process group and terminate_process reaps it", "[common]") {
+  auto pid = spawn_detached({"sleep", "300"}, "");
+  REQUIRE(pid.has_value());
+  CHECK(::getpgid(*pid) == *pid);
+  terminate_process(*pid, 2s);
+  CHECK(::kill(*pid, 0) != 0);
+}
+
+TEST_CASE("the diagnostic log names every program run, in the run directory", "[common]") {
+  CHECK_THROWS_WITH(log::configure("loud"), Catch::Contains("unknown log level 'loud'"));
+  ::setenv("ISOHARNESS_LOG", "nonsense", 1);
+  CHECK_THROWS_WITH(log::configure(""), Catch::Contains("ISOHARNESS_LOG") && Catch::Contains("'nonsense'"));
+  ::unsetenv("ISOHARNESS_LOG");
+  log::configure("error");  // stderr stays quiet; the file still gets the debug log
+  test::TempDir dir("ih-log-test");
+  log::write_to_directory(dir.str());
+  auto r = run_command({"printf", "%s", "a;b"});
+  REQUIRE(r.has_value());
+  auto t = run_command({"sleep", "5"}, RunOptions{.deadline = 100ms});
+  REQUIRE(t.has_value());
+  const std::string text = test::read_text(dir.str() + "/isoharness.log");
+  CHECK_THAT(text, Catch::Contains("run [") && Catch::Contains("printf %s 'a;b'"));
+  CHECK_THAT(text, Catch::Contains("printf: exit 0"));
+  CHECK_THAT(text, Catch::Contains("sleep: timed out after"));
+  log::configure("warn");
 }

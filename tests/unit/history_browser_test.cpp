@@ -16,7 +16,7 @@ using namespace isoharness;
 namespace fs = std::filesystem;
 
 TEST_CASE("the drift page renders in headless Chromium with its trend charts", "[history][browser]") {
-  test::TempDir dir;
+  test::TempDir dir("ih-history-browser");
   {
     history::Database db((dir.path / "h.sqlite").string());
     test::NightPlan plan;

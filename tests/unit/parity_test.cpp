@@ -211,7 +211,23 @@ TEST_CASE("the mix warns about weighted workloads that were not measured", "[par
   CHECK(mix.verdict == "parity");
   CHECK_THROWS_WITH(combine(comps, {{"a", -1.0}}, 1.1), Catch::Contains("'a'") && Catch::Contains("weight"));
   const auto none = combine({}, {{"a", 1.0}}, 1.1);
-  CHECK(none.verdict == "inconclusive");
+  CHECK(none.verdict == kNoMix);  // nothing measured to combine: no mix, not an undecided one
+}
+
+TEST_CASE("a cell whose workloads all weigh 0 has no weighted mix", "[parity]") {
+  SectionInput in;
+  in.scenario = "parity";
+  in.baseline = "runc/tier";
+  in.weights = {{"getpid", 0}, {"getpid_static", 0}};  // `--workloads getpid`
+  in.samples["runc/tier"] = {{"getpid", lognormal(1, 12, 1e-6, 0.05)}, {"getpid_static", lognormal(2, 12, 1e-6, 0.05)}};
+  in.samples["gvisor/tier"] = {{"getpid", lognormal(3, 12, 40e-6, 0.05)},
+                               {"getpid_static", lognormal(4, 12, 40e-6, 0.05)}};
+  const auto j = analyse(in);
+  const auto& mix = j.at("cells")[0].at("mix");
+  CHECK(mix.at("verdict") == kNoMix);
+  CHECK(mix.at("slowdown").is_null());  // no 1.000 [1.000, 1.000] that nothing measured
+  CHECK(mix.at("weights").empty());
+  CHECK(j.at("cells")[0].at("comparisons").size() == 2);  // the workloads are still compared
 }
 
 TEST_CASE("the parity section compares every cell with the baseline", "[parity]") {

@@ -41,20 +41,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// A temp dir removed on every path.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ih-plan-test-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("plan: every default scenario is accepted in every format", "[plan]") {
@@ -88,7 +74,7 @@ TEST_CASE("plan --format json follows the contract", "[plan]") {
     }
     for (const char* key :
          {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable", "writable_paths",
-          "seccomp", "egress_allowed", "allow_domains", "allow_cidr", "host_reached"}) {
+          "seccomp", "allow_domains", "allow_cidr", "egress_roles"}) {
       CHECK(item["expect"].contains(key));
     }
   }
@@ -163,7 +149,7 @@ TEST_CASE("plan: a bare eval-set config, the --runtime-class option and --help",
 
 TEST_CASE("plan: the deployment is found beside the scenario or in the scenarios dir, else a clear error",
           "[plan]") {
-  TempDir dir;
+  test::TempDir dir("ih-plan-test");
   fs::copy_file(test::source_dir() + "/scenarios/strict.yaml", dir.path / "strict.yaml");
   const std::string no_scenarios = (dir.path / "no-scenarios").string();
   auto missing = plan({(dir.path / "strict.yaml").string()}, dir.path.string(), no_scenarios);

@@ -37,7 +37,7 @@ TEST_CASE("reference: isolation strict turns every control on", "[policy]") {
   CHECK(e["kernel"] == "gvisor");
   CHECK(e["cap_eff"] == "0000000000000000");
   CHECK(e["no_new_privs"] == true);
-  CHECK(e["egress_allowed"] == false);
+  CHECK(e["egress_roles"]["internet"] == "none");
 }
 
 TEST_CASE("reference: runtime_class gvisor gives the boundary and nothing else", "[policy]") {
@@ -50,7 +50,7 @@ TEST_CASE("reference: runtime_class gvisor gives the boundary and nothing else",
   CHECK(item.expect["kernel"] == "gvisor");
   CHECK(item.expect["cap_eff"].is_null());                      // the runtime's default set
   CHECK(item.expect["cap_eff_default"] == "00000000a80405fb");  // as the reference's table shows
-  CHECK(item.expect["egress_allowed"] == false);
+  CHECK(item.expect["egress_roles"]["internet"] == "none");
 }
 
 TEST_CASE("reference: in the mixed eval set only the strict item gets gVisor and drop ALL", "[policy]") {

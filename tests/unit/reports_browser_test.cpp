@@ -14,7 +14,7 @@ using namespace isoharness;
 namespace fs = std::filesystem;
 
 TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[reports][browser]") {
-  test::TempDir dir;
+  test::TempDir dir("ih-reports-browser");
   const auto result = test::result_with_parity_fixture();
   const fs::path html = dir.path / "parity.html";
   std::ofstream(html) << reports::render_parity_html(result["parity"], result["context"]);

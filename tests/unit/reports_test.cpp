@@ -2,6 +2,9 @@
 // (escaping, self-contained HTML, compare.py's fields, every file written, bad input named).
 #include "reports/reports.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -21,19 +24,6 @@ std::size_t count_of(const std::string& text, const std::string& what) {
   for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size())) ++n;
   return n;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "ih-reports-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 }  // namespace
 
@@ -176,7 +166,7 @@ TEST_CASE("per-cell Google Benchmark JSON has what compare.py reads", "[reports]
 }
 
 TEST_CASE("write_all writes every file, parity files only with a parity section", "[reports]") {
-  TempDir dir;
+  test::TempDir dir("ih-reports-test");
   const auto plain = write_all(test::result_fixture(), (dir.path / "plain").string());
   CHECK(plain.size() == 3);
   for (const char* f : {"result.json", "report.md", "junit.xml"}) CHECK(fs::exists(dir.path / "plain" / f));
@@ -218,4 +208,40 @@ TEST_CASE("a malformed result document is refused with every problem named", "[r
   p["parity"]["samples"]["runc/tier"]["getpid"][0] = -1;
   CHECK_THROWS_WITH(render_junit(p), Catch::Contains("$.parity.samples.runc/tier.getpid"));
   CHECK_THROWS_AS(render_junit(nlohmann::json::array()), UserError);
+}
+
+TEST_CASE("reports list sandboxes by scenario, item, runtime, node class, attempt", "[reports]") {
+  const auto result = test::result_fixture();
+  auto shuffled = result;
+  std::reverse(shuffled["sandboxes"].begin(), shuffled["sandboxes"].end());
+  CHECK(render_markdown(shuffled) == render_markdown(result));
+  CHECK(render_junit(shuffled) == render_junit(result));
+  const auto md = render_markdown(result);
+  std::vector<std::string> rows;
+  for (const auto& sb : result["sandboxes"])
+    rows.push_back(fmt::format("| {} | {} | {} / {} | {} |", sb["scenario"].get<std::string>(),
+                               sb["item_id"].get<std::string>(), sb["runtime"].get<std::string>(),
+                               sb["node_class"].get<std::string>(), sb["attempt"].get<int>()));
+  std::vector<std::string> sorted = rows;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::size_t> at;
+  for (const auto& r : sorted) at.push_back(md.find(r));
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    INFO(sorted[i]);
+    CHECK(at[i] != std::string::npos);
+    if (i > 0) CHECK(at[i - 1] < at[i]);
+  }
+}
+
+TEST_CASE("a parity cell without a weighted mix says so", "[reports]") {
+  auto result = test::result_with_parity_fixture();
+  auto& mix = result["parity"]["cells"][0]["mix"];
+  mix["verdict"] = "no_mix";
+  mix["slowdown"] = nullptr;
+  mix["weights"] = nlohmann::json::object();
+  const auto md = render_parity_markdown(result["parity"], result["context"]);
+  CHECK_THAT(md, Catch::Contains("no weighted mix") && Catch::Contains("none (every timed workload weighs 0)"));
+  CHECK_THAT(render_markdown(result), Catch::Contains("no weighted mix"));
+  CHECK_THAT(render_parity_html(result["parity"], result["context"]), Catch::Contains("no weighted mix"));
+  CHECK_THAT(render_junit(result), Catch::Contains("no weighted mix"));
 }

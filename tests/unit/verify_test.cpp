@@ -1,6 +1,10 @@
 #include "harness/verify/verify.h"
 
+#include <set>
+
 #include <catch2/catch.hpp>
+
+#include "tests/unit/policy_test_util.h"
 
 using namespace isoharness;
 using nlohmann::json;
@@ -56,17 +60,19 @@ json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
   return {{"schema", "isoharness.posture/v1"}, {"observations", o}};
 }
 
+// Expect blocks as the policy engine writes them: verify is tested against the plan it
+// enforces, never against a hand-written copy of it.
+json plan_expect(const std::string& isolation, const std::string& facts = "") {
+  std::string y = "eval_set:\n  isolation: " + isolation + "\n  tasks:\n    - name: t\n      items:\n        - name: i\n";
+  auto plan = test::plan_yaml(y + facts);
+  REQUIRE(plan.accepted());
+  return plan.items[0].expect;
+}
+
+// strict: under gVisor, or on the host kernel (a GPU service keeps the node's runtime).
 json strict_expect(bool gvisor) {
-  return {{"kernel", gvisor ? "gvisor" : "host"},
-          {"cap_eff", "0000000000000000"},
-          {"no_new_privs", true},
-          {"uid", 1000},
-          {"root_writable", false},
-          {"root_read_only", true},
-          {"writable_paths", {"/tmp", "/home/agent"}},
-          {"egress_allowed", false},
-          {"allow_domains", json::array()},
-          {"allow_cidr", json::array()}};
+  return gvisor ? plan_expect("strict")
+                : plan_expect("strict", "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
 }
 
 verify::HostFacts host() {
@@ -208,11 +214,7 @@ TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[ver
   CHECK(find(checks, "scratch:/tmp").status == "fail");
   CHECK(find(checks, "scratch:/home/agent").status == "pass");
   // And positively: the standard plan leaves uid to the image.
-  json std_expect = {{"kernel", "host"},
-                     {"cap_eff", nullptr},
-                     {"no_new_privs", false},
-                     {"root_writable", true},
-                     {"root_read_only", false}};
+  json std_expect = plan_expect("standard");
   json sp = posture(false, "00000000a80425fb");
   for (auto& o : sp["observations"]) {
     if (o["name"] == "no_new_privs") o["value"] = false;
@@ -235,11 +237,7 @@ TEST_CASE("egress: strict blocks everything; named targets open exactly", "[veri
   CHECK(find(leaked, "egress:metadata").status == "fail");
   CHECK(find(leaked, "egress:metadata").reason.find("metadata") != std::string::npos);
 
-  json e = strict_expect(true);
-  e["egress_allowed"] = true;
-  e["allow_domains"] = {"target.example.com"};
-  e["allow_cidr"] = {"198.51.100.0/24"};
-  e["egress_roles"] = {{"internet", true}, {"resolver", true}};
+  json e = plan_expect("{level: strict, allow_domains: [target.example.com], allow_cidr: [198.51.100.0/24]}");
   json open = posture(true);
   for (auto& o : open["observations"])
     if (o["name"] == "egress")
@@ -295,4 +293,77 @@ TEST_CASE("missing or hostile observations fail, never pass", "[verify]") {
   CHECK(find(checks, "egress:target").status == "fail");
   for (const auto& c : checks) CHECK(c.status != "pass");
   CHECK_FALSE(run(strict_expect(true), json("not an object")).empty());
+}
+
+TEST_CASE("the plan writes exactly the expect keys verify reads", "[verify]") {
+  const auto read = verify::expect_keys_read();
+  const std::set<std::string> keys(read.begin(), read.end());
+  CHECK(keys.size() == read.size());
+  for (const json& e : {strict_expect(true), strict_expect(false), plan_expect("standard"),
+                        plan_expect("{runtime_class: gvisor}"),
+                        plan_expect("{level: standard, allow_domains: [target.example.com]}")}) {
+    std::set<std::string> written;
+    for (const auto& [k, v] : e.items()) written.insert(k);
+    for (const auto& k : written) CHECK_MESSAGE(keys.count(k), "the plan writes '" << k << "', no check reads it");
+    for (const auto& k : keys) CHECK_MESSAGE(written.count(k), "a check reads '" << k << "', the plan omits it");
+  }
+}
+
+TEST_CASE("a plan without one of the keys fails the check that reads it", "[verify]") {
+  REQUIRE(failures(run(strict_expect(true), posture(true))).empty());
+  for (const auto& key : verify::expect_keys_read()) {
+    json e = strict_expect(true);
+    e.erase(key);
+    bool named = false;
+    for (const auto& f : failures(run(e, posture(true))))
+      named = named || f.find("has no '" + key + "'") != std::string::npos;
+    CHECK_MESSAGE(named, "no check failed for the missing key '" << key << "'");
+  }
+}
+
+// The reference's "What gVisor actually changes": what each runtime shows is what the plan
+// for that runtime accepts, and gVisor's open interfaces pass only because gVisor is seen.
+TEST_CASE("reference: what gVisor actually changes", "[verify]") {
+  auto set_obs = [](json& p, const std::string& name, const json& value) {
+    for (auto& o : p["observations"])
+      if (o["name"] == name) o["value"] = value;
+  };
+  // runc: kallsyms populated (symbols listed, addresses zeroed without CAP_SYSLOG),
+  // /sys/kernel/debug present (an empty mount point), the runtime's default set.
+  const json writable_root = {{"root_writable", true},
+                              {"readonly_mounts", json::array()},
+                              {"paths", {{"/tmp", true}, {"/home/agent", true}}},
+                              {"cgroup_writable", false}};
+  json runc = posture(false, "00000000a80425fb");
+  set_obs(runc, "kallsyms", {{"state", "zeroed"}, {"lines", 90000}});
+  set_obs(runc, "debugfs", {{"present", true}, {"entries", 0}});
+  set_obs(runc, "no_new_privs", false);
+  set_obs(runc, "filesystem", writable_root);
+  set_obs(runc, "identity", {{"uid", 0}});
+  CHECK(failures(run(plan_expect("standard"), runc, "standard")).empty());
+
+  // gVisor, named as a runtime class: kallsyms empty, debugfs absent, CapEff 00000000a80405fb;
+  // a user namespace can be created, sysrq-trigger is writable, Seccomp reads 0.
+  json gvisor = posture(true, "00000000a80405fb");
+  set_obs(gvisor, "userns", {{"created", true}});
+  set_obs(gvisor, "sysrq", {{"present", true}, {"opens_for_write", true}});
+  set_obs(gvisor, "no_new_privs", false);
+  set_obs(gvisor, "filesystem", writable_root);
+  set_obs(gvisor, "identity", {{"uid", 0}});
+  auto checks = run(plan_expect("{runtime_class: gvisor}"), gvisor, "standard");
+  CHECK(failures(checks).empty());
+  for (const char* emulated : {"user_namespace", "sysrq", "seccomp"})
+    CHECK(find(checks, emulated).reason.find("emulated") != std::string::npos);
+  // strict under gVisor: the same boundary, and no capability at all.
+  CHECK(find(run(strict_expect(true), gvisor), "capabilities").status == "fail");
+  // The host kernel showing what gVisor shows: every one of those interfaces fails.
+  json host = posture(false);
+  set_obs(host, "userns", {{"created", true}});
+  set_obs(host, "sysrq", {{"present", true}, {"opens_for_write", true}});
+  set_obs(host, "seccomp", {{"status_mode", 0}, {"prctl_mode", 0}});
+  set_obs(host, "kallsyms", {{"state", "populated"}, {"lines", 90000}});
+  set_obs(host, "debugfs", {{"present", true}, {"entries", 40}});
+  auto leaky = run(strict_expect(false), host);
+  for (const char* control : {"user_namespace", "sysrq", "seccomp", "kallsyms", "debugfs"})
+    CHECK(find(leaky, control).status == "fail");
 }
