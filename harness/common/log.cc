@@ -14,7 +14,8 @@ namespace isoharness::log {
 namespace {
 
 struct State {
-  std::shared_ptr<spdlog::sinks::stderr_sink_mt> stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  std::shared_ptr<spdlog::sinks::stderr_sink_mt> stderr_sink =
+      std::make_shared<spdlog::sinks::stderr_sink_mt>();
   std::shared_ptr<spdlog::sinks::dist_sink_mt> sinks = std::make_shared<spdlog::sinks::dist_sink_mt>();
   std::shared_ptr<spdlog::sinks::sink> file_sink;
   std::shared_ptr<spdlog::logger> logger;
@@ -69,6 +70,8 @@ void write_to_directory(const std::string& dir) {
   s.sinks->add_sink(s.file_sink);
 }
 
-spdlog::logger& get() { return *state().logger; }
+spdlog::logger& get() {
+  return *state().logger;
+}
 
 }  // namespace isoharness::log

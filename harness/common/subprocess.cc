@@ -13,8 +13,7 @@
 // child), which Boost.Process has no handle for.
 #include "harness/common/subprocess.h"
 
-#include "harness/common/log.h"
-
+#include <fcntl.h>
 #include <linux/close_range.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -39,10 +38,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <functional>
 #include <memory>
 #include <thread>
+
+#include "harness/common/log.h"
 
 namespace isoharness {
 namespace {
@@ -94,20 +94,21 @@ class BoundedReader {
   void start() {
     // One byte beyond the cap is asked for, so passing it is seen.
     const std::size_t room = std::min(buf_.size(), left() + 1);
-    pipe_.async_read_some(asio::buffer(buf_.data(), room), [this](const boost::system::error_code& ec, std::size_t n) {
-      const std::size_t keep = std::min(n, left());
-      dst_.append(buf_.data(), keep);
-      if (keep < n) {
-        truncated_ = true;
-        ::killpg(group_, SIGKILL);
-        pipe_.close();
-        done_();
-      } else if (ec) {
-        done_();  // EOF, or the pipe closed under us
-      } else {
-        start();
-      }
-    });
+    pipe_.async_read_some(asio::buffer(buf_.data(), room),
+                          [this](const boost::system::error_code& ec, std::size_t n) {
+                            const std::size_t keep = std::min(n, left());
+                            dst_.append(buf_.data(), keep);
+                            if (keep < n) {
+                              truncated_ = true;
+                              ::killpg(group_, SIGKILL);
+                              pipe_.close();
+                              done_();
+                            } else if (ec) {
+                              done_();  // EOF, or the pipe closed under us
+                            } else {
+                              start();
+                            }
+                          });
   }
 
  private:
@@ -178,12 +179,12 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
     one_done();
   });
   bp::child child = options.merge_stderr
-                        ? bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in < in,
-                                    (bp::std_out & bp::std_err) > out, bp::start_dir = cwd,
+                        ? bp::child(bp::exe = exe->string(), bp::args = args,
+                                    bp::std_in<in, (bp::std_out & bp::std_err)> out, bp::start_dir = cwd,
                                     child_environment(options.env_set), on_exit, ioc, ChildSetup{}, ec)
-                        : bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in < in, bp::std_out > out,
-                                    bp::std_err > err, bp::start_dir = cwd, child_environment(options.env_set),
-                                    on_exit, ioc, ChildSetup{}, ec);
+                        : bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in<in, bp::std_out> out,
+                                    bp::std_err > err, bp::start_dir = cwd,
+                                    child_environment(options.env_set), on_exit, ioc, ChildSetup{}, ec);
   if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
   group = child.id();
   const auto started = Clock::now();
@@ -201,13 +202,16 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
   if (stdin_data.empty()) {
     in.close();
   } else {
-    asio::async_write(in, asio::buffer(stdin_data), [&](const boost::system::error_code&, std::size_t) { in.close(); });
+    asio::async_write(in, asio::buffer(stdin_data),
+                      [&](const boost::system::error_code&, std::size_t) { in.close(); });
   }
   BoundedReader out_reader(out, result.out, result.out_truncated, options.max_output, group, one_done);
   BoundedReader err_reader(err, result.err, result.err_truncated, options.max_output, group, one_done);
   out_reader.start();
-  if (options.merge_stderr) err.close();
-  else err_reader.start();
+  if (options.merge_stderr)
+    err.close();
+  else
+    err_reader.start();
   ioc.run();
   set_status(result, child.native_exit_code());
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
@@ -237,7 +241,7 @@ Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::
   // then tears its children down in order, instead of reaching every child at once.
   std::error_code ec;
   bp::child child(bp::exe = exe->string(), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                  bp::std_in < bp::null, (bp::std_out & bp::std_err) > file.get(), child_environment(env_set),
+                  bp::std_in<bp::null, (bp::std_out & bp::std_err)> file.get(), child_environment(env_set),
                   ChildSetup{}, ec);
   if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
   child.detach();  // the caller owns it: terminate_process or waitpid reaps it
@@ -270,15 +274,17 @@ void terminate_process(pid_t pid, std::chrono::milliseconds grace) {
 }
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of(
-                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+%") ==
-                           std::string::npos) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+%") ==
+          std::string::npos) {
     return word;
   }
   std::string out = "'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   out += "'";
   return out;
@@ -293,6 +299,8 @@ std::string shell_join(const std::vector<std::string>& argv) {
   return out;
 }
 
-std::string render_argv(const std::vector<std::string>& argv) { return shell_join(argv); }
+std::string render_argv(const std::vector<std::string>& argv) {
+  return shell_join(argv);
+}
 
 }  // namespace isoharness

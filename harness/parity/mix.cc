@@ -54,7 +54,8 @@ std::vector<Used> weighted(const std::vector<WorkloadComparison>& comparisons,
   }
   for (const auto& [name, weight] : weights) {
     if (!std::isfinite(weight) || weight < 0) {
-      throw UserError(fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
+      throw UserError(
+          fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
     }
     auto it = std::find_if(comparisons.begin(), comparisons.end(),
                            [&](const WorkloadComparison& c) { return c.workload == name; });

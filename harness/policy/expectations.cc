@@ -101,7 +101,8 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
 
 bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
                       std::string_view address) {
-  if (!expect.is_object() || !expect.contains("egress_roles") || !expect["egress_roles"].is_object()) return false;
+  if (!expect.is_object() || !expect.contains("egress_roles") || !expect["egress_roles"].is_object())
+    return false;
   const auto& roles = expect["egress_roles"];
   const auto it = roles.find(std::string(role));
   if (it == roles.end()) return false;  // a role the plan does not name: never

@@ -94,12 +94,19 @@ struct Cell {
   std::unique_ptr<LiveSandbox> sandbox;
 };
 
+std::pair<std::string, std::string> split_cell(const std::string& cell) {
+  auto slash = cell.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == cell.size())
+    throw UserError("cell '" + cell + "' is not RUNTIME/NODE_CLASS (e.g. runc/tier, gvisor/non-tier)");
+  return {cell.substr(0, slash), cell.substr(slash + 1)};
+}
+
 // What is timed: the scenario's workloads with their weights, or the --workloads
 // selection, where a workload the scenario does not weigh counts 1.
 struct WorkloadMix {
   std::vector<std::string> bench;  // run by isoprobe bench
   std::map<std::string, double> weights;
-  bool ssh_rtt = false;    // timed by the harness over SSH
+  bool ssh_rtt = false;        // timed by the harness over SSH
   bool getpid_static = false;  // the getpid cross-check runs
   int rounds = 12;
   std::string min_time;
@@ -152,9 +159,11 @@ std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) 
     std::vector<Skipped> skipped;
     Planned one{p.scenario, p.plan, p.gvisor_plan};
     one.plan["items"] = nlohmann::json::array({p.plan["items"][0]});
-    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs, skipped);
+    expand_jobs(p.scenario.name, one.plan, p.gvisor_plan, {runtime}, {node}, 1, gvisor_classes, jobs,
+                skipped);
     if (jobs.empty())
-      throw UserError("cell " + name + ": item " + item_id + " of " + in.scenario_path + " cannot run there: " +
+      throw UserError("cell " + name + ": item " + item_id + " of " + in.scenario_path +
+                      " cannot run there: " +
                       (skipped.empty() ? std::string("unknown runtime") : skipped.front().reason));
     std::string key = name;
     while (keys.count(key)) key += "#2";  // an A/A twin: same configuration, its own sandbox
@@ -173,10 +182,13 @@ WorkloadMix choose_workloads(const ParityConfig& config, const scenario::Scenari
     throw UserError(scenario_path + ": no workloads to time (add `workloads:` or pass --workloads)");
   WorkloadMix mix;
   for (const auto& name : workloads) {
-    auto it = std::find_if(sc.workloads.begin(), sc.workloads.end(), [&](const auto& w) { return w.name == name; });
+    auto it =
+        std::find_if(sc.workloads.begin(), sc.workloads.end(), [&](const auto& w) { return w.name == name; });
     mix.weights[name] = it == sc.workloads.end() ? 1.0 : it->weight;
-    if (name == kSshRtt) mix.ssh_rtt = true;
-    else mix.bench.push_back(name);
+    if (name == kSshRtt)
+      mix.ssh_rtt = true;
+    else
+      mix.bench.push_back(name);
     if (name == kGetpid) mix.getpid_static = true;
   }
   if (mix.getpid_static) mix.weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
@@ -206,9 +218,13 @@ class CellTimer {
   CellTimer(const WorkloadMix& mix, bool quick) : mix_(mix), quick_(quick) {}
 
   BenchRun bench(Cell& cell) const {
-    const std::vector<std::string> argv = {kRemoteProbe,   "bench",        "--workloads",
+    const std::vector<std::string> argv = {kRemoteProbe,
+                                           "bench",
+                                           "--workloads",
                                            fmt::format("{}", fmt::join(mix_.bench, ",")),
-                                           "--min-time",   mix_.min_time, "--benchmark_format=json"};
+                                           "--min-time",
+                                           mix_.min_time,
+                                           "--benchmark_format=json"};
     auto r = cell.sandbox->session().exec(argv, 300s, 4 << 20);
     if (!r) throw InfraError("cell " + cell.key + ": isoprobe bench failed: " + r.error().message);
     if (r->timed_out) throw InfraError("cell " + cell.key + ": isoprobe bench passed its deadline");
@@ -237,7 +253,8 @@ class CellTimer {
   double static_loop(Cell& cell) const {
     auto r = cell.sandbox->session().exec({kRemoteGetpidStatic, quick_ ? "50" : "100"}, 30s, 4096);
     if (!r || r->exit_code != 0)
-      throw InfraError("cell " + cell.key + ": getpid-static failed" + (r ? ": " + r->err.substr(0, 200) : ""));
+      throw InfraError("cell " + cell.key + ": getpid-static failed" +
+                       (r ? ": " + r->err.substr(0, 200) : ""));
     auto s = parse_getpid_static(r->out);
     if (!s) throw InfraError("cell " + cell.key + ": getpid-static printed '" + r->out.substr(0, 100) + "'");
     return *s;
@@ -258,7 +275,8 @@ void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
     cell.sandbox->upload_isoprobe();
     if (in.mix.getpid_static) {
       auto up = cell.sandbox->session().upload(in.getpid_static_path, kRemoteGetpidStatic, 0755, 30s);
-      if (!up) throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
+      if (!up)
+        throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
     }
     m.cells_json.push_back({{"cell", cell.key},
                             {"runtime", cell.runtime},
@@ -411,9 +429,9 @@ void print_summary(const nlohmann::json& section, const std::string& baseline, c
         continue;
       }
       const auto& slow = mix.value("slowdown", nlohmann::json::object());
-      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n", c.value("name", "").c_str(),
-                   baseline.c_str(), slow.value("estimate", 0.0), slow.value("low", 0.0), slow.value("high", 0.0),
-                   mix.value("verdict", "?").c_str());
+      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n",
+                   c.value("name", "").c_str(), baseline.c_str(), slow.value("estimate", 0.0),
+                   slow.value("low", 0.0), slow.value("high", 0.0), mix.value("verdict", "?").c_str());
     }
   }
   std::fprintf(stderr, "%s: %d rounds — result %s\n",
@@ -458,16 +476,17 @@ RunOutcome run_parity(const ParityConfig& config) {
   result["context"]["finished"] = utc_now();
   result["parity"] = analyse(config, in, m, started);
   const std::string verdict = verdict_of(result["parity"], m);
-  result["summary"] = {
-      {"verdict", verdict},
-      {"rounds", m.rounds_done},
-      {"infrastructure_error", m.infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.infra_error)},
-      {"interrupted", g_interrupted.load()}};
+  result["summary"] = {{"verdict", verdict},
+                       {"rounds", m.rounds_done},
+                       {"infrastructure_error",
+                        m.infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.infra_error)},
+                       {"interrupted", g_interrupted.load()}};
 
   RunOutcome outcome;
   outcome.result_path = journal.finalise(result);
   outcome.reports = reports::write_all(result, config.out_dir);
-  outcome.exit_code = verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+  outcome.exit_code =
+      verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
   print_summary(result["parity"], in.cells.front().key, verdict, m, outcome.result_path);
   outcome.result = std::move(result);
   return outcome;

@@ -3,11 +3,10 @@
 // tolerates a missing key or a wrong type.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/verify/verify.h"
 

@@ -30,12 +30,14 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
     } else {
       bool ro = *mount_ro || (*can_write == false && evidence.find("EROFS") != std::string::npos);
       bool pass = ro == want_ro && !(want_ro && *can_write);
-      std::string seen = ro ? "read-only mount" : (*can_write ? "writable" : "writable mount (this user may not write in /)");
-      out.push_back(make("root_filesystem", pass, want_ro ? "read-only mount" : "writable mount", seen,
-                         pass ? "as planned"
-                              : (want_ro ? "root_filesystem: / is writable although the plan asks for readOnlyRootFilesystem"
-                                         : "root_filesystem: / is mounted read-only although the plan leaves it writable"),
-                         evidence));
+      std::string seen = ro ? "read-only mount"
+                            : (*can_write ? "writable" : "writable mount (this user may not write in /)");
+      out.push_back(make(
+          "root_filesystem", pass, want_ro ? "read-only mount" : "writable mount", seen,
+          pass ? "as planned"
+               : (want_ro ? "root_filesystem: / is writable although the plan asks for readOnlyRootFilesystem"
+                          : "root_filesystem: / is mounted read-only although the plan leaves it writable"),
+          evidence));
     }
   }
   const auto* writable = planned(in, "root_writable");
@@ -44,18 +46,21 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
   } else if (!writable->get<bool>()) {
     // Whatever the reason (read-only mount, or a non-root user), "/" must not be writable.
     if (!can_write) {
-      out.push_back(missing("root_not_writable", in.posture, "filesystem", "not writable by the sandbox user"));
+      out.push_back(
+          missing("root_not_writable", in.posture, "filesystem", "not writable by the sandbox user"));
     } else {
-      out.push_back(make("root_not_writable", !*can_write, "not writable by the sandbox user",
-                         *can_write ? "writable" : "not writable",
-                         *can_write ? "root_not_writable: the sandbox user can create files in /" : "as planned", evidence));
+      out.push_back(make(
+          "root_not_writable", !*can_write, "not writable by the sandbox user",
+          *can_write ? "writable" : "not writable",
+          *can_write ? "root_not_writable: the sandbox user can create files in /" : "as planned", evidence));
     }
   }
   const auto* scratch = planned(in, "writable_paths");
   if (!scratch || !scratch->is_array()) {
     out.push_back(unplanned("scratch", "writable_paths"));
   } else {
-    const nlohmann::json* paths = (fs && fs->is_object() && fs->contains("paths")) ? &(*fs)["paths"] : nullptr;
+    const nlohmann::json* paths =
+        (fs && fs->is_object() && fs->contains("paths")) ? &(*fs)["paths"] : nullptr;
     for (const auto& p : *scratch) {
       if (!p.is_string()) continue;
       std::string path = p.get<std::string>();
@@ -64,18 +69,21 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
         out.push_back(missing("scratch:" + path, in.posture, "filesystem", "writable"));
         continue;
       }
-      out.push_back(make("scratch:" + path, *got, "writable", *got ? "writable" : "not writable",
-                         *got ? "scratch is writable" : "scratch: " + path + " is not writable; the task cannot write where it expects to",
-                         evidence));
+      out.push_back(
+          make("scratch:" + path, *got, "writable", *got ? "writable" : "not writable",
+               *got ? "scratch is writable"
+                    : "scratch: " + path + " is not writable; the task cannot write where it expects to",
+               evidence));
     }
   }
   auto cg = get_bool(fs, "cgroup_writable");
   if (!cg) {
     out.push_back(missing("cgroup_interface", in.posture, "filesystem", "not writable"));
   } else {
-    out.push_back(make("cgroup_interface", !*cg, "not writable", *cg ? "writable" : "not writable",
-                       *cg ? "cgroup_interface: /sys/fs/cgroup is writable from inside" : "no writable cgroup interface",
-                       evidence));
+    out.push_back(make(
+        "cgroup_interface", !*cg, "not writable", *cg ? "writable" : "not writable",
+        *cg ? "cgroup_interface: /sys/fs/cgroup is writable from inside" : "no writable cgroup interface",
+        evidence));
   }
 }
 
@@ -92,7 +100,8 @@ void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& 
   const Openable openable[] = {
       {"user_namespace", "userns", "created", "created", "creation succeeds", "creation refused"},
       {"mount", "mount", "tmpfs_mounted", "mounted", "a tmpfs mount succeeds", "mount refused"},
-      {"sysrq", "sysrq", "opens_for_write", "writable", "/proc/sysrq-trigger opens for writing", "not writable"},
+      {"sysrq", "sysrq", "opens_for_write", "writable", "/proc/sysrq-trigger opens for writing",
+       "not writable"},
   };
   for (const auto& o : openable) {
     auto open = get_bool(observation(in.posture, o.observation), o.key);
@@ -111,8 +120,9 @@ void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& 
   auto entries = get_int(dbg, "entries").value_or(0);
   std::optional<std::string> debugfs;
   if (present) debugfs = !*present ? "absent" : (entries > 0 ? "exposed" : "empty");
-  judge_interface(in, {"debugfs", "debugfs", debugfs,
-                       "/sys/kernel/debug with " + std::to_string(entries) + " entries"}, out);
+  judge_interface(
+      in, {"debugfs", "debugfs", debugfs, "/sys/kernel/debug with " + std::to_string(entries) + " entries"},
+      out);
 }
 
 }  // namespace isoharness::verify::detail

@@ -15,7 +15,7 @@ namespace {
 
 // Observed names for people: comma-separated, "(none)" when there are none.
 std::string listed(const std::vector<std::string>& names) {
-  return names.empty() ? "(none)" : fmt::format("{}", fmt::listed(names, ", "));
+  return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace
@@ -26,10 +26,12 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
     out.push_back(missing("runtime_socket", in.posture, "runtime_sockets", "none"));
   } else {
     auto found = get_strings(sockets, "found");
-    out.push_back(make("runtime_socket", found.empty(), "none", listed(found),
-                       found.empty() ? "no container-runtime socket reachable"
-                                     : "runtime_socket: a container-runtime socket is reachable — the host can be driven from inside",
-                       observation_evidence(in.posture, "runtime_sockets")));
+    out.push_back(make(
+        "runtime_socket", found.empty(), "none", listed(found),
+        found.empty()
+            ? "no container-runtime socket reachable"
+            : "runtime_socket: a container-runtime socket is reachable — the host can be driven from inside",
+        observation_evidence(in.posture, "runtime_sockets")));
   }
 
   const auto* dev = observation(in.posture, "devices");
@@ -40,11 +42,16 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
     static const std::set<std::string> kGvisorOwn = {"fuse", "net", "net/tun", "tun"};
     const bool gvisor = observed_gvisor(in.posture);
     std::vector<std::string> host_devices, emulated;
-    for (const auto& d : get_strings(dev, "extra")) (gvisor && kGvisorOwn.count(d) ? emulated : host_devices).push_back(d);
-    std::string reason = host_devices.empty() ? "no host devices" : "host_devices: devices beyond the standard set are present";
-    if (host_devices.empty() && !emulated.empty()) reason = "emulated: " + listed(emulated) + " served by gVisor itself";
+    for (const auto& d : get_strings(dev, "extra"))
+      (gvisor && kGvisorOwn.count(d) ? emulated : host_devices).push_back(d);
+    std::string reason = host_devices.empty() ? "no host devices"
+                                              : "host_devices: devices beyond the standard set are present";
+    if (host_devices.empty() && !emulated.empty())
+      reason = "emulated: " + listed(emulated) + " served by gVisor itself";
     out.push_back(make("host_devices", host_devices.empty(), "standard set only",
-                       host_devices.empty() && emulated.empty() ? "standard set only" : listed(host_devices.empty() ? emulated : host_devices),
+                       host_devices.empty() && emulated.empty()
+                           ? "standard set only"
+                           : listed(host_devices.empty() ? emulated : host_devices),
                        reason, observation_evidence(in.posture, "devices")));
   }
 
@@ -69,12 +76,14 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
   } else {
     auto hostname = get_string(net, "hostname").value_or("");
     auto ifaces = get_strings(net, "interfaces");
-    std::set<std::string> mine(ifaces.begin(), ifaces.end()), host(in.host.interfaces.begin(), in.host.interfaces.end());
+    std::set<std::string> mine(ifaces.begin(), ifaces.end()),
+        host(in.host.interfaces.begin(), in.host.interfaces.end());
     bool same_uts = !in.host.hostname.empty() && hostname == in.host.hostname;
     bool same_net = host.size() > 1 && mine == host;
     std::string reason = "own hostname and network interfaces";
     if (same_uts) reason = "host_namespaces: the sandbox has the host's hostname (host UTS namespace)";
-    if (same_net) reason = "host_namespaces: the sandbox sees the host's network interfaces (host network namespace)";
+    if (same_net)
+      reason = "host_namespaces: the sandbox sees the host's network interfaces (host network namespace)";
     out.push_back(make("host_namespaces", !same_uts && !same_net, "own UTS and network namespaces",
                        "hostname " + hostname + ", interfaces " + listed(ifaces), reason,
                        observation_evidence(in.posture, "network")));
@@ -86,10 +95,11 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
   } else {
     bool token = get_bool(k8s, "service_account_token").value_or(false);
     if (in.level == "strict") {
-      out.push_back(make("kubernetes_credentials", !token, "no service-account token", token ? "token mounted" : "none",
-                         token ? "kubernetes_credentials: a service-account token is mounted in a strict sandbox"
-                               : "no cluster credentials",
-                         observation_evidence(in.posture, "kubernetes")));
+      out.push_back(
+          make("kubernetes_credentials", !token, "no service-account token", token ? "token mounted" : "none",
+               token ? "kubernetes_credentials: a service-account token is mounted in a strict sandbox"
+                     : "no cluster credentials",
+               observation_evidence(in.posture, "kubernetes")));
     } else {
       out.push_back(not_applicable("kubernetes_credentials", "only required absent under strict",
                                    token ? "token mounted" : "none"));
@@ -112,11 +122,16 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
     // The plan decides what may be reached (one rule, the policy engine's).
     const bool allowed = policy::egress_permitted(in.expect, target.role, target.domain, target.host);
     std::string why;
-    if (target.role == "metadata") why = "cloud metadata is never reachable";
-    else if (target.role == "cluster") why = "in-cluster endpoints are never reachable";
-    else if (target.role == "sandbox") why = "other sandboxes are never reachable";
-    else if (target.role == "resolver") why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
-    else why = allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
+    if (target.role == "metadata")
+      why = "cloud metadata is never reachable";
+    else if (target.role == "cluster")
+      why = "in-cluster endpoints are never reachable";
+    else if (target.role == "sandbox")
+      why = "other sandboxes are never reachable";
+    else if (target.role == "resolver")
+      why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
+    else
+      why = allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
 
     const nlohmann::json* result = nullptr;
     if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {
@@ -130,14 +145,17 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
     }
     std::string got = result->value("result", std::string("?"));
     std::string observed = got;
-    if (result->contains("address") && (*result)["address"].is_string() && !(*result)["address"].get<std::string>().empty())
+    if (result->contains("address") && (*result)["address"].is_string() &&
+        !(*result)["address"].get<std::string>().empty())
       observed += " (" + (*result)["address"].get<std::string>() + ")";
     bool connected = got == "connected";
     bool pass = connected == allowed;
     std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
-    std::string reason = pass ? why
-                              : (allowed ? "egress: " + target.name + " (" + where + ") should be reachable (" + why + ") but is " + got
-                                         : "egress: " + target.name + " (" + where + ") is reachable although " + why);
+    std::string reason =
+        pass ? why
+             : (allowed ? "egress: " + target.name + " (" + where + ") should be reachable (" + why +
+                              ") but is " + got
+                        : "egress: " + target.name + " (" + where + ") is reachable although " + why);
     out.push_back(make(control, pass, expected, observed, reason, evidence));
   }
 }

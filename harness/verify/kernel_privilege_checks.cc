@@ -103,7 +103,8 @@ void judge_effective(const VerifyInput& in, const PlannedCaps& want, unsigned lo
   if (extra == 0 && eff == *want.mask) {
     reason = "effective capabilities are exactly the planned set";
   } else if (extra == 0) {
-    reason = "stricter than planned: holds none beyond the plan; missing " + capability_names(*want.mask & ~eff);
+    reason =
+        "stricter than planned: holds none beyond the plan; missing " + capability_names(*want.mask & ~eff);
   } else {
     reason = "capabilities: CapEff holds more than the plan: " + capability_names(extra);
   }
@@ -117,12 +118,13 @@ void judge_effective(const VerifyInput& in, const PlannedCaps& want, unsigned lo
 void judge_bounding(const VerifyInput& in, const PlannedCaps& want, unsigned long long bnd,
                     std::vector<CheckResult>& out) {
   const unsigned long long over = bnd & ~*want.mask;
-  out.push_back(make("capability_bounding", over == 0, want.text + " or fewer",
-                     hex16(bnd) + " (" + capability_names(bnd) + ")",
-                     over == 0 ? "the bounding set holds nothing beyond the plan: no process of the sandbox can gain more"
-                               : "capability_bounding: CapBnd holds more than the plan: " + capability_names(over) +
-                                     " (a root process or a setuid program in the sandbox could hold them)",
-                     observation_evidence(in.posture, "capabilities")));
+  out.push_back(make(
+      "capability_bounding", over == 0, want.text + " or fewer",
+      hex16(bnd) + " (" + capability_names(bnd) + ")",
+      over == 0 ? "the bounding set holds nothing beyond the plan: no process of the sandbox can gain more"
+                : "capability_bounding: CapBnd holds more than the plan: " + capability_names(over) +
+                      " (a root process or a setuid program in the sandbox could hold them)",
+      observation_evidence(in.posture, "capabilities")));
 }
 
 // Capabilities that must never be held, whatever the level: not effective, and not in the
@@ -147,7 +149,8 @@ void judge_forbidden(const VerifyInput& in, unsigned long long eff, std::optiona
         : bounded ? "capability: " + name + " is not effective for this login but is in the " +
                         "bounding set: a root process in the sandbox can hold it"
                   : name + " is not held";
-    out.push_back(make("capability:" + name, !held && !bounded, "not held, not in the bounding set", observed, reason));
+    out.push_back(
+        make("capability:" + name, !held && !bounded, "not held, not in the bounding set", observed, reason));
   }
 }
 
@@ -163,7 +166,8 @@ void check_capabilities(const VerifyInput& in, std::vector<CheckResult>& out) {
   auto read_set = [&](const char* key, const std::string& control, const std::string& label) {
     auto set = parse_hex(get_string(caps, key));
     if (!set)
-      out.push_back(make(control, false, want.text, "unparsable " + label, control + ": " + label + " could not be read",
+      out.push_back(make(control, false, want.text, "unparsable " + label,
+                         control + ": " + label + " could not be read",
                          observation_evidence(in.posture, "capabilities")));
     return set;
   };
@@ -190,12 +194,13 @@ void check_no_new_privs(const VerifyInput& in, std::vector<CheckResult>& out) {
   // Permitted escalation is not a promise: no_new_privs set where the plan permits
   // escalation is stricter than planned and passes.
   const bool pass = *got || !want_nnp;
-  out.push_back(make("no_new_privs", pass,
-                     want_nnp ? "set (allowPrivilegeEscalation: false)" : "not required (escalation permitted)",
-                     *got ? "set" : "not set",
-                     pass ? (*got == want_nnp ? "as planned" : "stricter than planned: no_new_privs is set")
-                          : "no_new_privs: privilege escalation is permitted although the plan forbids it",
-                     observation_evidence(in.posture, "no_new_privs")));
+  out.push_back(
+      make("no_new_privs", pass,
+           want_nnp ? "set (allowPrivilegeEscalation: false)" : "not required (escalation permitted)",
+           *got ? "set" : "not set",
+           pass ? (*got == want_nnp ? "as planned" : "stricter than planned: no_new_privs is set")
+                : "no_new_privs: privilege escalation is permitted although the plan forbids it",
+           observation_evidence(in.posture, "no_new_privs")));
 }
 
 // Seccomp: a filter on the host kernel; under gVisor Seccomp reads 0 because syscalls
@@ -215,7 +220,8 @@ void check_uid(const VerifyInput& in, std::vector<CheckResult>& out) {
   }
   const auto uid = get_int(observation(in.posture, "identity"), "uid");
   if (!uid_planned->is_number_integer()) {
-    out.push_back(not_applicable("uid", "the plan leaves the user to the image", std::to_string(uid.value_or(-1))));
+    out.push_back(
+        not_applicable("uid", "the plan leaves the user to the image", std::to_string(uid.value_or(-1))));
     return;
   }
   const long long want_uid = uid_planned->get<long long>();
@@ -224,9 +230,10 @@ void check_uid(const VerifyInput& in, std::vector<CheckResult>& out) {
     return;
   }
   const bool pass = *uid == want_uid;
-  out.push_back(make("uid", pass, std::to_string(want_uid), std::to_string(*uid),
-                     pass ? "runs as the planned user" : "uid: the sandbox runs as a different user than planned",
-                     observation_evidence(in.posture, "identity")));
+  out.push_back(
+      make("uid", pass, std::to_string(want_uid), std::to_string(*uid),
+           pass ? "runs as the planned user" : "uid: the sandbox runs as a different user than planned",
+           observation_evidence(in.posture, "identity")));
 }
 
 }  // namespace

@@ -139,7 +139,8 @@ void judge_interface(const VerifyInput& in, const InterfaceState& seen, std::vec
   const bool pass = std::find(states.begin(), states.end(), *seen.state) != states.end();
   std::string reason;
   if (!pass) {
-    reason = seen.control + ": " + seen.observed_text + " (" + *seen.state + "), which the plan does not accept";
+    reason =
+        seen.control + ": " + seen.observed_text + " (" + *seen.state + "), which the plan does not accept";
   } else if (*seen.state == "emulated") {
     reason = "emulated: gVisor's own interface; it never reaches the host kernel";
   } else {

@@ -12,10 +12,9 @@
 // there and gets no emulation excuses anywhere else.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/deploy/backend.h"
 
@@ -49,7 +48,7 @@ struct VerifyInput {
   const nlohmann::json& posture;  // isoprobe posture document (§3)
   const HostFacts& host;
   const std::vector<deploy::EgressTarget>& targets;  // what the probe was asked to reach
-  std::string level;              // "standard" or "strict"
+  std::string level;                                 // "standard" or "strict"
 };
 
 // Every check, in a stable order. Never throws on malformed posture: a missing or

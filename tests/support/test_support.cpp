@@ -12,8 +12,12 @@
 
 namespace isoharness::test {
 
-std::string source_dir() { return ISOHARNESS_SOURCE_DIR; }
-std::string binary_dir() { return ISOHARNESS_BINARY_DIR; }
+std::string source_dir() {
+  return ISOHARNESS_SOURCE_DIR;
+}
+std::string binary_dir() {
+  return ISOHARNESS_BINARY_DIR;
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,8 +49,7 @@ void require_system(const std::vector<std::string>& programs) {
   if (missing.empty()) return;
   const char* skip = std::getenv("ISOHARNESS_SKIP_SYSTEM");
   bool skipping = skip && std::string(skip) == "1";
-  std::fprintf(stderr,
-               "system test prerequisites missing:%s run `ci/setup` as root to install them%s\n",
+  std::fprintf(stderr, "system test prerequisites missing:%s run `ci/setup` as root to install them%s\n",
                missing.c_str(), skipping ? " (skipped: ISOHARNESS_SKIP_SYSTEM=1)" : "");
   std::exit(skipping ? 77 : 1);
 }

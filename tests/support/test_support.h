@@ -8,8 +8,8 @@
 
 namespace isoharness::test {
 
-std::string source_dir();  // repository root
-std::string binary_dir();  // build directory
+std::string source_dir();                        // repository root
+std::string binary_dir();                        // build directory
 std::string read_text(const std::string& path);  // whole file; fails the test if unreadable
 
 // A private directory under $TMPDIR for one test (mkdtemp, named <prefix>-XXXXXX),

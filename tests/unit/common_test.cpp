@@ -80,7 +80,9 @@ bool gone_or_zombie(pid_t pid) {
   return false;
 }
 
-pid_t first_number(const std::string& text) { return static_cast<pid_t>(std::stol(text)); }
+pid_t first_number(const std::string& text) {
+  return static_cast<pid_t>(std::stol(text));
+}
 
 }  // namespace
 
@@ -123,7 +125,8 @@ TEST_CASE("an argv word with a semicolon stays one literal word", "[common]") {
 
 TEST_CASE("the child starts with no blocked and no ignored signals", "[common]") {
   // What the harness blocks or ignores for itself must not reach what it runs.
-  struct sigaction ignore {}, old_int {}, old_pipe {};
+  struct sigaction ignore {
+  }, old_int{}, old_pipe{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGPIPE, &ignore, &old_pipe);

@@ -219,7 +219,8 @@ TEST_CASE("a cell whose workloads all weigh 0 has no weighted mix", "[parity]") 
   in.scenario = "parity";
   in.baseline = "runc/tier";
   in.weights = {{"getpid", 0}, {"getpid_static", 0}};  // `--workloads getpid`
-  in.samples["runc/tier"] = {{"getpid", lognormal(1, 12, 1e-6, 0.05)}, {"getpid_static", lognormal(2, 12, 1e-6, 0.05)}};
+  in.samples["runc/tier"] = {{"getpid", lognormal(1, 12, 1e-6, 0.05)},
+                             {"getpid_static", lognormal(2, 12, 1e-6, 0.05)}};
   in.samples["gvisor/tier"] = {{"getpid", lognormal(3, 12, 40e-6, 0.05)},
                                {"getpid_static", lognormal(4, 12, 40e-6, 0.05)}};
   const auto j = analyse(in);

@@ -63,15 +63,22 @@ TEST_CASE("matching domains and addresses", "[policy]") {
 TEST_CASE("egress_permitted follows the expectations, never reaching in-cluster roles", "[policy]") {
   nlohmann::json none = {{"allow_domains", nlohmann::json::array()},
                          {"allow_cidr", nlohmann::json::array()},
-                         {"egress_roles", {{"resolver", false}}}};
+                         {"egress_roles", {{"internet", "none"}, {"resolver", false}}}};
   CHECK_FALSE(egress_permitted(none, "internet", "target.example.com", "203.0.113.10"));
   CHECK_FALSE(egress_permitted(none, "resolver", "", "203.0.113.53"));
   nlohmann::json all = {{"allow_domains", {"*"}},
                         {"allow_cidr", nlohmann::json::array()},
-                        {"egress_roles", {{"resolver", true}}}};
+                        {"egress_roles", {{"internet", "all"}, {"resolver", true}, {"metadata", false}}}};
   CHECK(egress_permitted(all, "internet", "", "203.0.113.20"));
   CHECK_FALSE(egress_permitted(all, "metadata", "", "169.254.169.254"));
   CHECK_FALSE(egress_permitted(all, "cluster", "kubernetes.default.svc", "203.0.113.30"));
   CHECK_FALSE(egress_permitted(all, "sandbox", "", "192.0.2.10"));
   CHECK_FALSE(egress_permitted(nullptr, "internet", "a.example.com", ""));
+  // "named": exactly what allow_domains and allow_cidr name.
+  nlohmann::json named = {{"allow_domains", {"target.example.com"}},
+                          {"allow_cidr", {"198.51.100.0/24"}},
+                          {"egress_roles", {{"internet", "named"}, {"resolver", true}}}};
+  CHECK(egress_permitted(named, "internet", "target.example.com", ""));
+  CHECK(egress_permitted(named, "internet", "", "198.51.100.7"));
+  CHECK_FALSE(egress_permitted(named, "internet", "other.example.com", "203.0.113.20"));
 }

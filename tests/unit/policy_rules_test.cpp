@@ -364,9 +364,9 @@ TEST_CASE("expectations are runtime-aware", "[policy]") {
   for (const auto& e : {g, h}) {
     CHECK(e["cap_eff_forbidden"].size() >= 1);
     CHECK(e["cap_eff_forbidden"][0] == "CAP_SYS_ADMIN");
-    for (const char* key : {"kernel", "cap_eff", "cap_eff_default", "cap_eff_forbidden", "no_new_privs", "uid",
-                            "root_writable", "root_read_only", "writable_paths", "seccomp", "allow_domains",
-                            "allow_cidr", "egress_roles"}) {
+    for (const char* key :
+         {"kernel", "cap_eff", "cap_eff_default", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable",
+          "root_read_only", "writable_paths", "seccomp", "allow_domains", "allow_cidr", "egress_roles"}) {
       CHECK(e.contains(key));
     }
   }

@@ -240,7 +240,8 @@ TEST_CASE("a parity cell without a weighted mix says so", "[reports]") {
   mix["slowdown"] = nullptr;
   mix["weights"] = nlohmann::json::object();
   const auto md = render_parity_markdown(result["parity"], result["context"]);
-  CHECK_THAT(md, Catch::Contains("no weighted mix") && Catch::Contains("none (every timed workload weighs 0)"));
+  CHECK_THAT(md,
+             Catch::Contains("no weighted mix") && Catch::Contains("none (every timed workload weighs 0)"));
   CHECK_THAT(render_markdown(result), Catch::Contains("no weighted mix"));
   CHECK_THAT(render_parity_html(result["parity"], result["context"]), Catch::Contains("no weighted mix"));
   CHECK_THAT(render_junit(result), Catch::Contains("no weighted mix"));

@@ -1,8 +1,7 @@
 #include "harness/verify/verify.h"
 
-#include <set>
-
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "tests/unit/policy_test_util.h"
 
@@ -63,16 +62,19 @@ json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
 // Expect blocks as the policy engine writes them: verify is tested against the plan it
 // enforces, never against a hand-written copy of it.
 json plan_expect(const std::string& isolation, const std::string& facts = "") {
-  std::string y = "eval_set:\n  isolation: " + isolation + "\n  tasks:\n    - name: t\n      items:\n        - name: i\n";
+  std::string y =
+      "eval_set:\n  isolation: " + isolation + "\n  tasks:\n    - name: t\n      items:\n        - name: i\n";
   auto plan = test::plan_yaml(y + facts);
   REQUIRE(plan.accepted());
   return plan.items[0].expect;
 }
 
-// strict: under gVisor, or on the host kernel (a GPU service keeps the node's runtime).
+// strict with a non-root user and a read-only root (the posture above): under gVisor, or
+// on the host kernel (a GPU service keeps the node's runtime).
 json strict_expect(bool gvisor) {
-  return gvisor ? plan_expect("strict")
-                : plan_expect("strict", "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
+  const std::string isolation = "{level: strict, non_root: true, read_only_root: true}";
+  return gvisor ? plan_expect(isolation)
+                : plan_expect(isolation, "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
 }
 
 verify::HostFacts host() {
@@ -237,7 +239,9 @@ TEST_CASE("egress: strict blocks everything; named targets open exactly", "[veri
   CHECK(find(leaked, "egress:metadata").status == "fail");
   CHECK(find(leaked, "egress:metadata").reason.find("metadata") != std::string::npos);
 
-  json e = plan_expect("{level: strict, allow_domains: [target.example.com], allow_cidr: [198.51.100.0/24]}");
+  json e = plan_expect(
+      "{level: strict, non_root: true, read_only_root: true, allow_domains: [target.example.com], "
+      "allow_cidr: [198.51.100.0/24]}");
   json open = posture(true);
   for (auto& o : open["observations"])
     if (o["name"] == "egress")
@@ -304,20 +308,30 @@ TEST_CASE("the plan writes exactly the expect keys verify reads", "[verify]") {
                         plan_expect("{level: standard, allow_domains: [target.example.com]}")}) {
     std::set<std::string> written;
     for (const auto& [k, v] : e.items()) written.insert(k);
-    for (const auto& k : written) CHECK_MESSAGE(keys.count(k), "the plan writes '" << k << "', no check reads it");
-    for (const auto& k : keys) CHECK_MESSAGE(written.count(k), "a check reads '" << k << "', the plan omits it");
+    for (const auto& k : written) {
+      INFO("the plan writes '" << k << "': a check must read it");
+      CHECK(keys.count(k) == 1);
+    }
+    for (const auto& k : keys) {
+      INFO("a check reads '" << k << "': the plan must write it");
+      CHECK(written.count(k) == 1);
+    }
   }
 }
 
 TEST_CASE("a plan without one of the keys fails the check that reads it", "[verify]") {
   REQUIRE(failures(run(strict_expect(true), posture(true))).empty());
+  // strict names its capability set; a runtime class alone leaves it to cap_eff_default.
+  const json plans[] = {strict_expect(true), plan_expect("{runtime_class: gvisor}")};
   for (const auto& key : verify::expect_keys_read()) {
-    json e = strict_expect(true);
-    e.erase(key);
     bool named = false;
-    for (const auto& f : failures(run(e, posture(true))))
-      named = named || f.find("has no '" + key + "'") != std::string::npos;
-    CHECK_MESSAGE(named, "no check failed for the missing key '" << key << "'");
+    for (json e : plans) {
+      e.erase(key);
+      for (const auto& f : failures(run(e, posture(true, "00000000a80405fb"))))
+        named = named || f.find("has no '" + key + "'") != std::string::npos;
+    }
+    INFO("no check failed for the missing key '" << key << "'");
+    CHECK(named);
   }
 }
 
