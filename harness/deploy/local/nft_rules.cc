@@ -26,6 +26,7 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
   s += "    meta nfproto ipv6 drop\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
+  s += "    ip daddr @sealed counter drop\n";
   s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
        world_addr::kSandboxRange + " tcp dport 2222 ct state new accept\n";
   s += "    iifname vmap @from_sandbox\n";

@@ -161,7 +161,10 @@ json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
 }  // namespace
 
 std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
-  return {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec", sb.container};
+  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec", sb.container};
+  // runsc reaches its sandbox over an abstract unix socket, which lives in the network
+  // namespace it was started in: from anywhere else the container reads as "stopped".
+  return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
 }
 
 void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
