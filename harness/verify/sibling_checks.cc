@@ -107,8 +107,10 @@ std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, 
       reason = "sibling: service " + service + " (networkMode " + mode +
                ") should be reachable from the agent but is not";
     } else {
-      reason = "sibling: service " + service + " has networkMode none but the agent reaches it " +
-               (addr_ok ? "by name" : "by address " + str(*fact, "address"));
+      std::string how = !name_ok && !addr_ok ? "by name and by address " + str(*fact, "address")
+                        : !name_ok           ? std::string("by name")
+                                             : "by address " + str(*fact, "address");
+      reason = "sibling: service " + service + " has networkMode none but the agent reaches it " + how;
     }
     out.push_back(make(control, name_ok && addr_ok, expected, observed, reason, evidence));
   }
