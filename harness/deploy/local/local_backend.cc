@@ -235,13 +235,7 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
   sb.resolver = world_->start_item_resolver(sb.name, resolver_address, names);
 
   const NodeClass& nc = profile_.node_classes.at(request.node_class);
-  LaunchContext ctx{&paths_,
-                    world_.get(),
-                    options_.helper_path,
-                    options_.seccomp_profile,
-                    kernel_release_,
-                    options_.noisy_duty_percent,
-                    static_cast<int>(options_.ssh_ready_timeout.count())};
+  LaunchContext ctx = launch_context(static_cast<int>(options_.ssh_ready_timeout.count()));
   json siblings = json::array();
   for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
     launch_sibling(*sb.siblings[i], sibling_specs[i], nc, options_.isoprobe_bundle, ctx);
@@ -260,14 +254,18 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
   if (!request.test_weakenings.empty()) sb.handle.facts["test_weakenings"] = request.test_weakenings;
 }
 
+LaunchContext LocalBackend::launch_context(int ssh_ready_ms) const {
+  return LaunchContext{&paths_,
+                       world_.get(),
+                       options_.helper_path,
+                       options_.seccomp_profile,
+                       kernel_release_,
+                       options_.noisy_duty_percent,
+                       ssh_ready_ms};
+}
+
 void LocalBackend::release(DeployedSandbox& sb) noexcept {
-  LaunchContext ctx{&paths_,
-                    world_.get(),
-                    options_.helper_path,
-                    options_.seccomp_profile,
-                    kernel_release_,
-                    options_.noisy_duty_percent,
-                    0};
+  LaunchContext ctx = launch_context(0);
   teardown_sandbox(sb, ctx);
   for (auto& sib : sb.siblings)
     if (sib) teardown_sandbox(*sib, ctx);

@@ -37,6 +37,7 @@ struct LocalOptions {
 
 class World;
 struct DeployedSandbox;
+struct LaunchContext;
 
 class LocalBackend : public Backend {
  public:
@@ -58,6 +59,7 @@ class LocalBackend : public Backend {
   SshEndpoint jump_endpoint() const;
 
  private:
+  LaunchContext launch_context(int ssh_ready_ms) const;
   // Tears down an item attempt (siblings, agent, resolver) and frees its indexes.
   void release(DeployedSandbox& sb) noexcept;
   void launch_item(DeployedSandbox& sb, const SandboxSpec& spec, std::vector<SandboxSpec>& sibling_specs,

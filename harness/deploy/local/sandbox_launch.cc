@@ -135,6 +135,19 @@ std::string resolver_of(const DeployedSandbox& sb) {
   return sb.egress.item_resolver.empty() ? world_addr::kResolver : sb.egress.item_resolver;
 }
 
+// The image of one sandbox: its user, its resolver, a host key of its own.
+ImageSpec image_of(const DeployedSandbox& sb, const SandboxSpec& spec, const std::string& hostname) {
+  ImageSpec image;
+  image.rootfs = sb.dir + "/rootfs";
+  image.hostname = hostname;
+  image.uid = spec.uid;
+  image.gid = spec.gid;
+  image.sshd_config = sandbox_sshd_config("agent");
+  image.resolver = resolver_of(sb);
+  image.key_comment = sb.container;
+  return image;
+}
+
 // The container. runsc's netstack cannot start here: it runs --network=host inside the
 // sandbox's namespace (entered with nsenter, not `ip netns exec`, which remounts /sys).
 void start_container(DeployedSandbox& sb, const LaunchContext& ctx) {
@@ -161,7 +174,8 @@ json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
 }  // namespace
 
 std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
-  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec", sb.container};
+  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec",
+                                   sb.container};
   // runsc reaches its sandbox over an abstract unix socket, which lives in the network
   // namespace it was started in: from anywhere else the container reads as "stopped".
   return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
@@ -177,15 +191,8 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   create_network(sb, ctx);
 
   // Image and bundle.
-  ImageSpec image;
-  image.rootfs = sb.dir + "/rootfs";
-  image.hostname = sb.name;
-  image.uid = spec.uid;
-  image.gid = spec.gid;
-  image.sshd_config = sandbox_sshd_config("agent");
+  ImageSpec image = image_of(sb, spec, sb.name);
   image.authorized_keys = authorized_key;
-  image.resolver = resolver_of(sb);
-  image.key_comment = sb.container;
   std::string host_key = key_type_and_blob(build_image(image));
 
   BundleInputs in;
@@ -263,14 +270,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   json seccomp = load_seccomp(spec, ctx);
   create_network(sb, ctx);
 
-  ImageSpec image;
-  image.rootfs = sb.dir + "/rootfs";
-  image.hostname = spec.service;
-  image.uid = spec.uid;
-  image.gid = spec.gid;
-  image.sshd_config = sandbox_sshd_config("agent");  // present in every image; not started here
-  image.resolver = resolver_of(sb);
-  image.key_comment = sb.container;
+  ImageSpec image = image_of(sb, spec, spec.service);  // sshd's files exist; sshd is not started
   build_image(image);
   std::error_code ec;
   fs::create_directories(image.rootfs + kSiblingProbeDir, ec);
