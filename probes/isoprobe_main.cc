@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "probes/core/listener.h"
 #include "probes/core/posture_runner.h"
 #include "probes/core/registry.h"
 #include "workloads/bench.h"
@@ -20,6 +21,7 @@ constexpr const char* kUsage =
     "usage: isoprobe posture [--target NAME=HOST:PORT[/tcp|/dns|/http]]... [--resolver IP[:PORT]]\n"
     "                        [--deadline-ms N] [--egress-deadline-ms N] [--compact]\n"
     "       isoprobe bench [--benchmark_* flags]\n"
+    "       isoprobe serve [--port P] [--name NAME] [--max-seconds N]\n"
     "       isoprobe version\n";
 
 int posture_main(int argc, char** argv) {
@@ -73,6 +75,26 @@ int posture_main(int argc, char** argv) {
   return 0;
 }
 
+int serve_main(int argc, char** argv) {
+  CLI::App app{"isoprobe serve: answer every TCP connection with one line naming this service",
+               "isoprobe serve"};
+  isoprobe::ServeOptions options;
+  app.add_option("--port", options.port, "TCP port on every address")->check(CLI::Range(1, 65535));
+  app.add_option("--name", options.name, "the name in the line each connection gets");
+  app.add_option("--max-seconds", options.max_seconds, "stop serving after this long")
+      ->check(CLI::Range(1L, 86400L));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!isoprobe::valid_serve_name(options.name)) {
+    std::fprintf(stderr, "isoprobe serve: --name must be 1-63 of [A-Za-z0-9._-]\n");
+    return 2;
+  }
+  return isoprobe::run_serve(options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,6 +110,7 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return isoprobe::run_bench(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "posture") == 0) return posture_main(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "serve") == 0) return serve_main(argc - 1, argv + 1);
   std::fputs(kUsage, stderr);
   return 2;
 }

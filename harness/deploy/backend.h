@@ -44,6 +44,10 @@ struct SandboxRequest {
   std::string node_class;      // a node class of the deployment profile
   int attempt = 1;
   std::string authorized_key;  // OpenSSH public key line the harness logs in with
+  // Test seam only: named weakenings of the node policy, applied behind the plan's back so
+  // a system test can prove verify notices (local: "none-sibling-reachable"). A backend
+  // refuses a name it does not know. Empty in every real run.
+  std::vector<std::string> test_weakenings;
 };
 
 struct SandboxHandle {
@@ -52,6 +56,10 @@ struct SandboxHandle {
   // What the backend did, recorded in the result: runtime ("runc"/"runsc"), runtime
   // binary and version, platform ("ptrace"), network mode ("host-in-netns"), node class,
   // cpus, address, and anything else a reader needs to interpret the observations.
+  // facts["siblings"]: the item's other services, each its own sandbox, as a list of
+  // {service, network_mode ("default"/"none"/"bridge"), address, port (its listener),
+  // exec (argv prefix with which the harness runs a command inside it), probe (isoprobe's
+  // path inside it), ...}; absent or empty when the item has only `default`.
   nlohmann::json facts;
 };
 

@@ -23,6 +23,47 @@ std::string listed(const nlohmann::json& list) {
   return fmt::format("{}", fmt::join(list.get<std::vector<std::string>>(), ", "));
 }
 
+std::string mode_of(const nlohmann::json& service) {
+  return service.contains("networkMode") && service["networkMode"].is_string()
+             ? service["networkMode"].get<std::string>()
+             : std::string("default");
+}
+
+// One row per service with its network mode and what that means, then what the agent may
+// reach: the wall a `none` service stands behind is visible to whoever reads the plan.
+std::vector<std::pair<std::string, std::string>> service_rows(const nlohmann::json& values,
+                                                              const std::string& egress) {
+  std::vector<std::pair<std::string, std::string>> r;
+  const auto services = values.value("services", nlohmann::json::object());
+  const bool agent_none = services.contains("default") && mode_of(services["default"]) == "none";
+  std::vector<std::string> reachable;
+  for (const auto& [name, sv] : services.items()) {
+    const std::string mode = mode_of(sv);
+    std::string text = name + (name == "default" ? " (agent)" : "") + ": network " + mode;
+    if (sv.value("gpu", false)) text += ", gpu";
+    if (name != "default") {
+      if (mode == "none") {
+        text +=
+            " - deny-all both ways; the agent cannot reach it, the harness reaches it through the runtime";
+      } else if (agent_none) {
+        text += " - the agent (network none) cannot reach it";
+      } else {
+        text += " - reachable from the agent by name";
+        reachable.push_back(name);
+      }
+    }
+    r.push_back({r.empty() ? "services" : "", text});
+  }
+  std::string may = agent_none ? std::string("nothing (network none)") : egress == "none" ? "" : egress;
+  if (!agent_none && !reachable.empty()) {
+    std::string sib;
+    for (const auto& n : reachable) sib += (sib.empty() ? "" : ", ") + n;
+    may = "siblings " + sib + (may.empty() ? "" : "; " + may);
+  }
+  r.push_back({"agent may reach", may.empty() ? "nothing" : may});
+  return r;
+}
+
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
   const auto& e = item.expect;
   const auto& def = item.values["services"].contains("default") ? item.values["services"]["default"]
@@ -51,13 +92,7 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
       egress += std::string(egress.empty() ? "" : "; ") + "ranges " + listed(item.values["allowCIDR"]);
   }
   r.push_back({"egress", egress});
-  std::string services;
-  for (const auto& [name, sv] : item.values["services"].items()) {
-    services += (services.empty() ? "" : ", ") + name;
-    if (sv.value("gpu", false)) services += " (gpu)";
-    if (sv.contains("networkMode")) services += " (network " + sv["networkMode"].get<std::string>() + ")";
-  }
-  r.push_back({"services", services});
+  for (auto& row : service_rows(item.values, egress)) r.push_back(std::move(row));
   return r;
 }
 

@@ -110,6 +110,7 @@ RunOutcome run(const RunConfig& config) {
   ctx.host = verify::read_host_facts();
   ctx.posture_deadline = config.posture_deadline;
   ctx.tamper = config.tamper;
+  ctx.test_weakenings = config.test_weakenings;
   ctx.interrupted = &g_interrupted;
 
   int total_sandboxes = 0;

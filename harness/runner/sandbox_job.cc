@@ -7,6 +7,7 @@
 
 #include "harness/common/error.h"
 #include "harness/runner/live_sandbox.h"
+#include "harness/runner/sibling_probe.h"
 
 namespace isoharness::runner {
 namespace {
@@ -66,9 +67,16 @@ void write_marker(transport::SandboxSession& session, const std::string& text) {
   if (!up) throw InfraError("writing the attempt marker failed: " + up.error().message);
 }
 
-void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record) {
+void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
+           std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
   record["checks"].push_back(verify::to_json(check_fresh(session, attempt)));
+  // Per-attempt freshness beyond the file, and sibling services (sibling_probe.h).
+  record["checks"].push_back(verify::to_json(check_fresh_process(session, attempt)));
+  std::string seen_instance;
+  record["checks"].push_back(verify::to_json(
+      check_fresh_dns(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance)));
+  resolver_instance = seen_instance;
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe();
 
   std::vector<std::string> argv = {kRemoteProbe, "posture", "--deadline-ms",
@@ -77,6 +85,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
     argv.push_back("--target");
     argv.push_back(target_flag(target));
   }
+  add_sibling_targets(sandbox.handle().facts, argv);
   auto t = Clock::now();
   auto result = session.exec(argv, ctx.posture_deadline, 8 << 20);
   sandbox.timings()["posture_s"] = seconds_since(t);
@@ -93,8 +102,11 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   for (const auto& c :
        verify::verify_sandbox({expect, posture, ctx.host, ctx.targets, job.item.value("level", "standard")}))
     record["checks"].push_back(verify::to_json(c));
+  check_siblings(job.item.value("values", nlohmann::json::object()), sandbox.handle().facts, posture,
+                 ctx.targets, record);
 
   write_marker(session, ctx.run_id + " " + record.value("id", "") + "\n");
+  leave_process_marker(session);
 }
 
 }  // namespace
@@ -108,23 +120,25 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
   request.node_class = job.node_class;
   request.attempt = attempt;
   request.authorized_key = ctx.public_key_line;
+  request.test_weakenings = ctx.test_weakenings;
   if (ctx.tamper) ctx.tamper(request.item_id, job.runtime, request.values);
   return request;
 }
 
 void run_job(const Job& job, JobContext& ctx) {
+  std::string resolver_instance;  // what the previous attempt's sandbox resolved (fresh_dns)
   for (int attempt = 1; attempt <= job.attempts; ++attempt) {
     if (ctx.interrupted && ctx.interrupted->load()) return;
     if (ctx.infrastructure_failed.load()) return;  // fail loudly: start no more sandboxes
     const std::string name = "s" + std::to_string(++ctx.sequence);
     nlohmann::json record = base_record(job, attempt, name);
-    if (ctx.tamper) record["tampered"] = true;
+    if (ctx.tamper || !ctx.test_weakenings.empty()) record["tampered"] = true;
     const auto started = Clock::now();
     try {
       LiveSandbox sandbox(ctx, make_request(job, attempt, name, ctx));
       record["facts"] = sandbox.handle().facts;
       try {
-        probe(job, attempt, ctx, sandbox, record);
+        probe(job, attempt, ctx, sandbox, record, resolver_instance);
       } catch (const std::exception& e) {
         record["error"] = e.what();
         ctx.infrastructure_failed = true;

@@ -43,6 +43,7 @@ struct JobContext {
   verify::HostFacts host;
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
   std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
+  std::vector<std::string> test_weakenings;  // test seam: SandboxRequest::test_weakenings
   std::atomic<bool>* interrupted = nullptr;
   std::atomic<bool> infrastructure_failed{false};
   std::atomic<int> sequence{0};

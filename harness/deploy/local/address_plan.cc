@@ -8,18 +8,24 @@
 namespace isoharness::deploy::local {
 namespace {
 
-std::uint32_t mask_of(int prefix) { return prefix == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix); }
+std::uint32_t mask_of(int prefix) {
+  return prefix == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix);
+}
 
 }  // namespace
 
-bool Cidr::contains(std::uint32_t ip) const { return (ip & mask_of(prefix)) == address; }
+bool Cidr::contains(std::uint32_t ip) const {
+  return (ip & mask_of(prefix)) == address;
+}
 
 bool Cidr::overlaps(const Cidr& other) const {
   int p = std::min(prefix, other.prefix);
   return (address & mask_of(p)) == (other.address & mask_of(p));
 }
 
-std::string Cidr::to_string() const { return format_ipv4(address) + "/" + std::to_string(prefix); }
+std::string Cidr::to_string() const {
+  return format_ipv4(address) + "/" + std::to_string(prefix);
+}
 
 std::optional<std::uint32_t> parse_ipv4(std::string_view text) {
   std::uint32_t out = 0;
@@ -27,7 +33,8 @@ std::optional<std::uint32_t> parse_ipv4(std::string_view text) {
   std::size_t pos = 0;
   while (parts < 4) {
     auto dot = text.find('.', pos);
-    std::string_view part = text.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    std::string_view part =
+        text.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
     if (part.empty() || part.size() > 3) return std::nullopt;
     unsigned value = 0;
     auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
@@ -43,8 +50,8 @@ std::optional<std::uint32_t> parse_ipv4(std::string_view text) {
 }
 
 std::string format_ipv4(std::uint32_t a) {
-  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) +
-         "." + std::to_string(a & 255);
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." +
+         std::to_string((a >> 8) & 255) + "." + std::to_string(a & 255);
 }
 
 std::optional<Cidr> parse_cidr(std::string_view text) {
@@ -55,7 +62,8 @@ std::optional<Cidr> parse_cidr(std::string_view text) {
   if (slash != std::string_view::npos) {
     std::string_view p = text.substr(slash + 1);
     auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
-    if (p.empty() || ec != std::errc() || ptr != p.data() + p.size() || prefix < 0 || prefix > 32) return std::nullopt;
+    if (p.empty() || ec != std::errc() || ptr != p.data() + p.size() || prefix < 0 || prefix > 32)
+      return std::nullopt;
   }
   if ((*ip & mask_of(prefix)) != *ip) return std::nullopt;
   return Cidr{*ip, prefix};
@@ -84,6 +92,11 @@ std::optional<int> free_world_slot(const std::vector<Cidr>& used, const std::vec
 std::string sandbox_address(int index) {
   ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
   return "192.0.2." + std::to_string(193 + index);
+}
+
+std::string item_resolver_address(int index) {
+  ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
+  return "203.0.113." + std::to_string(64 + index);
 }
 
 const std::vector<WorldName>& world_names() {
@@ -116,11 +129,13 @@ std::vector<std::string> resolve_allowed_domains(const std::vector<std::string>&
 }
 
 std::vector<std::string> never_opened_ranges() {
-  return {"192.0.2.0/24", std::string(world_addr::kClusterApi) + "/32", std::string(world_addr::kMetadata) + "/32",
-          std::string(world_addr::kNodeWorldSide) + "/32"};
+  return {"192.0.2.0/24", std::string(world_addr::kClusterApi) + "/32",
+          std::string(world_addr::kMetadata) + "/32", std::string(world_addr::kNodeWorldSide) + "/32"};
 }
 
-std::vector<std::string> world_internet_ranges() { return {"203.0.113.0/24", "198.51.100.0/24"}; }
+std::vector<std::string> world_internet_ranges() {
+  return {"203.0.113.0/24", "198.51.100.0/24"};
+}
 
 std::vector<std::string> world_ranges() {
   auto out = world_internet_ranges();

@@ -55,6 +55,9 @@ std::optional<int> free_world_slot(const std::vector<Cidr>& used, const std::vec
 
 // Sandbox i (0-based) of a world.
 std::string sandbox_address(int index);
+// The own resolver of the item attempt whose agent sandbox is i: 203.0.113.(64+i), in
+// the world namespace.
+std::string item_resolver_address(int index);
 
 // The world's fixed addresses.
 namespace world_addr {

@@ -25,6 +25,29 @@ std::string kernel_release() {
   return ::uname(&u) == 0 ? u.release : "";
 }
 
+// A service name becomes a DNS name in the item's resolver and part of a sandbox name.
+bool valid_service_name(const std::string& s) {
+  if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+std::string sibling_sandbox_name(const std::string& base, const std::string& service, std::size_t i) {
+  std::string n = base + "-" + service;
+  return valid_sandbox_name(n) ? n : base + "-svc" + std::to_string(i + 1);
+}
+
+bool want_weakening(const SandboxRequest& request) {
+  bool weaken = false;
+  for (const auto& w : request.test_weakenings) {
+    if (w != kWeakenNoneSiblingReachable)
+      throw UserError("sandbox " + request.name + ": test weakening `" + w +
+                      "` is not one the local backend knows (" + kWeakenNoneSiblingReachable + ")");
+    weaken = true;
+  }
+  return weaken;
+}
+
 std::string first_line_of(const std::vector<std::string>& argv) {
   RunOptions opts;
   opts.deadline = 10s;
@@ -40,27 +63,44 @@ std::string default_helper_path() {
   return helper.found() ? helper.path : "";
 }
 
+std::string default_isoprobe_bundle() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path dir = ec ? fs::path() : exe.parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path())
+    if (::access((dir / "probes" / "isoprobe-bundle" / "isoprobe").c_str(), X_OK) == 0)
+      return (dir / "probes" / "isoprobe-bundle").string();
+#ifdef ISOHARNESS_ISOPROBE_BUNDLE
+  if (::access(ISOHARNESS_ISOPROBE_BUNDLE "/isoprobe", X_OK) == 0) return ISOHARNESS_ISOPROBE_BUNDLE;
+#endif
+  return "";
+}
 
 LocalBackend::LocalBackend(const json& profile, LocalOptions options)
     : profile_(parse_local_profile(profile)), options_(std::move(options)) {
-  if (::geteuid() != 0) throw InfraError("the local backend needs root (namespaces, nftables, runc); run as root");
+  if (::geteuid() != 0)
+    throw InfraError("the local backend needs root (namespaces, nftables, runc); run as root");
   if (options_.run_id.empty()) options_.run_id = new_run_id();
   if (!valid_run_id(options_.run_id)) throw UserError("run id must be 1-8 of [a-z0-9]: " + options_.run_id);
   if (options_.helper_path.empty()) options_.helper_path = default_helper_path();
+  if (options_.isoprobe_bundle.empty()) options_.isoprobe_bundle = default_isoprobe_bundle();
   if (options_.helper_path.empty() || ::access(options_.helper_path.c_str(), X_OK) != 0)
     throw InfraError("isoharness-world-helper: " + (options_.helper_path.empty()
                                                         ? resolve_path(kWorldHelper).problem
                                                         : options_.helper_path + " is not executable"));
   for (const char* p : {"ip", "nsenter", "nft", "dnsmasq", "runc", "ssh-keygen", "sysctl"})
     if (find_program(p).empty())
-      throw InfraError(std::string("the local backend needs ") + p + "; `isoharness local doctor` says how to install it");
-  if (::access("/usr/sbin/sshd", X_OK) != 0) throw InfraError("the local backend needs /usr/sbin/sshd (apt-get install openssh-server)");
+      throw InfraError(std::string("the local backend needs ") + p +
+                       "; `isoharness local doctor` says how to install it");
+  if (::access("/usr/sbin/sshd", X_OK) != 0)
+    throw InfraError("the local backend needs /usr/sbin/sshd (apt-get install openssh-server)");
   paths_ = RunPaths{options_.state_root, options_.run_id};
   kernel_release_ = kernel_release();
   index_in_use_.assign(kMaxSandboxes, false);
   claim_run(paths_);
   try {
-    world_ = std::make_unique<World>(paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_});
+    world_ = std::make_unique<World>(
+        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -69,12 +109,13 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
 }
 
 LocalBackend::~LocalBackend() {
+  std::map<std::string, std::unique_ptr<DeployedSandbox>> left;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& [name, sb] : sandboxes_)
-      if (sb) destroy_locked(*sb);
-    sandboxes_.clear();
+    left.swap(sandboxes_);
   }
+  for (auto& [name, sb] : left)
+    if (sb) release(*sb);
   world_.reset();
   cleanup_run(paths_.state_root, paths_.run_id);
 }
@@ -85,21 +126,28 @@ SshEndpoint LocalBackend::jump_endpoint() const {
 
 SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
   if (!request.run_id.empty() && request.run_id != paths_.run_id)
-    throw InfraError("sandbox " + request.name + ": request run id " + request.run_id + " is not this backend's run " +
-                     paths_.run_id);
+    throw InfraError("sandbox " + request.name + ": request run id " + request.run_id +
+                     " is not this backend's run " + paths_.run_id);
   if (!valid_sandbox_name(request.name))
     throw UserError("sandbox name must be 1-24 of [a-z0-9-]: " + request.name);
   std::string key_problem = check_public_key_line(request.authorized_key);
   if (!key_problem.empty()) throw UserError("sandbox " + request.name + ": authorized key: " + key_problem);
-  SandboxSpec spec = parse_sandbox_values(request.values, request.item_id.empty() ? request.name : request.item_id);
-  std::string runtime = runtime_for(spec, profile_);
-  std::string bin = find_program(runtime);
-  if (bin.empty())
-    throw InfraError("runtime " + runtime + " (runtime class " + (spec.runtime_class.empty() ? "default" : spec.runtime_class) +
-                     ") is not installed; the sandbox is not started and never falls back to another runtime (apt-get install " +
-                     runtime + ")");
-  auto nc = profile_.node_classes.find(request.node_class);
-  if (nc == profile_.node_classes.end())
+  const bool weaken_none = want_weakening(request);
+  const std::string source = request.item_id.empty() ? request.name : request.item_id;
+  SandboxSpec spec = parse_sandbox_values(request.values, source);
+  std::vector<SandboxSpec> sibling_specs;
+  for (const auto& service : spec.other_services) {
+    if (!valid_service_name(service))
+      throw UserError(
+          source + ": values.services." + service +
+          ": a service name must be a DNS label (1-63 of [a-z0-9-]), its siblings find it by that name");
+    sibling_specs.push_back(parse_sandbox_values(request.values, source, service));
+  }
+  if (!sibling_specs.empty() && options_.isoprobe_bundle.empty())
+    throw InfraError(source +
+                     ": sibling services run isoprobe's listener, and the isoprobe bundle was not found "
+                     "(build the target isoprobe_bundle)");
+  if (profile_.node_classes.find(request.node_class) == profile_.node_classes.end())
     throw UserError("sandbox " + request.name + ": node class `" + request.node_class +
                     "` is not in the deployment profile's node_classes");
 
@@ -107,46 +155,119 @@ SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (sandboxes_.count(request.name)) throw UserError("sandbox " + request.name + " is already deployed");
-    auto free = std::find(index_in_use_.begin(), index_in_use_.end(), false);
-    if (free == index_in_use_.end())
-      throw InfraError("the local world holds at most " + std::to_string(kMaxSandboxes) + " sandboxes at once");
-    *free = true;
-    sb->index = static_cast<int>(free - index_in_use_.begin());
+    if (static_cast<std::size_t>(std::count(index_in_use_.begin(), index_in_use_.end(), false)) <
+        1 + sibling_specs.size())
+      throw InfraError("the local world holds at most " + std::to_string(kMaxSandboxes) +
+                       " sandboxes at once");
+    auto take = [&] {
+      auto free = std::find(index_in_use_.begin(), index_in_use_.end(), false);
+      *free = true;
+      return static_cast<int>(free - index_in_use_.begin());
+    };
+    sb->index = take();
     sb->name = request.name;
+    for (std::size_t i = 0; i < sibling_specs.size(); ++i) {
+      auto sib = std::make_unique<DeployedSandbox>();
+      sib->index = take();
+      sib->name = sibling_sandbox_name(request.name, sibling_specs[i].service, i);
+      sb->siblings.push_back(std::move(sib));
+    }
     sandboxes_[request.name] = nullptr;  // reserves the name
   }
-  sb->runtime = runtime;
-  sb->runtime_bin = bin;
-  sb->container = container_id(paths_.run_id, request.name);
-  sb->netns = netns_name(paths_.run_id, "s-" + request.name);
-  sb->address = sandbox_address(sb->index);
-  sb->dir = paths_.sandbox_dir(request.name);
-  sb->egress = egress_for(spec, sb->index, "sb" + std::to_string(sb->index), sb->address);
-
-  LaunchContext ctx{&paths_, world_.get(), options_.helper_path, options_.seccomp_profile, kernel_release_,
-                    options_.noisy_duty_percent, static_cast<int>(options_.ssh_ready_timeout.count())};
   try {
-    launch_sandbox(*sb, spec, nc->second, nc->first, request.authorized_key, ctx);
+    launch_item(*sb, spec, sibling_specs, request, weaken_none);
   } catch (...) {
-    teardown_sandbox(*sb, ctx);
+    release(*sb);
     std::lock_guard<std::mutex> lock(mutex_);
-    index_in_use_[static_cast<std::size_t>(sb->index)] = false;
     sandboxes_.erase(request.name);
     throw;
   }
-  sb->handle.facts["item_id"] = request.item_id;
-  sb->handle.facts["attempt"] = request.attempt;
   SandboxHandle handle = sb->handle;
   std::lock_guard<std::mutex> lock(mutex_);
   sandboxes_[request.name] = std::move(sb);
   return handle;
 }
 
-void LocalBackend::destroy_locked(DeployedSandbox& sb) noexcept {
-  LaunchContext ctx{&paths_, world_.get(), options_.helper_path, options_.seccomp_profile, kernel_release_,
-                    options_.noisy_duty_percent, 0};
+// Each service gets its runtime, its sandbox and its egress chain; the siblings start
+// first, so the agent never runs without the walls around them.
+void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
+                               std::vector<SandboxSpec>& sibling_specs, const SandboxRequest& request,
+                               bool weaken_none) {
+  auto prepare = [&](DeployedSandbox& d, const SandboxSpec& sp) {
+    d.runtime = runtime_for(sp, profile_);
+    d.runtime_bin = find_program(d.runtime);
+    if (d.runtime_bin.empty())
+      throw InfraError(
+          "runtime " + d.runtime + " (runtime class " +
+          (sp.runtime_class.empty() ? "default" : sp.runtime_class) + ", service " + sp.service +
+          ") is not installed; the sandbox is not started and never falls back to another runtime "
+          "(apt-get install " +
+          d.runtime + ")");
+    d.container = container_id(paths_.run_id, d.name);
+    d.netns = netns_name(paths_.run_id, "s-" + d.name);
+    d.address = sandbox_address(d.index);
+    d.dir = paths_.sandbox_dir(d.name);
+    d.egress = egress_for(sp, d.index, "sb" + std::to_string(d.index), d.address);
+  };
+  prepare(sb, spec);
+  std::vector<ItemMember> members = {{"default", spec.network_mode == "none", &sb.egress}};
+  for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
+    prepare(*sb.siblings[i], sibling_specs[i]);
+    members.push_back(
+        {sibling_specs[i].service, sibling_specs[i].network_mode == "none", &sb.siblings[i]->egress});
+  }
+  const std::string resolver_address = item_resolver_address(sb.index);
+  link_item_egress(members, resolver_address, weaken_none);
+
+  // The attempt's own resolver: its services by name, and the world's names only when
+  // the item may resolve them (allowDomains).
+  std::vector<std::pair<std::string, std::string>> names;
+  for (std::size_t i = 0; i < sb.siblings.size(); ++i)
+    names.emplace_back(sibling_specs[i].service, sb.siblings[i]->address);
+  if (sb.egress.dns)
+    for (const auto& n : world_names()) names.emplace_back(n.name, n.address);
+  sb.resolver = world_->start_item_resolver(sb.name, resolver_address, names);
+
+  const NodeClass& nc = profile_.node_classes.at(request.node_class);
+  LaunchContext ctx = launch_context(static_cast<int>(options_.ssh_ready_timeout.count()));
+  json siblings = json::array();
+  for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
+    launch_sibling(*sb.siblings[i], sibling_specs[i], nc, options_.isoprobe_bundle, ctx);
+    siblings.push_back(sb.siblings[i]->handle.facts);
+  }
+  launch_sandbox(sb, spec, nc, request.node_class, request.authorized_key, ctx);
+  sb.handle.facts["item_id"] = request.item_id;
+  sb.handle.facts["attempt"] = request.attempt;
+  sb.handle.facts["service"] = "default";
+  sb.handle.facts["siblings"] = siblings;
+  sb.handle.facts["item_resolver"] = {{"address", sb.resolver.address},
+                                      {"instance_name", kResolverInstanceName},
+                                      {"instance", sb.resolver.instance},
+                                      {"answers", names.size()},
+                                      {"agent_may_ask", !sb.egress.item_resolver.empty()}};
+  if (!request.test_weakenings.empty()) sb.handle.facts["test_weakenings"] = request.test_weakenings;
+}
+
+LaunchContext LocalBackend::launch_context(int ssh_ready_ms) const {
+  return LaunchContext{&paths_,
+                       world_.get(),
+                       options_.helper_path,
+                       options_.seccomp_profile,
+                       kernel_release_,
+                       options_.noisy_duty_percent,
+                       ssh_ready_ms};
+}
+
+void LocalBackend::release(DeployedSandbox& sb) noexcept {
+  LaunchContext ctx = launch_context(0);
   teardown_sandbox(sb, ctx);
+  for (auto& sib : sb.siblings)
+    if (sib) teardown_sandbox(*sib, ctx);
+  world_->stop_item_resolver(sb.resolver);
+  std::lock_guard<std::mutex> lock(mutex_);
   if (sb.index >= 0) index_in_use_[static_cast<std::size_t>(sb.index)] = false;
+  for (auto& sib : sb.siblings)
+    if (sib && sib->index >= 0) index_in_use_[static_cast<std::size_t>(sib->index)] = false;
 }
 
 void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
@@ -158,11 +279,7 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
     sb = std::move(it->second);
     sandboxes_.erase(it);
   }
-  LaunchContext ctx{&paths_, world_.get(), options_.helper_path, options_.seccomp_profile, kernel_release_,
-                    options_.noisy_duty_percent, 0};
-  teardown_sandbox(*sb, ctx);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (sb->index >= 0) index_in_use_[static_cast<std::size_t>(sb->index)] = false;
+  release(*sb);
 }
 
 std::vector<EgressTarget> LocalBackend::egress_targets() const {

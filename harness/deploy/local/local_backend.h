@@ -15,10 +15,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/deploy/backend.h"
 #include "harness/deploy/local/run_state.h"
@@ -29,14 +28,16 @@ namespace isoharness::deploy::local {
 struct LocalOptions {
   std::string run_id;                          // empty = a new random id
   std::string state_root = kDefaultStateRoot;  // /run/isoharness
-  std::string helper_path;                     // empty = isoharness-world-helper found by default_helper_path()
+  std::string helper_path;      // empty = isoharness-world-helper found by default_helper_path()
+  std::string isoprobe_bundle;  // empty = default_isoprobe_bundle(); sibling services' listener
   std::string seccomp_profile = "/usr/share/containers/seccomp.json";
   std::chrono::milliseconds ssh_ready_timeout{30000};
-  int noisy_duty_percent = 50;                 // the non-tier neighbour's busy share of each period
+  int noisy_duty_percent = 50;  // the non-tier neighbour's busy share of each period
 };
 
 class World;
 struct DeployedSandbox;
+struct LaunchContext;
 
 class LocalBackend : public Backend {
  public:
@@ -58,7 +59,11 @@ class LocalBackend : public Backend {
   SshEndpoint jump_endpoint() const;
 
  private:
-  void destroy_locked(DeployedSandbox& sb) noexcept;
+  LaunchContext launch_context(int ssh_ready_ms) const;
+  // Tears down an item attempt (siblings, agent, resolver) and frees its indexes.
+  void release(DeployedSandbox& sb) noexcept;
+  void launch_item(DeployedSandbox& sb, const SandboxSpec& spec, std::vector<SandboxSpec>& sibling_specs,
+                   const SandboxRequest& request, bool weaken_none);
 
   LocalProfile profile_;
   LocalOptions options_;
@@ -76,10 +81,17 @@ std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, 
 // <prefix>/lib/isoharness/, else the build tree's (harness/common/install_paths.h); empty
 // when none is found.
 std::string default_helper_path();
+// Where the isoprobe bundle is: probes/isoprobe-bundle above the running program, else
+// the build tree's. Empty when neither exists.
+std::string default_isoprobe_bundle();
+
+// The one test weakening the local backend understands (SandboxRequest::test_weakenings):
+// `networkMode: none` services keep peers and stay reachable, as if the policy forgot them.
+inline constexpr const char* kWeakenNoneSiblingReachable = "none-sibling-reachable";
 
 // One prerequisite of the local backend, checked on this machine.
 struct DoctorCheck {
-  std::string check;       // what was checked
+  std::string check;  // what was checked
   bool ok = false;
   std::string detail;      // what was found
   std::string how_to_fix;  // exact command or step when not ok

@@ -20,11 +20,13 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   std::string s;
   s += "table inet " + t + " {\n";
   s += "  map from_sandbox { type ifname : verdict; }\n";
+  s += "  set sealed { type ipv4_addr; }\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
   s += "    iif \"lo\" accept\n    ct state established,related accept\n  }\n";
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
   s += "    meta nfproto ipv6 drop\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
+  s += "    ip daddr @sealed counter drop\n";
   s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
        world_addr::kSandboxRange + " tcp dport 2222 ct state new accept\n";
   s += "    iifname vmap @from_sandbox\n";
@@ -63,6 +65,11 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   const std::string rule = "add rule " + t + " " + c + " ";
   std::string s = "add chain " + t + " " + c + "\n";
   s += rule + "ip saddr != " + e.address + " drop\n";
+  for (const auto& peer : e.peers) s += rule + "ip daddr " + peer + " accept\n";
+  if (!e.item_resolver.empty()) {
+    s += rule + "ip daddr " + e.item_resolver + " udp dport 53 accept\n";
+    s += rule + "ip daddr " + e.item_resolver + " tcp dport 53 accept\n";
+  }
   for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
   if (e.dns) {
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
@@ -72,13 +79,15 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
   s += rule + "counter drop\n";
   s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
+  if (e.sealed) s += "add element " + t + " sealed { " + e.address + " }\n";
   return s;
 }
 
 std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress& e) {
   const std::string t = "inet " + nft_table_name(run_id);
-  return "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n" + "flush chain " + t + " " +
-         chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+  std::string s = "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n";
+  if (e.sealed) s += "delete element " + t + " sealed { " + e.address + " }\n";
+  return s + "flush chain " + t + " " + chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
 }
 
 }  // namespace isoharness::deploy::local

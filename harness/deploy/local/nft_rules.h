@@ -8,6 +8,12 @@
 // drops spoofed sources, drops the in-cluster ranges that egress never opens, then
 // accepts exactly what allowDomains (addresses + DNS to the world resolver) and allowCIDR
 // open, and drops the rest.
+//
+// Services of one item (siblings, each its own sandbox) reach each other: a member's chain
+// accepts its peers' addresses and the item's own resolver before the in-cluster drops.
+// A `networkMode: none` member has no peers, no resolver and no egress, is nobody's peer,
+// and its address is in the set `sealed`, which the forward chain drops before anything
+// else may open a flow to it (the jumphost's tcp/2222 included): deny-all both ways.
 #pragma once
 
 #include <string>
@@ -22,6 +28,9 @@ struct SandboxEgress {
   bool dns = false;                    // may query the world resolver
   std::vector<std::string> addresses;  // opened by allowDomains
   std::vector<std::string> cidrs;      // opened by allowCIDR (and "everything")
+  std::vector<std::string> peers;      // sibling services of the same item it may reach
+  std::string item_resolver;           // the item's own resolver (udp/tcp 53); empty = none
+  bool sealed = false;                 // networkMode none: no flow in from anywhere
 };
 
 // The table name for a run: "ih_<runid>".

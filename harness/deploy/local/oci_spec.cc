@@ -16,9 +16,17 @@ json mount(const std::string& dest, const std::string& type, const std::string& 
 
 const std::vector<std::string>& containerd_masked_paths() {
   static const std::vector<std::string> p = {
-      "/proc/acpi",        "/proc/asound",      "/proc/kcore",       "/proc/keys",
-      "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
-      "/proc/scsi",        "/sys/firmware",     "/sys/devices/virtual/powercap",
+      "/proc/acpi",
+      "/proc/asound",
+      "/proc/kcore",
+      "/proc/keys",
+      "/proc/latency_stats",
+      "/proc/timer_list",
+      "/proc/timer_stats",
+      "/proc/sched_debug",
+      "/proc/scsi",
+      "/sys/firmware",
+      "/sys/devices/virtual/powercap",
   };
   return p;
 }
@@ -37,27 +45,35 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
       {"terminal", false},
       {"user", {{"uid", spec.uid}, {"gid", spec.gid}}},
       {"args", in.args},
-      {"env", {"PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/home/agent",
-               "USER=agent", "LANG=C.UTF-8"}},
+      {"env",
+       {"PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/home/agent", "USER=agent",
+        "LANG=C.UTF-8"}},
       {"cwd", "/"},
       // The sandbox's processes run as a non-root user (sshd and its sessions), so the kept
       // set is also inheritable and ambient: that is how a session started by sshd holds
       // exactly the set the runtime grants, as a root container process would.
       {"capabilities",
-       {{"bounding", caps}, {"effective", caps}, {"permitted", caps}, {"inheritable", caps}, {"ambient", caps}}},
+       {{"bounding", caps},
+        {"effective", caps},
+        {"permitted", caps},
+        {"inheritable", caps},
+        {"ambient", caps}}},
       {"noNewPrivileges", spec.no_new_privileges},
   };
 
   json mounts = json::array({
       mount("/proc", "proc", "proc", {"nosuid", "noexec", "nodev"}),
       mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"}),
-      mount("/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"}),
+      mount("/dev/pts", "devpts", "devpts",
+            {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"}),
       mount("/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"}),
       mount("/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"}),
       mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"}),
       mount("/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"}),
       mount("/usr", "bind", in.host_usr, {"rbind", "ro", "nosuid", "nodev"}),
   });
+  for (const auto& [source, dest] : in.ro_binds)
+    mounts.push_back(mount(dest, "bind", source, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& s : spec.scratch) {
     // emptyDir scratch: a tmpfs the sandbox's user owns (home) or everyone may use (/tmp).
     std::vector<std::string> opts = {"nosuid", "nodev", "size=1048576k"};
@@ -71,7 +87,8 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
     mounts.push_back(mount(s.path, "tmpfs", "tmpfs", opts));
   }
 
-  json namespaces = json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}});
+  json namespaces =
+      json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}});
   if (in.runtime == "runc") namespaces.push_back({{"type", "network"}, {"path", in.netns_path}});
 
   json resources = {{"devices", json::array({{{"allow", false}, {"access", "rwm"}}})},

@@ -6,24 +6,26 @@
 // the spec; runsc runs with --network=host inside that namespace and must not be given one).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/deploy/local/sandbox_spec.h"
 
 namespace isoharness::deploy::local {
 
 struct BundleInputs {
-  std::string runtime;          // "runc" or "runsc"
+  std::string runtime;  // "runc" or "runsc"
   std::string hostname;
-  std::string netns_path;       // runc: /var/run/netns/NAME; ignored for runsc
-  std::string cgroups_path;     // e.g. "/ih-<run>-<name>"
-  std::string cpuset;           // node class CPU list; empty = no pinning
+  std::string netns_path;         // runc: /var/run/netns/NAME; ignored for runsc
+  std::string cgroups_path;       // e.g. "/ih-<run>-<name>"
+  std::string cpuset;             // node class CPU list; empty = no pinning
   std::string host_usr = "/usr";  // bind-mounted read-only as the image's /usr
-  std::vector<std::string> args;  // the container's process (sshd)
-  nlohmann::json seccomp;       // converted linux.seccomp; null when Unconfined
+  std::vector<std::string> args;  // the container's process (sshd, or a sibling's listener)
+  // Host directories bind-mounted read-only (source, destination): a sibling's isoprobe.
+  std::vector<std::pair<std::string, std::string>> ro_binds;
+  nlohmann::json seccomp;  // converted linux.seccomp; null when Unconfined
 };
 
 nlohmann::json make_oci_config(const SandboxSpec& spec, const BundleInputs& in);

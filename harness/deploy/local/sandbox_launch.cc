@@ -40,7 +40,8 @@ std::string runtime_version(const std::string& bin) {
 
 bool wants_everything(const SandboxSpec& spec) {
   if (spec.network_mode == "bridge") return true;
-  if (std::find(spec.allow_domains.begin(), spec.allow_domains.end(), "*") != spec.allow_domains.end()) return true;
+  if (std::find(spec.allow_domains.begin(), spec.allow_domains.end(), "*") != spec.allow_domains.end())
+    return true;
   if (std::find(spec.allow_entities.begin(), spec.allow_entities.end(), "world") != spec.allow_entities.end())
     return true;
   return std::any_of(spec.allow_cidr.begin(), spec.allow_cidr.end(),
@@ -49,7 +50,8 @@ bool wants_everything(const SandboxSpec& spec) {
 
 }  // namespace
 
-SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth, const std::string& address) {
+SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth,
+                         const std::string& address) {
   SandboxEgress e;
   e.index = index;
   e.veth = veth;
@@ -68,26 +70,36 @@ SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& 
   return e;
 }
 
-void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
-                    const std::string& node_class_name, const std::string& authorized_key, const LaunchContext& ctx) {
+void link_item_egress(std::vector<ItemMember>& members, const std::string& item_resolver, bool weaken_none) {
+  auto open = [&](const ItemMember& m) { return !m.none || weaken_none; };
+  for (auto& m : members) {
+    m.egress->peers.clear();
+    m.egress->sealed = m.none && !weaken_none && m.service != "default";
+    m.egress->item_resolver = open(m) ? item_resolver : "";
+    if (!open(m)) continue;
+    for (const auto& other : members)
+      if (&other != &m && open(other)) m.egress->peers.push_back(other.egress->address);
+  }
+}
+
+namespace {
+
+// Controls that need files come first: nothing is created if one cannot be applied.
+json load_seccomp(const SandboxSpec& spec, const LaunchContext& ctx) {
+  if (spec.seccomp != "RuntimeDefault") return nullptr;
+  auto s = load_default_seccomp(ctx.seccomp_profile,
+                                SeccompTarget{"amd64", ctx.kernel_release, spec.capabilities});
+  if (!s) throw InfraError("control seccompProfile RuntimeDefault cannot be applied: " + s.error().message);
+  return *s;
+}
+
+// The sandbox's own namespace, a veth to the node, its egress chain.
+void create_network(DeployedSandbox& sb, const LaunchContext& ctx) {
   const RunPaths& paths = *ctx.paths;
   World& world = *ctx.world;
-
-  // Controls that need files come first: nothing is created if one cannot be applied.
-  json seccomp;
-  std::size_t seccomp_rules = 0;
-  if (spec.seccomp == "RuntimeDefault") {
-    auto s = load_default_seccomp(ctx.seccomp_profile, SeccompTarget{"amd64", ctx.kernel_release, spec.capabilities});
-    if (!s) throw InfraError("control seccompProfile RuntimeDefault cannot be applied: " + s.error().message);
-    seccomp = *s;
-    seccomp_rules = seccomp["syscalls"].size();
-  }
-
   std::error_code ec;
   fs::create_directories(sb.dir, ec);
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create " + sb.dir + ": " + ec.message());
-
-  // Network: the sandbox's own namespace, a veth to the node, its egress chain.
   sb.netns_created = true;
   run_checked({"ip", "netns", "add", sb.netns}, "control network namespace: create " + sb.netns);
   run_checked({"ip", "-n", sb.netns, "link", "set", "lo", "up"}, "control network namespace: loopback");
@@ -96,30 +108,91 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
               "control network namespace: disable IPv6");
   const std::string veth = sb.egress.veth;
   sb.veth_created = true;
-  run_checked({"ip", "-n", world.node_ns(), "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", sb.netns},
+  run_checked({"ip", "-n", world.node_ns(), "link", "add", veth, "type", "veth", "peer", "name", "eth0",
+               "netns", sb.netns},
               "control network namespace: veth to the node");
-  run_checked({"ip", "-n", world.node_ns(), "link", "set", veth, "up"}, "control network namespace: node side up");
+  run_checked({"ip", "-n", world.node_ns(), "link", "set", veth, "up"},
+              "control network namespace: node side up");
   run_checked({"ip", "-n", world.node_ns(), "route", "add", sb.address + "/32", "dev", veth},
               "control network namespace: node route");
-  run_checked({"ip", "-n", sb.netns, "addr", "add", sb.address + "/32", "dev", "eth0"}, "control network namespace: address");
+  run_checked({"ip", "-n", sb.netns, "addr", "add", sb.address + "/32", "dev", "eth0"},
+              "control network namespace: address");
   run_checked({"ip", "-n", sb.netns, "link", "set", "eth0", "up"}, "control network namespace: eth0 up");
-  run_checked({"ip", "-n", sb.netns, "route", "add", world_addr::kNodeJumpSide, "dev", "eth0", "scope", "link"},
-              "control network namespace: gateway route");
-  run_checked({"ip", "-n", sb.netns, "route", "add", "default", "via", world_addr::kNodeJumpSide, "dev", "eth0"},
-              "control network namespace: default route");
+  run_checked(
+      {"ip", "-n", sb.netns, "route", "add", world_addr::kNodeJumpSide, "dev", "eth0", "scope", "link"},
+      "control network namespace: gateway route");
+  run_checked(
+      {"ip", "-n", sb.netns, "route", "add", "default", "via", world_addr::kNodeJumpSide, "dev", "eth0"},
+      "control network namespace: default route");
   sb.egress_added = true;
-  nft_apply(world.node_ns(), sandbox_egress_add(paths.run_id, sb.egress), "egress policy of sandbox " + sb.name);
+  nft_apply(world.node_ns(), sandbox_egress_add(paths.run_id, sb.egress),
+            "egress policy of sandbox " + sb.name);
+}
 
-  // Image and bundle.
+// The image's resolver: the item's own when it has one, none for a sealed service.
+std::string resolver_of(const DeployedSandbox& sb) {
+  if (sb.egress.sealed) return "";
+  return sb.egress.item_resolver.empty() ? world_addr::kResolver : sb.egress.item_resolver;
+}
+
+// The image of one sandbox: its user, its resolver, a host key of its own.
+ImageSpec image_of(const DeployedSandbox& sb, const SandboxSpec& spec, const std::string& hostname) {
   ImageSpec image;
   image.rootfs = sb.dir + "/rootfs";
-  image.hostname = sb.name;
+  image.hostname = hostname;
   image.uid = spec.uid;
   image.gid = spec.gid;
   image.sshd_config = sandbox_sshd_config("agent");
-  image.authorized_keys = authorized_key;
-  image.resolver = world_addr::kResolver;
+  image.resolver = resolver_of(sb);
   image.key_comment = sb.container;
+  return image;
+}
+
+// The container. runsc's netstack cannot start here: it runs --network=host inside the
+// sandbox's namespace (entered with nsenter, not `ip netns exec`, which remounts /sys).
+void start_container(DeployedSandbox& sb, const LaunchContext& ctx) {
+  const std::string root = ctx.paths->runtime_root(sb.runtime);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  std::vector<std::string> argv;
+  if (sb.runtime == "runc") {
+    argv = {sb.runtime_bin, "--root", root, "run", "--detach", "--bundle", sb.dir, sb.container};
+  } else {
+    argv = in_netns(sb.netns, {sb.runtime_bin, "--root", root, "--platform=ptrace", "--network=host", "run",
+                               "--detach", "--bundle", sb.dir, sb.container});
+  }
+  sb.container_started = true;
+  run_detaching(argv, sb.dir + "/container.log", "runtime " + sb.runtime + ": start sandbox " + sb.name, 60s);
+}
+
+json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
+  std::uint64_t mask = capability_mask(spec.capabilities);
+  if (sb.runtime == "runsc") mask &= ~(std::uint64_t{1} << *capability_number("CAP_NET_RAW"));
+  return {{"capabilities", spec.capabilities}, {"expected_cap_eff", capability_hex(mask)}};
+}
+
+}  // namespace
+
+std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
+  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec",
+                                   sb.container};
+  // runsc reaches its sandbox over an abstract unix socket, which lives in the network
+  // namespace it was started in: from anywhere else the container reads as "stopped".
+  return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
+}
+
+void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                    const std::string& node_class_name, const std::string& authorized_key,
+                    const LaunchContext& ctx) {
+  const RunPaths& paths = *ctx.paths;
+  World& world = *ctx.world;
+  json seccomp = load_seccomp(spec, ctx);
+  std::size_t seccomp_rules = seccomp.is_null() ? 0 : seccomp["syscalls"].size();
+  create_network(sb, ctx);
+
+  // Image and bundle.
+  ImageSpec image = image_of(sb, spec, sb.name);
+  image.authorized_keys = authorized_key;
   std::string host_key = key_type_and_blob(build_image(image));
 
   BundleInputs in;
@@ -133,27 +206,16 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
 
   if (node_class.noisy_neighbour) {
-    auto pid = spawn_detached(in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus",
-                                                  node_class.cpuset, "--duty-percent",
-                                                  std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
-                              sb.dir + "/noise.log");
+    auto pid =
+        spawn_detached(in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus",
+                                           node_class.cpuset, "--duty-percent",
+                                           std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
+                       sb.dir + "/noise.log");
     if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
     sb.noise_pid = *pid;
   }
 
-  // The container. runsc's netstack cannot start here: it runs --network=host inside the
-  // sandbox's namespace (entered with nsenter, not `ip netns exec`, which remounts /sys).
-  const std::string root = paths.runtime_root(sb.runtime);
-  fs::create_directories(root, ec);
-  std::vector<std::string> argv;
-  if (sb.runtime == "runc") {
-    argv = {sb.runtime_bin, "--root", root, "run", "--detach", "--bundle", sb.dir, sb.container};
-  } else {
-    argv = in_netns(sb.netns, {sb.runtime_bin, "--root", root, "--platform=ptrace", "--network=host", "run",
-                               "--detach", "--bundle", sb.dir, sb.container});
-  }
-  sb.container_started = true;
-  run_detaching(argv, sb.dir + "/container.log", "runtime " + sb.runtime + ": start sandbox " + sb.name, 60s);
+  start_container(sb, ctx);
   try {
     world.wait_ssh_from_jumphost(sb.address, 2222, ctx.ssh_ready_ms);
   } catch (const InfraError& e) {
@@ -165,9 +227,9 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   h.name = sb.name;
   h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
   h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
-  std::uint64_t mask = capability_mask(spec.capabilities);
-  if (sb.runtime == "runsc") mask &= ~(std::uint64_t{1} << *capability_number("CAP_NET_RAW"));
-  json egress = {{"dns", sb.egress.dns}, {"addresses", sb.egress.addresses}, {"cidrs", sb.egress.cidrs},
+  json egress = {{"dns", sb.egress.dns},
+                 {"addresses", sb.egress.addresses},
+                 {"cidrs", sb.egress.cidrs},
                  {"enforced_by", "nftables in the node namespace"}};
   json scratch = json::array();
   for (const auto& s : spec.scratch) scratch.push_back(s.path);
@@ -191,8 +253,6 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"requested_image", spec.image},
       {"uid", spec.uid},
       {"gid", spec.gid},
-      {"capabilities", spec.capabilities},
-      {"expected_cap_eff", capability_hex(mask)},
       {"no_new_privileges", spec.no_new_privileges},
       {"seccomp", spec.seccomp},
       {"seccomp_rules", seccomp_rules},
@@ -200,9 +260,77 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"scratch", scratch},
       {"gpu_requested", spec.gpu},
       {"gpu_available", false},
-      {"services_not_deployed", spec.other_services},
       {"egress", egress},
   };
+  h.facts.update(capability_facts(sb, spec));
+}
+
+void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                    const std::string& probe_bundle, const LaunchContext& ctx) {
+  json seccomp = load_seccomp(spec, ctx);
+  create_network(sb, ctx);
+
+  ImageSpec image = image_of(sb, spec, spec.service);  // sshd's files exist; sshd is not started
+  build_image(image);
+  std::error_code ec;
+  fs::create_directories(image.rootfs + kSiblingProbeDir, ec);
+  if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
+
+  BundleInputs in;
+  in.runtime = sb.runtime;
+  in.hostname = spec.service;
+  in.netns_path = netns_path(sb.netns);
+  in.cgroups_path = "/" + sb.container;
+  in.cpuset = node_class.cpuset;
+  in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
+             "serve",
+             "--port",
+             std::to_string(kSiblingPort),
+             "--name",
+             spec.service,
+             "--max-seconds",
+             "7200"};
+  in.ro_binds = {{probe_bundle, kSiblingProbeDir}};
+  in.seccomp = seccomp;
+  write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
+  start_container(sb, ctx);
+
+  // Ready when its own listener answers inside its own namespace (no node policy between).
+  RunOptions wait;
+  wait.deadline = std::chrono::milliseconds(ctx.ssh_ready_ms + 5000);
+  auto banner =
+      run_command(in_netns(sb.netns, {ctx.helper_path, "wait-banner", "--addr", sb.address, "--port",
+                                      std::to_string(kSiblingPort), "--prefix", "isoprobe-serve",
+                                      "--deadline-ms", std::to_string(ctx.ssh_ready_ms)}),
+                  wait);
+  if (!banner || !banner->ok())
+    throw InfraError("sibling service " + spec.service + " (sandbox " + sb.name +
+                     "): its listener did not answer " + "on port " + std::to_string(kSiblingPort) +
+                     "; its log:\n" + log_tail(sb.dir + "/container.log"));
+
+  std::string mode = spec.network_mode.empty() ? "default" : spec.network_mode;
+  sb.handle.name = sb.name;
+  sb.handle.facts = {
+      {"service", spec.service},
+      {"network_mode", mode},
+      {"sandbox", sb.name},
+      {"address", sb.address},
+      {"port", kSiblingPort},
+      {"runtime", sb.runtime},
+      {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
+      {"container_id", sb.container},
+      {"netns", sb.netns},
+      {"exec", exec_prefix(sb, *ctx.paths)},
+      {"probe", std::string(kSiblingProbeDir) + "/isoprobe"},
+      {"uid", spec.uid},
+      {"no_new_privileges", spec.no_new_privileges},
+      {"seccomp", spec.seccomp},
+      {"read_only_root", spec.read_only_root},
+      {"sealed", sb.egress.sealed},
+      {"peers", sb.egress.peers},
+      {"resolver", sb.egress.item_resolver.empty() ? json(nullptr) : json(sb.egress.item_resolver)},
+  };
+  sb.handle.facts.update(capability_facts(sb, spec));
 }
 
 void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
@@ -210,7 +338,8 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
     const RunPaths& paths = *ctx.paths;
     if (sb.container_started) {
       const std::string root = paths.runtime_root(sb.runtime);
-      if (sb.runtime == "runc") run_quietly({sb.runtime_bin, "--root", root, "kill", sb.container, "KILL"}, 10s);
+      if (sb.runtime == "runc")
+        run_quietly({sb.runtime_bin, "--root", root, "kill", sb.container, "KILL"}, 10s);
       run_quietly({sb.runtime_bin, "--root", root, "delete", "--force", sb.container}, 30s);
       sb.container_started = false;
     }
@@ -219,7 +348,8 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
       sb.noise_pid = -1;
     }
     if (sb.egress_added) {
-      nft_apply(ctx.world->node_ns(), sandbox_egress_remove(paths.run_id, sb.egress), "remove sandbox " + sb.name);
+      nft_apply(ctx.world->node_ns(), sandbox_egress_remove(paths.run_id, sb.egress),
+                "remove sandbox " + sb.name);
       sb.egress_added = false;
     }
   } catch (...) {
@@ -245,7 +375,8 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
       run_quietly({"ip", "netns", "delete", sb.netns}, 10s);
       sb.netns_created = false;
     }
-    for (const char* ctl : {"cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids", "systemd"}) {
+    for (const char* ctl :
+         {"cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids", "systemd"}) {
       std::string cg = std::string("/sys/fs/cgroup/") + ctl + "/" + sb.container;
       ::rmdir(cg.c_str());
     }

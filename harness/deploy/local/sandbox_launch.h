@@ -5,28 +5,34 @@
 
 #include <sys/types.h>
 
-#include <string>
-
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "harness/deploy/backend.h"
 #include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
+#include "harness/deploy/local/world.h"
 
 namespace isoharness::deploy::local {
 
 class World;
 
+// Where a sibling service's isoprobe is mounted, and the port its listener serves.
+inline constexpr const char* kSiblingProbeDir = "/opt/isoprobe";
+inline constexpr int kSiblingPort = 8080;
+
 struct DeployedSandbox {
   std::string name;
   int index = -1;
-  std::string runtime;       // "runc" / "runsc"
+  std::string runtime;  // "runc" / "runsc"
   std::string runtime_bin;
-  std::string container;     // container id
+  std::string container;  // container id
   std::string netns;
   std::string address;
-  std::string dir;           // bundle and logs
+  std::string dir;  // bundle and logs
   SandboxEgress egress;
   pid_t noise_pid = -1;
   // What exists, so teardown removes exactly that.
@@ -35,6 +41,9 @@ struct DeployedSandbox {
   bool egress_added = false;
   bool container_started = false;
   SandboxHandle handle;
+  // The agent's sandbox only: the item's other services and the attempt's own resolver.
+  std::vector<std::unique_ptr<DeployedSandbox>> siblings;
+  ItemResolver resolver;
 };
 
 struct LaunchContext {
@@ -48,12 +57,38 @@ struct LaunchContext {
 };
 
 // Computes what the sandbox may reach from its spec (pure).
-SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth, const std::string& address);
+SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth,
+                         const std::string& address);
+
+// One service of an item, for link_item_egress.
+struct ItemMember {
+  std::string service;    // "default" is the agent's
+  bool none = false;      // networkMode: none
+  SandboxEgress* egress;  // computed by egress_for; completed here
+};
+
+// The node policy between the services of one item attempt: every service that is not
+// `none` reaches every other such service and the item's resolver. A `none` service
+// reaches nothing, is nobody's peer, and (unless it is the agent's, which the harness
+// reaches through the jumphost) is sealed: no flow in. `weaken_none` is a test seam only:
+// it leaves `none` services as open as default ones, so a test can prove verify notices.
+void link_item_egress(std::vector<ItemMember>& members, const std::string& item_resolver, bool weaken_none);
 
 // Builds and starts everything; fills sb.handle. Throws InfraError naming the control or
 // step that failed; the caller then calls teardown_sandbox.
 void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
-                    const std::string& node_class_name, const std::string& authorized_key, const LaunchContext& ctx);
+                    const std::string& node_class_name, const std::string& authorized_key,
+                    const LaunchContext& ctx);
+
+// Builds and starts a sibling service: its own namespace and egress chain like any
+// sandbox, the service's own security context, and `isoprobe serve` (the bundle mounted
+// read-only at kSiblingProbeDir) as its process instead of sshd. Fills sb.handle.facts
+// with what the harness needs to probe it (address, mode, how to exec into it).
+void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                    const std::string& probe_bundle, const LaunchContext& ctx);
+
+// The runtime's exec command for the sandbox's container, without the command itself.
+std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths);
 
 // Removes whatever of the sandbox exists. Never throws.
 void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept;

@@ -16,8 +16,8 @@ using nlohmann::json;
 // Collects every problem of one parse, split by kind, then throws once.
 struct Problems {
   std::string source;
-  std::vector<Diagnostic> bad_input;       // malformed: UserError
-  std::vector<std::string> cannot_apply;   // well-formed, not applicable here: InfraError
+  std::vector<Diagnostic> bad_input;      // malformed: UserError
+  std::vector<std::string> cannot_apply;  // well-formed, not applicable here: InfraError
 
   void bad(const std::string& path, const std::string& message) {
     bad_input.push_back(Diagnostic{source, 0, 0, path, message});
@@ -50,8 +50,10 @@ std::vector<std::string> string_list(const json& obj, const char* key, const std
     return out;
   }
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) p.bad(path + "." + key + "[" + std::to_string(i) + "]", "must be a string");
-    else out.push_back(v[i].get<std::string>());
+    if (!v[i].is_string())
+      p.bad(path + "." + key + "[" + std::to_string(i) + "]", "must be a string");
+    else
+      out.push_back(v[i].get<std::string>());
   }
   return out;
 }
@@ -70,7 +72,8 @@ bool safe_mount_path(const std::string& path) {
   if (path.find("/../") != std::string::npos || path.find("/./") != std::string::npos) return false;
   if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/..") == 0) return false;
   for (char c : path)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '.')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '.'))
+      return false;
   for (const char* sys : {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64"}) {
     std::string s(sys);
     if (path == s || path.rfind(s + "/", 0) == 0) return false;
@@ -106,7 +109,8 @@ void parse_capabilities(const json& caps, const std::string& path, SandboxSpec& 
       p.bad(path + ".add", "unknown capability " + a);
       continue;
     }
-    if (std::find(kept.begin(), kept.end(), capability_name(*n)) == kept.end()) kept.push_back(capability_name(*n));
+    if (std::find(kept.begin(), kept.end(), capability_name(*n)) == kept.end())
+      kept.push_back(capability_name(*n));
   }
   spec.capabilities = kept;
 }
@@ -131,14 +135,18 @@ void parse_security_context(const json& sc, const std::string& path, SandboxSpec
     } else {
       check_keys(sp, path + ".seccompProfile", {"type"}, p);
       std::string type = sp["type"].get<std::string>();
-      if (type == "RuntimeDefault" || type == "Unconfined") spec.seccomp = type;
-      else p.unsupported(path + ".seccompProfile.type", "seccomp profile type " + type + " is not available locally");
+      if (type == "RuntimeDefault" || type == "Unconfined")
+        spec.seccomp = type;
+      else
+        p.unsupported(path + ".seccompProfile.type",
+                      "seccomp profile type " + type + " is not available locally");
     }
   }
   spec.run_as_non_root = get_bool(sc, "runAsNonRoot", path, false, p);
   for (const char* key : {"runAsUser", "runAsGroup"}) {
     if (!sc.contains(key)) continue;
-    if (!sc[key].is_number_integer() || sc[key].get<std::int64_t>() < 0 || sc[key].get<std::int64_t>() > 65534) {
+    if (!sc[key].is_number_integer() || sc[key].get<std::int64_t>() < 0 ||
+        sc[key].get<std::int64_t>() > 65534) {
       p.bad(path + "." + key, "must be an integer between 0 and 65534");
       continue;
     }
@@ -150,9 +158,11 @@ void parse_security_context(const json& sc, const std::string& path, SandboxSpec
     }
   }
   if (spec.run_as_non_root && spec.uid == 0)
-    p.unsupported(path + ".runAsNonRoot", "runAsNonRoot with runAsUser 0: the kubelet refuses this container");
+    p.unsupported(path + ".runAsNonRoot",
+                  "runAsNonRoot with runAsUser 0: the kubelet refuses this container");
   if (spec.uid == 0)
-    p.unsupported(path + ".runAsUser", "uid 0: the sandbox's sshd runs as its user and cannot serve logins as root");
+    p.unsupported(path + ".runAsUser",
+                  "uid 0: the sandbox's sshd runs as its user and cannot serve logins as root");
   spec.read_only_root = get_bool(sc, "readOnlyRootFilesystem", path, false, p);
 }
 
@@ -169,8 +179,10 @@ void parse_volumes(const json& svc, const std::string& path, SandboxSpec& spec, 
         continue;
       }
       check_keys(v, vp, {"name", "emptyDir"}, p);
-      if (!v.contains("emptyDir")) p.unsupported(vp, "only emptyDir volumes exist locally");
-      else empty_dirs.insert(v["name"].get<std::string>());
+      if (!v.contains("emptyDir"))
+        p.unsupported(vp, "only emptyDir volumes exist locally");
+      else
+        empty_dirs.insert(v["name"].get<std::string>());
     }
   }
   if (svc.contains("volumeMounts")) {
@@ -187,17 +199,21 @@ void parse_volumes(const json& svc, const std::string& path, SandboxSpec& spec, 
       }
       check_keys(m, mp, {"name", "mountPath"}, p);
       std::string name = m["name"].get<std::string>(), target = m["mountPath"].get<std::string>();
-      if (!empty_dirs.count(name)) p.bad(mp + ".name", "no emptyDir volume named " + name);
-      else if (!safe_mount_path(target)) p.unsupported(mp + ".mountPath", "cannot mount scratch at " + target);
-      else if (!seen_paths.insert(target).second) p.bad(mp + ".mountPath", "mounted twice: " + target);
-      else spec.scratch.push_back({name, target});
+      if (!empty_dirs.count(name))
+        p.bad(mp + ".name", "no emptyDir volume named " + name);
+      else if (!safe_mount_path(target))
+        p.unsupported(mp + ".mountPath", "cannot mount scratch at " + target);
+      else if (!seen_paths.insert(target).second)
+        p.bad(mp + ".mountPath", "mounted twice: " + target);
+      else
+        spec.scratch.push_back({name, target});
     }
   }
 }
 
 }  // namespace
 
-SandboxSpec parse_sandbox_values(const json& values, const std::string& source) {
+SandboxSpec parse_sandbox_values(const json& values, const std::string& source, const std::string& service) {
   Problems p{source, {}, {}};
   SandboxSpec spec;
   spec.capabilities = containerd_default_capabilities();
@@ -206,37 +222,50 @@ SandboxSpec parse_sandbox_values(const json& values, const std::string& source) 
     p.raise();
   }
   check_keys(values, "values", {"services", "allowDomains", "allowCIDR", "allowEntities"}, p);
-  if (!values.contains("services") || !values["services"].is_object() || !values["services"].contains("default")) {
+  if (!values.contains("services") || !values["services"].is_object() ||
+      !values["services"].contains("default")) {
     p.bad("values.services", "must hold the agent's service `default`");
     p.raise();
   }
   for (const auto& [name, _] : values["services"].items())
     if (name != "default") spec.other_services.push_back(name);
-  const json& svc = values["services"]["default"];
-  const std::string path = "values.services.default";
+  if (!values["services"].contains(service)) {
+    p.bad("values.services", "has no service `" + service + "`");
+    p.raise();
+  }
+  spec.service = service;
+  const json& svc = values["services"][service];
+  const std::string path = "values.services." + service;
   if (!svc.is_object()) {
     p.bad(path, "must be a mapping");
     p.raise();
   }
-  check_keys(svc, path,
-             {"image", "runtimeClassName", "gpu", "networkMode", "securityContext", "volumes", "volumeMounts"}, p);
+  check_keys(
+      svc, path,
+      {"image", "runtimeClassName", "gpu", "networkMode", "securityContext", "volumes", "volumeMounts"}, p);
   if (svc.contains("image")) {
-    if (svc["image"].is_string()) spec.image = svc["image"].get<std::string>();
-    else p.bad(path + ".image", "must be a string");
+    if (svc["image"].is_string())
+      spec.image = svc["image"].get<std::string>();
+    else
+      p.bad(path + ".image", "must be a string");
   }
   if (svc.contains("runtimeClassName") && !svc["runtimeClassName"].is_null()) {
     if (!svc["runtimeClassName"].is_string() || svc["runtimeClassName"].get<std::string>().empty())
       p.bad(path + ".runtimeClassName", "must be a non-empty string");
-    else spec.runtime_class = svc["runtimeClassName"].get<std::string>();
+    else
+      spec.runtime_class = svc["runtimeClassName"].get<std::string>();
   }
   spec.gpu = get_bool(svc, "gpu", path, false, p);
   if (svc.contains("networkMode")) {
-    if (!svc["networkMode"].is_string()) p.bad(path + ".networkMode", "must be a string");
-    else spec.network_mode = svc["networkMode"].get<std::string>();
+    if (!svc["networkMode"].is_string())
+      p.bad(path + ".networkMode", "must be a string");
+    else
+      spec.network_mode = svc["networkMode"].get<std::string>();
     if (!spec.network_mode.empty() && spec.network_mode != "none" && spec.network_mode != "bridge")
       p.unsupported(path + ".networkMode", "network mode " + spec.network_mode + " does not exist locally");
   }
-  if (svc.contains("securityContext")) parse_security_context(svc["securityContext"], path + ".securityContext", spec, p);
+  if (svc.contains("securityContext"))
+    parse_security_context(svc["securityContext"], path + ".securityContext", spec, p);
   parse_volumes(svc, path, spec, p);
 
   spec.allow_domains = string_list(values, "allowDomains", "values", p);
@@ -263,7 +292,8 @@ LocalProfile parse_local_profile(const json& profile) {
   };
   LocalProfile out;
   if (!profile.is_object()) throw UserError("deployment profile: must be a mapping");
-  if (!profile.contains("node_classes") || !profile["node_classes"].is_object() || profile["node_classes"].empty()) {
+  if (!profile.contains("node_classes") || !profile["node_classes"].is_object() ||
+      profile["node_classes"].empty()) {
     bad("node_classes", "must map node class names to {cpuset, noisy_neighbour}");
   } else {
     for (const auto& [name, nc] : profile["node_classes"].items()) {
@@ -277,8 +307,10 @@ LocalProfile parse_local_profile(const json& profile) {
       if (c.cpuset.empty() || c.cpuset.find_first_not_of("0123456789,-") != std::string::npos)
         bad(item + ".cpuset", "not a CPU list: " + c.cpuset);
       if (nc.contains("noisy_neighbour")) {
-        if (!nc["noisy_neighbour"].is_boolean()) bad(item + ".noisy_neighbour", "must be true or false");
-        else c.noisy_neighbour = nc["noisy_neighbour"].get<bool>();
+        if (!nc["noisy_neighbour"].is_boolean())
+          bad(item + ".noisy_neighbour", "must be true or false");
+        else
+          c.noisy_neighbour = nc["noisy_neighbour"].get<bool>();
       }
       out.node_classes[name] = c;
     }
@@ -290,7 +322,8 @@ LocalProfile parse_local_profile(const json& profile) {
       for (const auto& [cls, h] : profile["runtime_handlers"].items()) {
         if (!h.is_string() || (h.get<std::string>() != "runc" && h.get<std::string>() != "runsc"))
           bad("runtime_handlers." + cls, "must be \"runc\" or \"runsc\"");
-        else out.runtime_handlers[cls] = h.get<std::string>();
+        else
+          out.runtime_handlers[cls] = h.get<std::string>();
       }
     }
   }
@@ -302,8 +335,9 @@ std::string runtime_for(const SandboxSpec& spec, const LocalProfile& profile) {
   if (spec.runtime_class.empty()) return "runc";
   auto it = profile.runtime_handlers.find(spec.runtime_class);
   if (it == profile.runtime_handlers.end())
-    throw InfraError("runtime class " + spec.runtime_class +
-                     " has no handler in the deployment profile's runtime_handlers; it is never run under runc");
+    throw InfraError(
+        "runtime class " + spec.runtime_class +
+        " has no handler in the deployment profile's runtime_handlers; it is never run under runc");
   return it->second;
 }
 

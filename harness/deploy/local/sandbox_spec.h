@@ -7,11 +7,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace isoharness::deploy::local {
 
@@ -21,15 +20,15 @@ struct ScratchMount {
 };
 
 struct SandboxSpec {
-  std::string image;                  // recorded only: the local image is this machine's OS
-  std::string runtime_class;          // "" = the node's default runtime
+  std::string image;          // recorded only: the local image is this machine's OS
+  std::string runtime_class;  // "" = the node's default runtime
   bool gpu = false;
-  std::string network_mode;           // "" = not pinned
+  std::string network_mode;               // "" = not pinned
   std::vector<std::string> capabilities;  // the set the process keeps ("CAP_*")
   bool drop_all = false;
   bool no_new_privileges = false;
   std::string seccomp = "RuntimeDefault";  // or "Unconfined"
-  std::int64_t uid = 1000;            // the local image's configured user is agent (1000)
+  std::int64_t uid = 1000;                 // the local image's configured user is agent (1000)
   std::int64_t gid = 1000;
   bool run_as_user_set = false;
   bool run_as_non_root = false;
@@ -38,11 +37,12 @@ struct SandboxSpec {
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_cidr;
   std::vector<std::string> allow_entities;
-  std::vector<std::string> other_services;  // services besides "default", not deployed
+  std::string service = "default";          // the service of the values this spec describes
+  std::vector<std::string> other_services;  // the item's services besides "default" (its siblings)
 };
 
 struct NodeClass {
-  std::string cpuset;         // e.g. "1" or "0-1"
+  std::string cpuset;  // e.g. "1" or "0-1"
   bool noisy_neighbour = false;
 };
 
@@ -54,7 +54,9 @@ struct LocalProfile {
 // Reads the item's values. Throws UserError listing every malformed key (with its JSON
 // path) and InfraError naming a control the local backend cannot apply.
 // `source` names where the values came from (file or plan item) in every message.
-SandboxSpec parse_sandbox_values(const nlohmann::json& values, const std::string& source = "values");
+// `service` picks the service; the item-wide keys (allowDomains, ...) apply to each.
+SandboxSpec parse_sandbox_values(const nlohmann::json& values, const std::string& source = "values",
+                                 const std::string& service = "default");
 
 // Reads profile["node_classes"] and profile["runtime_handlers"]. Throws UserError.
 LocalProfile parse_local_profile(const nlohmann::json& profile);

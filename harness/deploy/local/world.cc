@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <thread>
 #include <tuple>
 
@@ -62,15 +63,28 @@ std::vector<int> recorded_slots(const std::string& state_root) {
   return out;
 }
 
-std::string dnsmasq_config() {
-  std::string c =
-      "# isoharness world resolver: answers the world's names, nothing else\n"
-      "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
-  c += "listen-address=" + std::string(world_addr::kResolver) + "\nport=53\nuser=nobody\ngroup=nogroup\n";
+std::string dnsmasq_config(const std::string& what, const std::string& listen,
+                           const std::vector<std::pair<std::string, std::string>>& names) {
+  std::string c = "# isoharness " + what + ": answers these names, nothing else\n" +
+                  "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
+  c += "listen-address=" + listen + "\nport=53\nuser=nobody\ngroup=nogroup\n";
   c += "log-facility=-\n";
   c += "address=/#/\n";  // every other name: NXDOMAIN
-  for (const auto& n : world_names()) c += "address=/" + n.name + "/" + n.address + "\n";
+  for (const auto& [name, address] : names) c += "address=/" + name + "/" + address + "\n";
   return c;
+}
+
+std::vector<std::pair<std::string, std::string>> world_name_list() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& n : world_names()) out.emplace_back(n.name, n.address);
+  return out;
+}
+
+std::string random_loopback_instance() {
+  std::random_device rd;
+  std::uniform_int_distribution<int> octet(1, 254);
+  return "127." + std::to_string(octet(rd)) + "." + std::to_string(octet(rd)) + "." +
+         std::to_string(octet(rd));
 }
 
 }  // namespace
@@ -191,13 +205,15 @@ pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& arg
                       const std::string& what) {
   auto pid = spawn_detached(in_netns(ns, argv), log);
   if (!pid) throw InfraError("world: " + what + ": " + pid.error().message);
+  std::lock_guard<std::mutex> lock(children_mutex_);
   children_.push_back(*pid);
   return *pid;
 }
 
 void World::start_world_services() {
   const std::string dir = paths_.world_dir();
-  write_file(dir + "/dnsmasq.conf", dnsmasq_config());
+  write_file(dir + "/dnsmasq.conf",
+             dnsmasq_config("world resolver", world_addr::kResolver, world_name_list()));
   pid_t dns = spawn_in(
       world_ns(), {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + dir + "/dnsmasq.conf"},
       dir + "/dnsmasq.log", "dnsmasq");
@@ -280,8 +296,59 @@ void World::wait_ssh_from_jumphost(const std::string& addr, int port, int deadli
               std::chrono::milliseconds(deadline_ms + 5000));
 }
 
+ItemResolver World::start_item_resolver(const std::string& tag, const std::string& address,
+                                        const std::vector<std::pair<std::string, std::string>>& names) {
+  ItemResolver r;
+  r.instance = random_loopback_instance();
+  r.config_path = paths_.world_dir() + "/resolver-" + tag + ".conf";
+  auto all = names;
+  all.emplace_back(kResolverInstanceName, r.instance);
+  write_file(r.config_path, dnsmasq_config("resolver of " + tag, address, all));
+  run_checked({"ip", "-n", world_ns(), "addr", "add", address + "/32", "dev", "lo"},
+              "item resolver " + tag + ": address " + address);
+  r.address = address;
+  const std::string log = paths_.world_dir() + "/resolver-" + tag + ".log";
+  try {
+    r.pid = spawn_in(world_ns(),
+                     {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + r.config_path}, log,
+                     "item resolver " + tag);
+    // dnsmasq binds before it answers; a second look tells a bind failure from a start.
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(100ms);
+      int status;
+      if (::waitpid(r.pid, &status, WNOHANG) == r.pid) {
+        r.pid = -1;
+        throw InfraError("item resolver " + tag + " (dnsmasq on " + address + ") exited at start:\n" +
+                         log_tail(log));
+      }
+    }
+  } catch (...) {
+    stop_item_resolver(r);
+    throw;
+  }
+  return r;
+}
+
+void World::stop_item_resolver(ItemResolver& r) noexcept {
+  try {
+    if (r.pid > 0) {
+      terminate_process(r.pid, 1000ms);
+      std::lock_guard<std::mutex> lock(children_mutex_);
+      children_.erase(std::remove(children_.begin(), children_.end(), r.pid), children_.end());
+    }
+    r.pid = -1;
+    if (!r.address.empty())
+      run_quietly({"ip", "-n", world_ns(), "addr", "del", r.address + "/32", "dev", "lo"}, 10s);
+    r.address.clear();
+    std::error_code ec;
+    if (!r.config_path.empty()) fs::remove(r.config_path, ec);
+  } catch (...) {
+  }
+}
+
 void World::teardown() noexcept {
   try {
+    std::lock_guard<std::mutex> lock(children_mutex_);
     for (pid_t pid : children_) terminate_process(pid, 1000ms);
     children_.clear();
   } catch (...) {

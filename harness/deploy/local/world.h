@@ -17,9 +17,22 @@
 
 namespace isoharness::deploy::local {
 
+// One item attempt's own resolver: a dnsmasq in the world namespace on its own address,
+// answering the item's service names (and the world's names when the item may resolve
+// them), with no upstream. `instance` is an address in 127.0.0.0/8 drawn for this resolver
+// alone, answered for kResolverInstanceName: a sandbox that reads another attempt's
+// instance is looking at a resolver (or a cache) that outlived its attempt.
+struct ItemResolver {
+  std::string address;
+  std::string instance;
+  pid_t pid = -1;
+  std::string config_path;
+};
+inline constexpr const char* kResolverInstanceName = "instance.resolver.isoharness.internal";
+
 struct WorldOptions {
-  std::string helper_path;     // isoharness-world-helper
-  std::string seccomp_profile; // containers' default profile (for the jumphost container)
+  std::string helper_path;      // isoharness-world-helper
+  std::string seccomp_profile;  // containers' default profile (for the jumphost container)
   std::string kernel_release;
 };
 
@@ -42,6 +55,13 @@ class World {
   // Lets this key log in to the jumphost (idempotent, thread-safe).
   void authorize(const std::string& key_line);
 
+  // Starts an item's resolver on `address` (203.0.113.0/24, not yet in use) answering
+  // `names` (name -> IPv4). Throws InfraError when it does not start.
+  ItemResolver start_item_resolver(const std::string& tag, const std::string& address,
+                                   const std::vector<std::pair<std::string, std::string>>& names);
+  // Stops it and removes its address. Never throws; idempotent.
+  void stop_item_resolver(ItemResolver& resolver) noexcept;
+
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
 
@@ -61,6 +81,7 @@ class World {
   std::string jump_host_key_;
   std::vector<pid_t> children_;
   std::mutex keys_mutex_;
+  std::mutex children_mutex_;
 };
 
 }  // namespace isoharness::deploy::local

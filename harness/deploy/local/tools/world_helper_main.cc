@@ -9,8 +9,8 @@
 //       process exits after --max-seconds whatever happens.
 //   noise  --tag T --cpus LIST --duty-percent P --max-seconds N
 //       A bounded noisy neighbour: pinned to LIST, busy P% of every 10 ms period.
-//   wait-banner --addr A --port P --deadline-ms N [--device IFACE]
-//       Connects until the peer sends a line starting "SSH-" (or the deadline passes);
+//   wait-banner --addr A --port P --deadline-ms N [--device IFACE] [--prefix P]
+//       Connects until the peer sends a line starting "SSH-" (or --prefix; or the deadline passes);
 //       prints that line. Exit 0 when seen, 1 otherwise. --device binds the socket to
 //       one interface (SO_BINDTODEVICE), so a test can try a path without any packet
 //       leaving through another interface.
@@ -99,8 +99,9 @@ void serve_one(const Listener& l, int conn) {
       if (std::string(buf, got).find("\r\n\r\n") != std::string::npos) break;
     }
     std::string body = "isoharness world: " + l.name + "\n";
-    std::string reply = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    std::string reply =
+        "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nConnection: close\r\n\r\n" + body;
     (void)!::write(conn, reply.data(), reply.size());
   } else {
     std::string line = "isoharness world: " + l.name + "\n";
@@ -113,9 +114,12 @@ int cmd_serve(const std::vector<std::string>& args) {
   std::vector<Listener> listeners;
   long max_seconds = 3600;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--listen") listeners.push_back(open_listener(args[i + 1]));
-    else if (args[i] == "--max-seconds") max_seconds = parse_long(args[i + 1], "--max-seconds");
-    else if (args[i] != "--tag") die("unknown option " + args[i]);
+    if (args[i] == "--listen")
+      listeners.push_back(open_listener(args[i + 1]));
+    else if (args[i] == "--max-seconds")
+      max_seconds = parse_long(args[i + 1], "--max-seconds");
+    else if (args[i] != "--tag")
+      die("unknown option " + args[i]);
   }
   if (listeners.empty()) die("serve: no --listen");
   const auto until = Clock::now() + std::chrono::seconds(max_seconds);
@@ -155,16 +159,21 @@ int cmd_noise(const std::vector<std::string>& args) {
   std::string cpus = "0";
   long duty = 50, max_seconds = 3600;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--cpus") cpus = args[i + 1];
-    else if (args[i] == "--duty-percent") duty = parse_long(args[i + 1], "--duty-percent");
-    else if (args[i] == "--max-seconds") max_seconds = parse_long(args[i + 1], "--max-seconds");
-    else if (args[i] != "--tag") die("unknown option " + args[i]);
+    if (args[i] == "--cpus")
+      cpus = args[i + 1];
+    else if (args[i] == "--duty-percent")
+      duty = parse_long(args[i + 1], "--duty-percent");
+    else if (args[i] == "--max-seconds")
+      max_seconds = parse_long(args[i + 1], "--max-seconds");
+    else if (args[i] != "--tag")
+      die("unknown option " + args[i]);
   }
   if (duty > 100) die("--duty-percent above 100");
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int c : parse_cpu_list(cpus)) CPU_SET(c, &set);
-  if (::sched_setaffinity(0, sizeof set, &set) != 0) die(std::string("sched_setaffinity: ") + std::strerror(errno));
+  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+    die(std::string("sched_setaffinity: ") + std::strerror(errno));
   const auto until = Clock::now() + std::chrono::seconds(max_seconds);
   const auto period = std::chrono::milliseconds(10);
   volatile unsigned long sink = 0;
@@ -177,15 +186,22 @@ int cmd_noise(const std::vector<std::string>& args) {
 }
 
 int cmd_wait_banner(const std::vector<std::string>& args) {
-  std::string addr, device;
+  std::string addr, device, prefix = "SSH-";
   int port = 22;
   long deadline_ms = 10000;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--addr") addr = args[i + 1];
-    else if (args[i] == "--port") port = static_cast<int>(parse_long(args[i + 1], "--port"));
-    else if (args[i] == "--deadline-ms") deadline_ms = parse_long(args[i + 1], "--deadline-ms");
-    else if (args[i] == "--device") device = args[i + 1];
-    else die("unknown option " + args[i]);
+    if (args[i] == "--addr")
+      addr = args[i + 1];
+    else if (args[i] == "--port")
+      port = static_cast<int>(parse_long(args[i + 1], "--port"));
+    else if (args[i] == "--deadline-ms")
+      deadline_ms = parse_long(args[i + 1], "--deadline-ms");
+    else if (args[i] == "--device")
+      device = args[i + 1];
+    else if (args[i] == "--prefix")
+      prefix = args[i + 1];
+    else
+      die("unknown option " + args[i]);
   }
   sockaddr_in sa;
   if (!parse_ipv4(addr, port, sa)) die("bad --addr/--port");
@@ -194,8 +210,8 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
   for (int attempt = 0; attempt < 100000 && Clock::now() < until; ++attempt) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
-    if (!device.empty() &&
-        ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, device.c_str(), static_cast<socklen_t>(device.size())) != 0)
+    if (!device.empty() && ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, device.c_str(),
+                                        static_cast<socklen_t>(device.size())) != 0)
       die("SO_BINDTODEVICE " + device + ": " + std::strerror(errno));
     int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
     std::string line;
@@ -216,14 +232,14 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
       last_error = std::strerror(errno);
     }
     ::close(fd);
-    if (line.rfind("SSH-", 0) == 0) {
+    if (!prefix.empty() && line.rfind(prefix, 0) == 0) {
       std::printf("%s\n", line.c_str());
       return 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::fprintf(stderr, "no SSH banner from %s:%d within %ld ms (%s)\n", addr.c_str(), port, deadline_ms,
-               last_error.c_str());
+  std::fprintf(stderr, "no banner starting %s from %s:%d within %ld ms (%s)\n", prefix.c_str(), addr.c_str(),
+               port, deadline_ms, last_error.c_str());
   return 1;
 }
 

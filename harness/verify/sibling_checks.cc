@@ -1,0 +1,190 @@
+#include "harness/verify/sibling_checks.h"
+
+#include "harness/verify/checks_internal.h"
+
+namespace isoharness::verify {
+namespace {
+
+using detail::make;
+using nlohmann::json;
+
+std::string str(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int port_of(const json& sibling) {
+  auto it = sibling.find("port");
+  return it != sibling.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+std::string planned_mode(const json& values, const std::string& service) {
+  const json* services = values.is_object() && values.contains("services") ? &values["services"] : nullptr;
+  if (!services || !services->is_object() || !services->contains(service)) return "default";
+  std::string mode = str((*services)[service], "networkMode");
+  return mode.empty() ? "default" : mode;
+}
+
+const json* find_sibling(const json& siblings, const std::string& service) {
+  if (!siblings.is_array()) return nullptr;
+  for (const auto& s : siblings)
+    if (str(s, "service") == service) return &s;
+  return nullptr;
+}
+
+// The egress outcome named `name` in a posture, or nullptr.
+const json* outcome(const json& posture, const std::string& name) {
+  const json* eg = detail::observation(posture, "egress");
+  if (!eg || !eg->is_object() || !eg->contains("targets") || !(*eg)["targets"].is_array()) return nullptr;
+  for (const auto& t : (*eg)["targets"])
+    if (t.is_object() && str(t, "name") == name) return &t;
+  return nullptr;
+}
+
+std::string describe(const json* o) {
+  if (!o) return "not observed";
+  std::string s = str(*o, "result");
+  if (!str(*o, "address").empty()) s += " (" + str(*o, "address") + ")";
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> sibling_target_flags(const json& siblings_facts) {
+  std::vector<std::string> out;
+  if (!siblings_facts.is_array()) return out;
+  for (const auto& s : siblings_facts) {
+    const std::string service = str(s, "service"), address = str(s, "address");
+    const int port = port_of(s);
+    if (service.empty() || address.empty() || port <= 0) continue;
+    out.push_back("sibling-" + service + "=" + service + ":" + std::to_string(port) + "/tcp");
+    out.push_back("sibling-" + service + "-addr=" + address + ":" + std::to_string(port) + "/tcp");
+  }
+  return out;
+}
+
+std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, const json& siblings_facts,
+                                                    const json& agent_posture) {
+  std::vector<CheckResult> out;
+  if (!planned_values.is_object() || !planned_values.contains("services") ||
+      !planned_values["services"].is_object())
+    return out;
+  const bool agent_none = planned_mode(planned_values, "default") == "none";
+  const std::string evidence = detail::observation_evidence(agent_posture, "egress");
+  for (const auto& [service, _] : planned_values["services"].items()) {
+    if (service == "default") continue;
+    const std::string control = "sibling:" + service;
+    const std::string mode = planned_mode(planned_values, service);
+    const bool allowed = mode != "none" && !agent_none;
+    const std::string expected = allowed ? "reachable by name and address (networkMode " + mode + ")"
+                                         : "unreachable by name and address (networkMode " +
+                                               (agent_none ? std::string("none on the agent") : mode) + ")";
+    const json* fact = find_sibling(siblings_facts, service);
+    if (!fact) {
+      out.push_back(
+          make(control, false, expected, "not deployed",
+               "sibling: service " + service + " is in the plan but the backend did not deploy it"));
+      continue;
+    }
+    const json* by_name = outcome(agent_posture, "sibling-" + service);
+    const json* by_addr = outcome(agent_posture, "sibling-" + service + "-addr");
+    const std::string observed =
+        "by name: " + describe(by_name) + "; by address " + str(*fact, "address") + ": " + describe(by_addr);
+    if (!by_name || !by_addr) {
+      out.push_back(make(control, false, expected, observed,
+                         "sibling: the agent's probe did not report on service " + service, evidence));
+      continue;
+    }
+    const bool name_ok = (str(*by_name, "result") == "connected") == allowed;
+    const bool addr_ok = (str(*by_addr, "result") == "connected") == allowed;
+    std::string reason;
+    if (name_ok && addr_ok) {
+      reason =
+          allowed ? "siblings are reachable by default; found through the item's resolver"
+                  : "networkMode none: deny-all, the agent cannot reach it even knowing its name and address";
+    } else if (allowed) {
+      reason = "sibling: service " + service + " (networkMode " + mode +
+               ") should be reachable from the agent but is not";
+    } else {
+      std::string how = !name_ok && !addr_ok ? "by name and by address " + str(*fact, "address")
+                        : !name_ok           ? std::string("by name")
+                                             : "by address " + str(*fact, "address");
+      reason = "sibling: service " + service + " has networkMode none but the agent reaches it " + how;
+    }
+    out.push_back(make(control, name_ok && addr_ok, expected, observed, reason, evidence));
+  }
+  return out;
+}
+
+IsolationProbe isolation_probe(const json& agent_facts, const json& sibling,
+                               const std::vector<deploy::EgressTarget>& world_targets) {
+  IsolationProbe p;
+  auto target = [&p](const std::string& name, const std::string& spec) {
+    p.args.push_back("--target");
+    p.args.push_back(name + "=" + spec);
+    p.names.push_back(name);
+  };
+  const std::string agent = str(agent_facts, "address");
+  if (!agent.empty()) target("agent", agent + ":2222/tcp");
+  if (agent_facts.contains("siblings") && agent_facts["siblings"].is_array())
+    for (const auto& other : agent_facts["siblings"])
+      if (str(other, "service") != str(sibling, "service") && !str(other, "address").empty() &&
+          port_of(other) > 0)
+        target("sibling-" + str(other, "service"),
+               str(other, "address") + ":" + std::to_string(port_of(other)) + "/tcp");
+  const json resolver = agent_facts.contains("item_resolver") ? agent_facts["item_resolver"] : json::object();
+  if (!str(resolver, "address").empty()) {
+    target("item-resolver", str(resolver, "address") + ":53/tcp");
+    if (!str(sibling, "service").empty()) {
+      target("item-dns", str(sibling, "service") + ":53/dns");
+      p.args.push_back("--resolver");
+      p.args.push_back(str(resolver, "address"));
+    }
+  }
+  for (const auto& t : world_targets)
+    if (t.proto != "dns") target("world-" + t.name, t.host + ":" + std::to_string(t.port) + "/tcp");
+  return p;
+}
+
+std::vector<CheckResult> verify_none_sibling(const NoneSiblingObservation& o) {
+  std::vector<CheckResult> out;
+  const std::string base = "sibling:" + o.service;
+  out.push_back(
+      make(base + ":harness_exec", o.exec_answered, "the harness runs a command in it through the runtime",
+           o.exec_answered ? "isoprobe answered through the runtime's exec" : "no answer",
+           o.exec_answered ? "the trusted harness still reaches a networkMode none service (runtime exec)"
+                           : "sibling: the harness could not exec into service " + o.service + ": " +
+                                 detail::bounded(o.exec_detail, 400),
+           detail::bounded(o.exec_detail)));
+  if (!o.exec_answered) {
+    out.push_back(
+        detail::not_applicable(base + ":isolated", "nothing observed from inside: the exec failed"));
+    return out;
+  }
+  std::vector<std::string> reached, missing_names, lines;
+  for (const auto& name : o.asked) {
+    const json* t = outcome(o.posture, name);
+    if (!t)
+      missing_names.push_back(name);
+    else if (str(*t, "result") == "connected")
+      reached.push_back(name);
+    lines.push_back(name + ": " + describe(t));
+  }
+  std::string observed;
+  for (const auto& l : lines) observed += (observed.empty() ? "" : "; ") + l;
+  std::string reason = "networkMode none: from inside, nothing is reachable (agent, siblings, world, DNS)";
+  if (!missing_names.empty())
+    reason = "sibling: the probe inside service " + o.service + " did not report every target";
+  if (!reached.empty()) {
+    std::string r;
+    for (const auto& n : reached) r += (r.empty() ? "" : ", ") + n;
+    reason = "sibling: service " + o.service + " has networkMode none but reaches " + r + " from inside";
+  }
+  out.push_back(make(base + ":isolated", reached.empty() && missing_names.empty() && !o.asked.empty(),
+                     "nothing reachable from inside", observed, reason,
+                     detail::observation_evidence(o.posture, "egress")));
+  return out;
+}
+
+}  // namespace isoharness::verify

@@ -1,0 +1,140 @@
+// Unit tests of the sibling checks: judged against the plan's values from the agent's
+// posture and from inside a `none` sibling, with hostile and missing observations.
+#include <catch2/catch.hpp>
+
+#include "harness/verify/sibling_checks.h"
+
+using namespace isoharness;
+using namespace isoharness::verify;
+using nlohmann::json;
+
+namespace {
+
+json values() {
+  return {{"services",
+           {{"default", json::object()}, {"scorer", {{"networkMode", "none"}}}, {"helper", json::object()}}}};
+}
+
+json siblings() {
+  return json::array(
+      {{{"service", "scorer"},
+        {"network_mode", "none"},
+        {"address", "192.0.2.194"},
+        {"port", 8080},
+        {"exec", {"runc", "--root", "/r", "exec", "ih-x-s1-scorer"}},
+        {"probe", "/opt/isoprobe/isoprobe"}},
+       {{"service", "helper"}, {"network_mode", "default"}, {"address", "192.0.2.195"}, {"port", 8080}}});
+}
+
+json target(const std::string& name, const std::string& result) {
+  return {{"name", name}, {"result", result}, {"address", ""}};
+}
+
+json posture_with(const json& targets) {
+  return {{"observations", json::array({{{"name", "egress"},
+                                         {"status", "ok"},
+                                         {"value", {{"targets", targets}}},
+                                         {"evidence", "egress lines"}}})}};
+}
+
+const CheckResult* find(const std::vector<CheckResult>& cs, const std::string& control) {
+  for (const auto& c : cs)
+    if (c.control == control) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("sibling targets: by name and by address, to each sibling's listener", "[verify]") {
+  auto flags = sibling_target_flags(siblings());
+  CHECK(flags == std::vector<std::string>{
+                     "sibling-scorer=scorer:8080/tcp", "sibling-scorer-addr=192.0.2.194:8080/tcp",
+                     "sibling-helper=helper:8080/tcp", "sibling-helper-addr=192.0.2.195:8080/tcp"});
+  CHECK(sibling_target_flags(json::array({{{"service", "x"}}})).empty());  // no address, no port
+  CHECK(sibling_target_flags("hostile").empty());
+}
+
+TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
+  json good =
+      posture_with({target("sibling-scorer", "timeout"), target("sibling-scorer-addr", "timeout"),
+                    target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
+  auto cs = verify_siblings_from_agent(values(), siblings(), good);
+  REQUIRE(cs.size() == 2);
+  REQUIRE(find(cs, "sibling:scorer"));
+  CHECK(find(cs, "sibling:scorer")->status == "pass");
+  CHECK(find(cs, "sibling:helper")->status == "pass");
+  CHECK_THAT(find(cs, "sibling:scorer")->observed, Catch::Contains("by address 192.0.2.194: timeout"));
+
+  json leaky =
+      posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
+                    target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
+  auto bad = verify_siblings_from_agent(values(), siblings(), leaky);
+  CHECK(find(bad, "sibling:scorer")->status == "fail");
+  CHECK_THAT(find(bad, "sibling:scorer")->reason,
+             Catch::Contains("networkMode none but the agent reaches it"));
+
+  json walled =
+      posture_with({target("sibling-scorer", "timeout"), target("sibling-scorer-addr", "timeout"),
+                    target("sibling-helper", "dns_failed"), target("sibling-helper-addr", "connected")});
+  auto cut = verify_siblings_from_agent(values(), siblings(), walled);
+  CHECK(find(cut, "sibling:helper")->status == "fail");
+  CHECK_THAT(find(cut, "sibling:helper")->reason, Catch::Contains("should be reachable"));
+}
+
+TEST_CASE("from the agent: the plan decides, a missing sibling or observation fails", "[verify]") {
+  json only_helper = json::array({siblings()[1]});
+  json p = posture_with({target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
+  auto cs = verify_siblings_from_agent(values(), only_helper, p);
+  CHECK(find(cs, "sibling:scorer")->status == "fail");
+  CHECK(find(cs, "sibling:scorer")->observed == "not deployed");
+  auto none_seen = verify_siblings_from_agent(values(), siblings(), json::object());
+  CHECK(find(none_seen, "sibling:helper")->status == "fail");
+  CHECK(verify_siblings_from_agent(json::object(), siblings(), p).empty());
+  // Backend facts that call the scorer "default" change nothing: the plan says none.
+  json lying = siblings();
+  lying[0]["network_mode"] = "default";
+  json leaky =
+      posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
+                    target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
+  CHECK(find(verify_siblings_from_agent(values(), lying, leaky), "sibling:scorer")->status == "fail");
+}
+
+TEST_CASE("inside a none sibling: harness exec answers and nothing is reachable", "[verify]") {
+  json agent = {
+      {"address", "192.0.2.193"}, {"siblings", siblings()}, {"item_resolver", {{"address", "203.0.113.64"}}}};
+  std::vector<deploy::EgressTarget> world = {
+      {"target", "target.example.com", 80, "http", "target.example.com", "internet"},
+      {"dns", "target.example.com", 53, "dns", "target.example.com", "resolver"},
+      {"metadata", "169.254.169.254", 80, "http", "", "metadata"}};
+  IsolationProbe p = isolation_probe(agent, siblings()[0], world);
+  CHECK(p.names == std::vector<std::string>{"agent", "sibling-helper", "item-resolver", "item-dns",
+                                            "world-target", "world-metadata"});
+  CHECK(std::find(p.args.begin(), p.args.end(), "item-dns=scorer:53/dns") != p.args.end());
+  CHECK(std::find(p.args.begin(), p.args.end(), "--resolver") != p.args.end());
+
+  NoneSiblingObservation o;
+  o.service = "scorer";
+  o.exec_answered = true;
+  o.asked = p.names;
+  json all_blocked = json::array();
+  for (const auto& n : p.names) all_blocked.push_back(target(n, n == "item-dns" ? "dns_failed" : "timeout"));
+  o.posture = posture_with(all_blocked);
+  auto cs = verify_none_sibling(o);
+  CHECK(find(cs, "sibling:scorer:harness_exec")->status == "pass");
+  CHECK(find(cs, "sibling:scorer:isolated")->status == "pass");
+
+  o.posture["observations"][0]["value"]["targets"][0]["result"] = "connected";
+  auto leak = verify_none_sibling(o);
+  CHECK(find(leak, "sibling:scorer:isolated")->status == "fail");
+  CHECK_THAT(find(leak, "sibling:scorer:isolated")->reason, Catch::Contains("reaches agent"));
+
+  o.posture = posture_with(json::array({target("agent", "timeout")}));  // the rest unreported
+  CHECK(find(verify_none_sibling(o), "sibling:scorer:isolated")->status == "fail");
+
+  NoneSiblingObservation failed;
+  failed.service = "scorer";
+  failed.exec_detail = "runc exec: container not running";
+  auto f = verify_none_sibling(failed);
+  CHECK(find(f, "sibling:scorer:harness_exec")->status == "fail");
+  CHECK(find(f, "sibling:scorer:isolated")->status == "n/a");
+}
