@@ -71,23 +71,23 @@ std::string find_deployment(const std::string& given, const std::string& scenari
   throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
 }
 
-std::string find_isoprobe_bundle(const std::string& given) {
+std::string find_isoprobe_bundle(const std::string& given, const std::string& build_dir) {
   if (!given.empty()) {
     if (!fs::exists(fs::path(given) / "isoprobe"))
       throw UserError("--isoprobe-bundle " + given + ": no isoprobe in that directory");
     return given;
   }
-  // <build>/harness/cli/isoharness -> <build>/probes/isoprobe-bundle
+  // <build>/harness/cli/isoharness -> <build>/probes/<build_dir>
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-      fs::path candidate = dir / "probes" / "isoprobe-bundle";
+      fs::path candidate = dir / "probes" / build_dir;
       if (fs::exists(candidate / "isoprobe")) return candidate.string();
     }
   }
-  throw UserError("isoprobe bundle not found next to this binary (probes/isoprobe-bundle in the build tree); "
-                  "build it or pass --isoprobe-bundle DIR");
+  throw UserError("isoprobe not found next to this binary (probes/" + build_dir +
+                  " in the build tree); build it or pass --isoprobe-bundle DIR");
 }
 
 std::unique_ptr<deploy::Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,

@@ -51,9 +51,14 @@ class RunKey {
 // --deployment, else <scenarios_dir>/deployments/<backend>.yaml; UserError when neither.
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend);
 
-// --isoprobe-bundle, else probes/isoprobe-bundle in the build tree this binary lives in;
+// The two builds of isoprobe under <build>/probes: the full bundle (posture and the timing
+// workloads, what `parity` uploads) and the posture-only static agent (what `run` uploads).
+inline constexpr const char* kFullBundleDir = "isoprobe-bundle";
+inline constexpr const char* kPostureAgentDir = "isoprobe-posture";
+
+// --isoprobe-bundle, else probes/<build_dir> in the build tree this binary lives in;
 // UserError when there is none.
-std::string find_isoprobe_bundle(const std::string& given);
+std::string find_isoprobe_bundle(const std::string& given, const std::string& build_dir = kFullBundleDir);
 
 // The backend named by the profile's kind; throws UserError for an unknown one and
 // InfraError when it cannot start (e.g. the local world cannot be built).

@@ -10,12 +10,12 @@
 #include <fstream>
 #include <mutex>
 #include <random>
-#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/common/subprocess.h"
 #include "harness/policy/plan.h"
 #include "harness/runner/context.h"
+#include "harness/runner/fanout.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/run_support.h"
@@ -67,7 +67,8 @@ RunOutcome run(const RunConfig& config) {
       throw UserError("node class '" + nc + "' is not in deployment profile " + deployment_path);
   }
 
-  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
+  // Posture needs no timing workloads: the small static agent, unless a bundle is named.
+  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir);
 
   // 2. The run's infrastructure.
   const std::string run_id = random_run_id();
@@ -109,6 +110,7 @@ RunOutcome run(const RunConfig& config) {
   ctx.isoprobe_bundle = bundle;
   ctx.host = verify::read_host_facts();
   ctx.posture_deadline = config.posture_deadline;
+  ctx.egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
   ctx.tamper = config.tamper;
   ctx.interrupted = &g_interrupted;
 
@@ -157,19 +159,8 @@ RunOutcome run(const RunConfig& config) {
     }
 
     if (backend) {
-      std::atomic<std::size_t> next{0};
-      std::vector<std::thread> workers;
-      int n = std::min<int>(config.parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
-      for (int w = 0; w < n; ++w) {
-        workers.emplace_back([&] {
-          for (;;) {
-            std::size_t i = next++;
-            if (i >= jobs.size() || g_interrupted) return;
-            run_job(jobs[i], ctx);
-          }
-        });
-      }
-      for (auto& t : workers) t.join();
+      for_each_parallel(jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); },
+                        &g_interrupted);
       {
         std::lock_guard lock(ctx.jump_mutex);
         if (ctx.jump) ctx.accepted_keys = ctx.jump->accepted_keys();

@@ -71,8 +71,12 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   record["checks"].push_back(verify::to_json(check_fresh(session, attempt)));
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe();
 
-  std::vector<std::string> argv = {kRemoteProbe, "posture", "--deadline-ms",
-                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3))};
+  std::vector<std::string> argv = {kRemoteProbe,
+                                   "posture",
+                                   "--deadline-ms",
+                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
+                                   "--egress-deadline-ms",
+                                   std::to_string(ctx.egress_deadline.count())};
   for (const auto& target : ctx.targets) {
     argv.push_back("--target");
     argv.push_back(target_flag(target));

@@ -42,6 +42,7 @@ struct JobContext {
   std::vector<deploy::EgressTarget> targets;
   verify::HostFacts host;
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::chrono::milliseconds egress_deadline{3000};  // from the deployment profile (egress_deadline_ms)
   std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
   std::atomic<bool>* interrupted = nullptr;
   std::atomic<bool> infrastructure_failed{false};
