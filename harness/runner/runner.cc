@@ -43,6 +43,8 @@ RunOutcome run(const RunConfig& config) {
     throw UserError("backend '" + config.backend + "' is not available in this build; use --backend local");
   }
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
+  if (config.deploy_parallel < 0 || config.deploy_parallel > 64)
+    throw UserError("--deploy-parallel must be between 1 and 64");
 
   // 1. Load and plan everything first: bad input stops the run before anything is deployed.
   const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
@@ -100,8 +102,9 @@ RunOutcome run(const RunConfig& config) {
                            {"skipped", skipped_json}};
   Journal journal(config.out_dir, header);
 
-  std::fprintf(stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d\n",
-               run_id.c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel);
+  const int deploy_parallel = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
+  std::fprintf(stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
+               run_id.c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel, deploy_parallel);
 
   JobContext ctx;
   ctx.use_key(run_id, key);
@@ -159,8 +162,16 @@ RunOutcome run(const RunConfig& config) {
     }
 
     if (backend) {
-      for_each_parallel(jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); },
-                        &g_interrupted);
+      // Fan-out (fanout.h): jobs with more attempts first, deploys gated, teardown behind.
+      std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
+      DeployGate deploy_gate(deploy_parallel);
+      Background teardowns;
+      ctx.deploy_gate = &deploy_gate;
+      ctx.teardowns = &teardowns;
+      for_each_parallel(jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
+      teardowns.wait();
+      ctx.deploy_gate = nullptr;
+      ctx.teardowns = nullptr;
       {
         std::lock_guard lock(ctx.jump_mutex);
         if (ctx.jump) ctx.accepted_keys = ctx.jump->accepted_keys();

@@ -66,3 +66,45 @@ TEST_CASE("fan-out: a stop flag ends the pool without starting new indices", "[r
   CHECK(ran.load() >= 11);
   CHECK(ran.load() <= 14);
 }
+
+TEST_CASE("fan-out: the deploy gate holds `places` at once and lets the highest priority in first",
+          "[runner]") {
+  DeployGate gate(1);
+  gate.enter(0);  // the one place is taken
+  std::mutex mu;
+  std::vector<int> order;
+  std::vector<std::thread> waiters;
+  for (int priority : {1, 5, 3, 5}) {
+    waiters.emplace_back([&, priority] {
+      GatePass pass(&gate, priority);
+      std::lock_guard lock(mu);
+      order.push_back(priority);
+    });
+    std::this_thread::sleep_for(50ms);  // arrival order: 1, 5, 3, 5
+  }
+  {
+    std::lock_guard lock(mu);
+    CHECK(order.empty());  // nobody passed while the place was held
+  }
+  gate.leave();
+  for (auto& t : waiters) t.join();
+  CHECK(order == std::vector<int>{5, 5, 3, 1});
+}
+
+TEST_CASE("fan-out: a later attempt of a job outranks a fresh job with as many attempts left", "[runner]") {
+  CHECK(deploy_priority(2, 1) > deploy_priority(2, 2));  // two left before one left
+  CHECK(deploy_priority(2, 2) > deploy_priority(1, 1));  // one left each: the one under way first
+  CHECK(deploy_priority(3, 1) > deploy_priority(2, 1));
+}
+
+TEST_CASE("fan-out: background work has all finished when wait() returns", "[runner]") {
+  std::atomic<int> done{0};
+  Background bg;
+  for (int i = 0; i < 8; ++i)
+    bg.later([&] {
+      std::this_thread::sleep_for(20ms);
+      ++done;
+    });
+  bg.wait();
+  CHECK(done.load() == 8);
+}
