@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "probes/core/registry.h"
 #include "probes/posture_agent/posture_command.h"
 #include "workloads/bench.h"
 
@@ -17,14 +16,8 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto problems = isoprobe::check_registry(isoprobe::all_probes());
-  if (!problems.empty()) {
-    for (const auto& p : problems) std::fprintf(stderr, "isoprobe: broken probe registry: %s\n", p.c_str());
-    return 3;
-  }
-  if (argc >= 2 && std::strcmp(argv[1], "version") == 0) return isoprobe::version_main();
+  if (auto rc = isoprobe::run_shared_command(argc, argv)) return *rc;
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return isoprobe::run_bench(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "posture") == 0) return isoprobe::posture_main(argc - 1, argv + 1);
   std::fputs(isoprobe::kPostureUsage, stderr);
   std::fputs(kUsage, stderr);
   return 2;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,18 @@ int posture_main(int argc, char** argv) {
   return 0;
 }
 
-int version_main() {
-  std::printf("isoprobe %s (%s)\n", isoprobe_version().c_str(), isoprobe_git_revision().c_str());
-  return 0;
+std::optional<int> run_shared_command(int argc, char** argv) {
+  auto problems = check_registry(all_probes());
+  if (!problems.empty()) {
+    for (const auto& p : problems) std::fprintf(stderr, "isoprobe: broken probe registry: %s\n", p.c_str());
+    return 3;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "version") == 0) {
+    std::printf("isoprobe %s (%s)\n", isoprobe_version().c_str(), isoprobe_git_revision().c_str());
+    return 0;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "posture") == 0) return posture_main(argc - 1, argv + 1);
+  return std::nullopt;
 }
 
 }  // namespace isoprobe

@@ -3,6 +3,8 @@
 // agent that `isoharness run` uploads.
 #pragma once
 
+#include <optional>
+
 namespace isoprobe {
 
 // The posture subcommand's usage lines (for the programs' own usage text).
@@ -13,7 +15,8 @@ inline constexpr const char* kPostureUsage =
 // argv[0] is "posture". Returns the exit code: 0 printed, 2 bad usage.
 int posture_main(int argc, char** argv);
 
-// `isoprobe version`: prints the version and git revision; returns 0.
-int version_main();
+// What both builds do first: refuse a broken probe registry (3), then run `version` or
+// `posture` when argv[1] names one. Empty when argv names neither: the caller goes on.
+std::optional<int> run_shared_command(int argc, char** argv);
 
 }  // namespace isoprobe
