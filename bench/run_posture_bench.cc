@@ -1,12 +1,22 @@
-// Posture of N sandboxes through one jumphost: isoharness (one libssh2 connection to the
-// jumphost, one session per sandbox, 4 workers, isoprobe uploaded and run with three
-// egress targets) against OpenSSH `ssh -J` (pinned keys on both hops) running shell
-// equivalents of the same probes (uname, /proc/self/status, id, mountinfo, kallsyms,
-// sysrq, unshare -U, the same three egress targets at once with a 3 s limit) sandbox
-// after sandbox. Both in the same run on the same sandboxes. isoharness's time is split
-// into upload (the 7 MB bundle, once per sandbox) and the rest. Any failure is printed.
+// Posture of N sandboxes through one jumphost, measured three ways in the same run on the
+// same sandboxes:
+//   isoharness   one libssh2 connection to the jumphost, one session per sandbox, the
+//                run's fan-out (--parallel, default the run's), the posture agent the run
+//                uploads (verified by checksum), isoprobe posture with three egress targets
+//   all at once  OpenSSH `ssh -J` (pinned keys on both hops) running shell equivalents of
+//                the same probes (uname, /proc/self/status, id, mountinfo, kallsyms, sysrq,
+//                unshare -U, the same three targets at once), every sandbox at the same
+//                time: what a user writes with `&` or `xargs -P`
+//   one by one   the same, sandbox after sandbox (only with --sequential: it is slow)
+// Both sides give blocked targets the deployment profile's egress_deadline_ms. Sandboxes
+// are deployed before and destroyed after the timed parts. isoharness's time is split into
+// mean connect, upload and posture per sandbox. Any failure is printed, and counted for
+// `ssh -J all`: every ssh there is two logins (jumphost, then sandbox), and when too many
+// start at once the jumphost's sshd cannot answer them all within the client's connect
+// timeout ("timed out during banner exchange"); such a time is not a success.
 //
-//   run_posture_bench [--max N (default 16)]
+//   run_posture_bench [--max N (default 32)] [--parallel P] [--node-class C (default tier)]
+//                     [--sequential]
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -14,10 +24,13 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "harness/common/subprocess.h"
 #include "harness/deploy/local/ssh_client_files.h"
+#include "harness/runner/fanout.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/run_support.h"
@@ -27,17 +40,138 @@ namespace dl = isoharness::deploy::local;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+struct Options {
+  int max_n = 32;
+  int parallel = runner::kDefaultParallel;
+  std::string node_class = "tier";
+  bool sequential = false;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (a == "--max" && has_value)
+      o.max_n = std::atoi(argv[++i]);
+    else if (a == "--parallel" && has_value)
+      o.parallel = std::atoi(argv[++i]);
+    else if (a == "--node-class" && has_value)
+      o.node_class = argv[++i];
+    else if (a == "--sequential")
+      o.sequential = true;
+    else
+      throw std::runtime_error("unknown argument " + a);
+  }
+  return o;
+}
+
+class Problems {
+ public:
+  void note(const std::string& what) {
+    std::lock_guard lock(mu_);
+    list_.push_back(what);
+  }
+  void print_and_clear() {
+    for (const auto& p : list_) std::printf("     failed: %s\n", p.c_str());
+    list_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> list_;
+};
+
+struct OursTimes {
+  double wall = 0, connect = 0, upload = 0, posture = 0;  // per-sandbox parts are means
+};
+
+// isoharness: connect, upload the run's agent, posture; `parallel` sandboxes at once.
+OursTimes time_isoharness(std::vector<std::unique_ptr<runner::LiveSandbox>>& boxes, int parallel,
+                          int egress_ms, Problems& problems) {
+  std::mutex mu;
+  OursTimes sums;
+  const std::string deadline = std::to_string(egress_ms);
+  auto t = Clock::now();
+  runner::for_each_parallel(boxes.size(), parallel, [&](std::size_t i) {
+    try {
+      auto& box = *boxes[i];
+      auto& s = box.connect(std::chrono::seconds(45));
+      box.upload_isoprobe();
+      auto tp = Clock::now();
+      auto r = s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "30000", "--egress-deadline-ms",
+                       deadline, "--target", "target=203.0.113.10:80/tcp", "--target",
+                       "blocked=203.0.113.20:80/tcp", "--target", "metadata=169.254.169.254:80/tcp"},
+                      std::chrono::seconds(90), 8 << 20);
+      double posture = since(tp);
+      {
+        std::lock_guard lock(mu);
+        sums.connect += box.timings().value("ssh_ready_s", 0.0);
+        sums.upload += box.timings().value("upload_s", 0.0);
+        sums.posture += posture;
+      }
+      if (!r)
+        problems.note("isoharness sandbox " + std::to_string(i) + ": " + r.error().message);
+      else if (r->exit_code != 0)
+        problems.note("isoharness sandbox " + std::to_string(i) + ": isoprobe exit " +
+                      std::to_string(r->exit_code) + ": " + r->err.substr(0, 200));
+    } catch (const std::exception& e) {
+      problems.note("isoharness sandbox " + std::to_string(i) + ": " + e.what());
+    }
+  });
+  sums.wall = since(t);
+  const double n = static_cast<double>(boxes.size());
+  return {sums.wall, sums.connect / n, sums.upload / n, sums.posture / n};
+}
+
+std::string shell_script(int egress_ms) {
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%.3f", egress_ms / 1000.0);
+  return "uname -a; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; id; wc -l < /proc/self/mountinfo; "
+         "head -c 4096 /proc/kallsyms | head -3; test -w /proc/sysrq-trigger && echo sysrq-writable; "
+         "unshare -U true 2>/dev/null && echo userns; "
+         "for hp in 203.0.113.10/80 203.0.113.20/80 169.254.169.254/80; do "
+         "( timeout " +
+         std::string(limit) +
+         " bash -c \"exec 3<>/dev/tcp/$hp\" 2>/dev/null && echo $hp open || echo $hp closed ) & "
+         "done; wait";
+}
+
+struct SshTimes {
+  double wall = 0;
+  int failed = 0;  // sandboxes whose ssh -J did not finish with exit 0
+};
+
+// OpenSSH: the shell equivalents through `ssh -J`, all at once or one after another.
+SshTimes time_ssh(const std::vector<std::vector<std::string>>& argvs, bool all_at_once, Problems& problems) {
+  std::atomic<int> failed{0};
+  auto one = [&](std::size_t i) {
+    RunOptions o;
+    o.deadline = std::chrono::seconds(60);
+    auto res = run_command(argvs[i], o);
+    if (!res || res->exit_code != 0) ++failed;
+    if (!res)
+      problems.note("ssh -J sandbox " + std::to_string(i) + ": " + res.error().message);
+    else if (res->exit_code != 0)
+      problems.note("ssh -J sandbox " + std::to_string(i) + ": " + res->describe() + ": " +
+                    res->err.substr(0, 200));
+  };
+  auto t = Clock::now();
+  runner::for_each_parallel(argvs.size(), all_at_once ? static_cast<int>(argvs.size()) : 1, one);
+  return {since(t), failed.load()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int max_n = 16;
-  std::string src = ISOHARNESS_SOURCE_DIR_BENCH;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--max") == 0) max_n = std::atoi(argv[i + 1]);
+  const std::string src = ISOHARNESS_SOURCE_DIR_BENCH;
   try {
+    const Options opt = parse(argc, argv);
     auto profile = scenario::load_deployment(src + "/scenarios/deployments/local.yaml");
     auto planned = runner::plan_scenarios({src + "/scenarios/standard.yaml"}, profile, false);
     const auto& item = planned.front().plan["items"][0];
@@ -47,91 +181,60 @@ int main(int argc, char** argv) {
     runner::JobContext ctx;
     ctx.use_key(run_id, key);
     ctx.backend = backend.get();
-    ctx.isoprobe_bundle =
-        std::filesystem::path(argv[0]).parent_path().parent_path().string() + "/probes/isoprobe-bundle";
+    const std::string build = std::filesystem::path(argv[0]).parent_path().parent_path().string();
+    ctx.isoprobe_bundle = build + "/probes/" + runner::kPostureAgentDir;
+    const int egress_ms = profile.egress_deadline_ms;
+    const std::string dir = "/tmp/isoharness-bench-" + run_id;
+    std::filesystem::create_directories(dir);
 
-    std::printf("%-4s %14s %14s %14s %8s\n", "N", "isoharness(s)", "upload/box(s)", "ssh -J loop(s)",
-                "ratio");
-    for (int n : {1, 8, 16}) {
-      if (n > max_n) break;
-      std::vector<std::unique_ptr<runner::LiveSandbox>> boxes;
-      for (int i = 0; i < n; ++i) {
-        runner::Job job{"standard", item, "runc", "non-tier", 1};
-        boxes.push_back(std::make_unique<runner::LiveSandbox>(
-            ctx, runner::make_request(job, 1, "b" + std::to_string(n) + "x" + std::to_string(i), ctx)));
-      }
-      // isoharness: 4 workers, session + upload + posture per sandbox.
-      auto t = Clock::now();
-      std::atomic<int> next{0};
-      std::mutex mu;
-      std::vector<std::string> problems;
-      double upload_sum = 0;
-      auto note = [&](const std::string& what) {
-        std::lock_guard lock(mu);
-        problems.push_back(what);
-      };
-      std::vector<std::thread> workers;
-      for (int w = 0; w < 4; ++w)
-        workers.emplace_back([&] {
-          for (int i = next++; i < n; i = next++) {
-            try {
-              auto& s = boxes[i]->connect(std::chrono::seconds(45));
-              boxes[i]->upload_isoprobe();
-              {
-                std::lock_guard lock(mu);
-                upload_sum += boxes[i]->timings().value("upload_s", 0.0);
-              }
-              auto r =
-                  s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "8000", "--egress-deadline-ms",
-                          "3000", "--target", "target=203.0.113.10:80/tcp", "--target",
-                          "blocked=203.0.113.20:80/tcp", "--target", "metadata=169.254.169.254:80/tcp"},
-                         std::chrono::seconds(90), 8 << 20);
-              if (!r)
-                note("isoharness sandbox " + std::to_string(i) + ": " + r.error().message);
-              else if (r->exit_code != 0)
-                note("isoharness sandbox " + std::to_string(i) + ": isoprobe exit " +
-                     std::to_string(r->exit_code) + ": " + r->err.substr(0, 200));
-            } catch (const std::exception& e) {
-              note("isoharness sandbox " + std::to_string(i) + ": " + e.what());
-            }
-          }
-        });
-      for (auto& w : workers) w.join();
-      double ours = since(t);
-
-      // OpenSSH: the shell equivalents, one sandbox after another, host keys pinned.
-      std::string dir = "/tmp/isoharness-bench-" + run_id;
-      std::filesystem::create_directories(dir);
-      const std::string script =
-          "uname -a; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; id; wc -l < "
-          "/proc/self/mountinfo; "
-          "head -c 4096 /proc/kallsyms | head -3; test -w /proc/sysrq-trigger && echo sysrq-writable; "
-          "unshare -U true 2>/dev/null && echo userns; "
-          "for hp in 203.0.113.10/80 203.0.113.20/80 169.254.169.254/80; do "
-          "( timeout 3 bash -c \"exec 3<>/dev/tcp/$hp\" 2>/dev/null && echo $hp open || echo $hp closed ) & "
-          "done; wait";
-      t = Clock::now();
+    std::printf("run %s: runc sandboxes, node class %s, egress deadline %d ms, isoharness --parallel %d\n",
+                run_id.c_str(), opt.node_class.c_str(), egress_ms, opt.parallel);
+    std::printf("%-4s %10s %6s %9s %9s %9s %12s %9s %7s %12s\n", "N", "isoharness", "vs N=1", "connect",
+                "upload", "posture", "ssh -J all", "ssh fails", "ratio", "ssh -J 1by1");
+    double ours_one = 0;
+    Problems problems;
+    for (int n : {1, 8, 16, 32}) {
+      if (n > opt.max_n) break;
+      std::vector<std::unique_ptr<runner::LiveSandbox>> boxes(static_cast<std::size_t>(n));
+      runner::for_each_parallel(boxes.size(), 8, [&](std::size_t i) {
+        try {
+          runner::Job job{"standard", item, "runc", opt.node_class, 1};
+          const std::string name = "b" + std::to_string(n) + "x" + std::to_string(i);
+          boxes[i] = std::make_unique<runner::LiveSandbox>(ctx, runner::make_request(job, 1, name, ctx));
+        } catch (const std::exception& e) {
+          problems.note("deploy " + std::to_string(i) + ": " + e.what());
+        }
+      });
+      std::erase(boxes, nullptr);
+      std::vector<std::vector<std::string>> argvs;
       for (std::size_t i = 0; i < boxes.size(); ++i) {
         const auto& r = boxes[i]->handle().route;
         const std::string kh = dir + "/known_hosts-" + std::to_string(i),
                           cfg = dir + "/config-" + std::to_string(i);
         std::ofstream(kh) << dl::known_hosts_lines(r);
         std::ofstream(cfg) << dl::ssh_client_config(kh, key.private_path());
-        RunOptions o;
-        o.deadline = std::chrono::seconds(60);
-        auto res = run_command(dl::ssh_argv(r, cfg, {"bash", "-c", script}), o);
-        if (!res)
-          note("ssh -J sandbox " + std::to_string(i) + ": " + res.error().message);
-        else if (res->exit_code != 0)
-          note("ssh -J sandbox " + std::to_string(i) + ": " + res->describe() + ": " +
-               res->err.substr(0, 200));
+        argvs.push_back(dl::ssh_argv(r, cfg, {"bash", "-c", shell_script(egress_ms)}));
       }
-      double theirs = since(t);
-      std::filesystem::remove_all(dir);
-      std::printf("%-4d %14.2f %14.2f %14.2f %8.2f\n", n, ours, upload_sum / n, theirs, ours / theirs);
-      for (const auto& p : problems) std::printf("     failed: %s\n", p.c_str());
+
+      if (!ctx.jump && !boxes.empty()) {  // the run's one jumphost login is not part of any N
+        auto jump = transport::JumpConnection::connect(boxes.front()->handle().route.jump, ctx.credentials,
+                                                       ctx.host_key_policy, std::chrono::seconds(20));
+        if (!jump) throw std::runtime_error("jumphost: " + jump.error().message);
+        ctx.jump = std::move(*jump);
+      }
+      OursTimes ours = time_isoharness(boxes, opt.parallel, egress_ms, problems);
+      if (n == 1) ours_one = ours.wall;
+      SshTimes all = time_ssh(argvs, true, problems);
+      char seq[32] = "-";
+      if (opt.sequential) std::snprintf(seq, sizeof seq, "%.2f", time_ssh(argvs, false, problems).wall);
+      std::printf("%-4zu %10.2f %6.2f %9.2f %9.2f %9.2f %12.2f %9d %7.2f %12s\n", boxes.size(), ours.wall,
+                  ours.wall / ours_one, ours.connect, ours.upload, ours.posture, all.wall, all.failed,
+                  ours.wall / all.wall, seq);
+      problems.print_and_clear();
       std::fflush(stdout);
+      runner::for_each_parallel(boxes.size(), 8, [&](std::size_t i) { boxes[i].reset(); });
     }
+    std::filesystem::remove_all(dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "run_posture_bench: %s\n", e.what());
     return 3;

@@ -3,7 +3,7 @@
 # CMakeLists.txt, once every target exists.
 #
 #   <prefix>/bin/isoharness
-#   <prefix>/lib/isoharness/       isoprobe-bundle/, getpid-static, isoharness-world-helper
+#   <prefix>/lib/isoharness/       isoprobe-bundle/, isoprobe-posture/, getpid-static, isoharness-world-helper
 #   <prefix>/share/isoharness/     scenarios/ (with deployments/, parity/, invalid/)
 #   <prefix>/share/doc/isoharness/ README.md, CODING.md, CONTRACTS.md, examples/workflows/
 #
@@ -32,6 +32,9 @@ install(TARGETS isoharness-world-helper getpid_static RUNTIME DESTINATION ${ISOH
 # static launcher, the loader, isoprobe.bin and its libraries, uploaded as is.
 install(DIRECTORY ${CMAKE_BINARY_DIR}/probes/isoprobe-bundle/
   DESTINATION ${ISOHARNESS_INSTALL_LIBDIR}/isoprobe-bundle USE_SOURCE_PERMISSIONS)
+# The posture-only agent (one static file) that `run` uploads instead of the whole bundle.
+install(PROGRAMS ${CMAKE_BINARY_DIR}/probes/isoprobe-posture/isoprobe
+  DESTINATION ${ISOHARNESS_INSTALL_LIBDIR}/isoprobe-posture)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scenarios/ DESTINATION ${ISOHARNESS_INSTALL_DATADIR}/scenarios)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/CODING.md ${CMAKE_SOURCE_DIR}/docs/CONTRACTS.md
   DESTINATION ${ISOHARNESS_INSTALL_DOCDIR})

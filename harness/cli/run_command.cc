@@ -27,7 +27,10 @@ Command run_command(CLI::App& app) {
   sub->add_option("--runtimes", *runtimes, "Comma-separated runtimes to run (runc,gvisor); default: the scenario's matrix");
   sub->add_option("--node-classes", *node_classes, "Comma-separated node classes; default: the scenario's matrix");
   sub->add_option("--attempts", *attempts, "Attempts per item (default: the scenario's matrix)")->check(CLI::Range(1, 20));
-  sub->add_option("--parallel", cfg->parallel, "Sandboxes at once")->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--parallel", cfg->parallel, "Sandbox jobs at once (a job's attempts run one after another)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--deploy-parallel", cfg->deploy_parallel, "Deploys at once (default: two per CPU)")
+      ->check(CLI::Range(1, 64));
   sub->add_flag("--deny-known-risks", cfg->deny_known_risks, "Refuse plans with known risks (e.g. a GPU service without gVisor)");
 
   return {sub, [cfg, runtimes, node_classes, attempts]() -> int {

@@ -34,6 +34,13 @@ const ShippedPath kIsoprobeBundle{"isoprobe bundle",
                                   "probes/isoprobe-bundle",
                                   "",
                                   "isoprobe"};
+const ShippedPath kPostureAgent{"posture agent",
+                                "--isoprobe-bundle",
+                                "ISOHARNESS_POSTURE_AGENT_DIR",
+                                ISOHARNESS_INSTALL_LIBDIR "/isoprobe-posture",
+                                "probes/isoprobe-posture",
+                                "",
+                                "isoprobe"};
 const ShippedPath kWorldHelper{"world helper",
                                "",
                                "ISOHARNESS_WORLD_HELPER",
@@ -159,7 +166,7 @@ ResolvedPath resolve_path(const ShippedPath& item, const std::string& flag_value
 std::vector<std::pair<const ShippedPath*, ResolvedPath>> resolve_all_shipped_paths() {
   const PathContext context = PathContext::of_this_process();
   std::vector<std::pair<const ShippedPath*, ResolvedPath>> out;
-  for (const ShippedPath* item : {&kScenariosDir, &kIsoprobeBundle, &kWorldHelper})
+  for (const ShippedPath* item : {&kScenariosDir, &kIsoprobeBundle, &kPostureAgent, &kWorldHelper})
     out.emplace_back(item, resolve_path(*item, "", context));
   return out;
 }

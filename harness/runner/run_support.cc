@@ -73,8 +73,9 @@ std::string find_deployment(const std::string& given, const std::string& scenari
   throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
 }
 
-std::string find_isoprobe_bundle(const std::string& given) {
-  ResolvedPath bundle = resolve_path(kIsoprobeBundle, given);
+std::string find_isoprobe_bundle(const std::string& given, const std::string& build_dir) {
+  const ShippedPath& item = build_dir == kPostureAgentDir ? kPostureAgent : kIsoprobeBundle;
+  ResolvedPath bundle = resolve_path(item, given);
   if (!bundle.found()) throw UserError(bundle.problem);
   return bundle.path;
 }

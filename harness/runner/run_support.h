@@ -52,9 +52,15 @@ class RunKey {
 // (an empty scenarios_dir means none was found: the error says where it looked).
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend);
 
-// --isoprobe-bundle, else $ISOHARNESS_PROBE_DIR, else <prefix>/lib/isoharness/isoprobe-bundle,
-// else the build tree's (harness/common/install_paths.h); UserError when there is none.
-std::string find_isoprobe_bundle(const std::string& given);
+// The two builds of isoprobe: the full bundle (posture and the timing workloads, what
+// `parity` uploads) and the posture-only static agent (what `run` uploads).
+inline constexpr const char* kFullBundleDir = "isoprobe-bundle";
+inline constexpr const char* kPostureAgentDir = "isoprobe-posture";
+
+// --isoprobe-bundle, else $ISOHARNESS_PROBE_DIR (bundle) or $ISOHARNESS_POSTURE_AGENT_DIR
+// (agent), else <prefix>/lib/isoharness/<build_dir>, else the build tree's
+// (harness/common/install_paths.h); UserError when there is none.
+std::string find_isoprobe_bundle(const std::string& given, const std::string& build_dir = kFullBundleDir);
 
 // The backend named by the profile's kind; throws UserError for an unknown one and
 // InfraError when it cannot start (e.g. the local world cannot be built).

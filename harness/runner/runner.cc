@@ -10,12 +10,12 @@
 #include <fstream>
 #include <mutex>
 #include <random>
-#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/common/subprocess.h"
 #include "harness/policy/plan.h"
 #include "harness/runner/context.h"
+#include "harness/runner/fanout.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/run_support.h"
@@ -43,6 +43,8 @@ RunOutcome run(const RunConfig& config) {
     throw UserError("backend '" + config.backend + "' is not available in this build; use --backend local");
   }
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
+  if (config.deploy_parallel < 0 || config.deploy_parallel > 64)
+    throw UserError("--deploy-parallel must be between 1 and 64");
 
   // 1. Load and plan everything first: bad input stops the run before anything is deployed.
   const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
@@ -67,7 +69,8 @@ RunOutcome run(const RunConfig& config) {
       throw UserError("node class '" + nc + "' is not in deployment profile " + deployment_path);
   }
 
-  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
+  // Posture needs no timing workloads: the small static agent, unless a bundle is named.
+  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir);
 
   // 2. The run's infrastructure.
   const std::string run_id = random_run_id();
@@ -99,8 +102,9 @@ RunOutcome run(const RunConfig& config) {
                            {"skipped", skipped_json}};
   Journal journal(config.out_dir, header);
 
-  std::fprintf(stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d\n",
-               run_id.c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel);
+  const int deploy_parallel = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
+  std::fprintf(stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
+               run_id.c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel, deploy_parallel);
 
   JobContext ctx;
   ctx.use_key(run_id, key);
@@ -109,6 +113,7 @@ RunOutcome run(const RunConfig& config) {
   ctx.isoprobe_bundle = bundle;
   ctx.host = verify::read_host_facts();
   ctx.posture_deadline = config.posture_deadline;
+  ctx.egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
   ctx.tamper = config.tamper;
   ctx.test_weakenings = config.test_weakenings;
   ctx.interrupted = &g_interrupted;
@@ -158,19 +163,16 @@ RunOutcome run(const RunConfig& config) {
     }
 
     if (backend) {
-      std::atomic<std::size_t> next{0};
-      std::vector<std::thread> workers;
-      int n = std::min<int>(config.parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
-      for (int w = 0; w < n; ++w) {
-        workers.emplace_back([&] {
-          for (;;) {
-            std::size_t i = next++;
-            if (i >= jobs.size() || g_interrupted) return;
-            run_job(jobs[i], ctx);
-          }
-        });
-      }
-      for (auto& t : workers) t.join();
+      // Fan-out (fanout.h): jobs with more attempts first, deploys gated, teardown behind.
+      std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
+      DeployGate deploy_gate(deploy_parallel);
+      Background teardowns;
+      ctx.deploy_gate = &deploy_gate;
+      ctx.teardowns = &teardowns;
+      for_each_parallel(jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
+      teardowns.wait();
+      ctx.deploy_gate = nullptr;
+      ctx.teardowns = nullptr;
       {
         std::lock_guard lock(ctx.jump_mutex);
         if (ctx.jump) ctx.accepted_keys = ctx.jump->accepted_keys();

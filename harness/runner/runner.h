@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/runner/fanout.h"
+
 namespace isoharness::runner {
 
 struct RunConfig {
@@ -21,7 +23,8 @@ struct RunConfig {
   std::vector<std::string> node_classes;        // empty: each scenario's matrix
   std::optional<int> attempts;                  // unset: each scenario's matrix
   std::string out_dir = "out";
-  int parallel = 2;
+  int parallel = kDefaultParallel;              // sandbox jobs at once (fanout.h)
+  int deploy_parallel = 0;                      // deploys at once; 0: default_deploy_parallel()
   bool accept_new_host_keys = false;
   bool deny_known_risks = false;
   std::string isoprobe_bundle;                  // local directory holding the isoprobe bundle

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "harness/common/error.h"
 #include "harness/runner/live_sandbox.h"
@@ -80,7 +81,8 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe();
 
   std::vector<std::string> argv = {kRemoteProbe, "posture", "--deadline-ms",
-                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3))};
+                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
+                                   "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
   for (const auto& target : ctx.targets) {
     argv.push_back("--target");
     argv.push_back(target_flag(target));
@@ -109,6 +111,25 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   leave_process_marker(session);
 }
 
+// Deploys once the context's gate lets it (a job's later attempts and jobs with more
+// attempts go first); the wait is in the timings.
+std::unique_ptr<LiveSandbox> deploy_gated(JobContext& ctx, const Job& job, int attempt,
+                                          const deploy::SandboxRequest& request) {
+  const auto queued = Clock::now();
+  GatePass pass(ctx.deploy_gate, deploy_priority(job.attempts, attempt));
+  const double waited = seconds_since(queued);
+  auto sandbox = std::make_unique<LiveSandbox>(ctx, request);
+  sandbox->timings()["deploy_queue_s"] = waited;
+  return sandbox;
+}
+
+// Tears the sandbox down in the background when the context has a place for it, else now.
+void retire(JobContext& ctx, std::unique_ptr<LiveSandbox> sandbox) {
+  if (!ctx.teardowns) return;
+  std::shared_ptr<LiveSandbox> shared(std::move(sandbox));
+  ctx.teardowns->later([shared]() mutable { shared.reset(); });
+}
+
 }  // namespace
 
 deploy::SandboxRequest make_request(const Job& job, int attempt, const std::string& name, JobContext& ctx) {
@@ -135,15 +156,16 @@ void run_job(const Job& job, JobContext& ctx) {
     if (ctx.tamper || !ctx.test_weakenings.empty()) record["tampered"] = true;
     const auto started = Clock::now();
     try {
-      LiveSandbox sandbox(ctx, make_request(job, attempt, name, ctx));
-      record["facts"] = sandbox.handle().facts;
+      auto sandbox = deploy_gated(ctx, job, attempt, make_request(job, attempt, name, ctx));
+      record["facts"] = sandbox->handle().facts;
       try {
-        probe(job, attempt, ctx, sandbox, record, resolver_instance);
+        probe(job, attempt, ctx, *sandbox, record, resolver_instance);
       } catch (const std::exception& e) {
         record["error"] = e.what();
         ctx.infrastructure_failed = true;
       }
-      record["timings"] = sandbox.timings();
+      record["timings"] = sandbox->timings();
+      retire(ctx, std::move(sandbox));
     } catch (const std::exception& e) {  // deploy failed: a control could not be applied
       record["error"] = e.what();
       ctx.infrastructure_failed = true;

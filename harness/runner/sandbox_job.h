@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/deploy/backend.h"
+#include "harness/runner/fanout.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/run_support.h"
@@ -42,6 +43,11 @@ struct JobContext {
   std::vector<deploy::EgressTarget> targets;
   verify::HostFacts host;
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::chrono::milliseconds egress_deadline{3000};  // from the deployment profile (egress_deadline_ms)
+  // Fan-out (fanout.h): how many deploy at once (none: no bound), and where finished
+  // sandboxes are torn down (none: at once, by the job).
+  DeployGate* deploy_gate = nullptr;
+  Background* teardowns = nullptr;
   std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
   std::vector<std::string> test_weakenings;  // test seam: SandboxRequest::test_weakenings
   std::atomic<bool>* interrupted = nullptr;

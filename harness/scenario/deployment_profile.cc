@@ -37,6 +37,19 @@ bool DeploymentProfile::is_gvisor(std::string_view runtime_class) const {
 
 namespace {
 
+// egress_deadline_ms (fan-out, issue 14): whole milliseconds, 100 .. kMaxEgressDeadlineMs.
+template <typename Err>
+void read_egress_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& err) {
+  if (!v.contains("egress_deadline_ms")) return;
+  const auto& d = v["egress_deadline_ms"];
+  if (!d.is_number_integer() || d.get<long long>() < 100 || d.get<long long>() > kMaxEgressDeadlineMs) {
+    err("/egress_deadline_ms", "egress_deadline_ms must be a whole number of milliseconds from 100 to " +
+                                   std::to_string(kMaxEgressDeadlineMs) + ", got " + brief_json(d));
+    return;
+  }
+  p.egress_deadline_ms = d.get<int>();
+}
+
 DeploymentProfile from_document(const YamlDocument& doc, const std::string& path) {
   const nlohmann::json& v = doc.value;
   std::vector<Diagnostic> errors;
@@ -128,6 +141,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
       }
     }
   }
+  read_egress_deadline(v, p, err);
   if (p.name.empty()) {
     std::string stem =
         path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);

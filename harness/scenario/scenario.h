@@ -72,6 +72,9 @@ struct Scenario {
   }
 };
 
+inline constexpr int kDefaultEgressDeadlineMs = 3000;
+inline constexpr int kMaxEgressDeadlineMs = 20000;  // isoprobe's egress probe itself stops at 30 s
+
 struct DeploymentProfile {
   std::string name;
   std::string backend;                               // "local", "hawk", ...
@@ -84,6 +87,10 @@ struct DeploymentProfile {
   std::vector<std::string> node_classes;
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
+  // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped
+  // target is reported as a timeout only when it passes, so every sandbox waits this long;
+  // it must cover the slowest allowed target's answer on this deployment.
+  int egress_deadline_ms = kDefaultEgressDeadlineMs;
 
   bool offers(std::string_view runtime_class) const;
   // The OCI runtime behind a class: runtime_handlers, else the class name itself.

@@ -74,6 +74,14 @@ TEST_CASE("run: strict and standard under both runtimes pass and write every rep
   }
   CHECK(runtimes == std::set<std::string>{"runc", "gvisor"});
   CHECK(fresh_checked > 0);
+  // Fan-out: run uploads the one-file posture agent, not the bundle, and hands isoprobe the
+  // deployment profile's egress deadline.
+  const auto agent_bytes = fs::file_size(test::binary_dir() + "/probes/isoprobe-posture/isoprobe");
+  const int egress_ms = scenario::load_deployment(scenarios() + "/deployments/local.yaml").egress_deadline_ms;
+  for (const auto& s : result["sandboxes"]) {
+    CHECK(s["facts"]["isoprobe_upload_bytes"] == agent_bytes);
+    CHECK(s["posture"]["context"]["egress_deadline_ms"] == egress_ms);
+  }
   // The strict item never ran under runc: skipped, with the reason.
   bool strict_skipped_on_runc = false;
   for (const auto& s : result["skipped"])

@@ -1,2 +1,3 @@
-# harness/runner pieces that need no sandbox: reading `isoprobe bench` output.
-isoharness_test(runner_test SOURCES unit/runner_bench_output_test.cpp LIBS isoharness::runner)
+# harness/runner pieces that need no sandbox: reading `isoprobe bench` output, the worker pool.
+isoharness_test(runner_test SOURCES unit/runner_bench_output_test.cpp unit/runner_fanout_test.cpp
+  LIBS isoharness::runner)

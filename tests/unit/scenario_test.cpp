@@ -219,3 +219,17 @@ TEST_CASE("describe_item names package, task, item, args and sample_ids", "[scen
       describe_item(s.eval_set, 0, 0) ==
       "task mtb, item bridge (tasks[0].items[0]; package p; args {\"image_tag\":\"x\"}; sample_ids [\"a\"])");
 }
+
+TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms == kDefaultEgressDeadlineMs);
+  CHECK(parse_deployment("egress_deadline_ms: 1500\n", "d.yaml").egress_deadline_ms == 1500);
+  CHECK(load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml").egress_deadline_ms < 3000);
+  CHECK_THAT(error_of([] { parse_deployment("name: x\negress_deadline_ms: fast\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:2:1: egress_deadline_ms must be a whole number of milliseconds from 100 to"));
+  CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 50\n", "d.yaml"); }),
+             Catch::Contains("got 50"));
+  CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 1.5\n", "d.yaml"); }),
+             Catch::Contains("egress_deadline_ms must be a whole number"));
+  CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 60000\n", "d.yaml"); }),
+             Catch::Contains("got 60000"));
+}

@@ -1,0 +1,81 @@
+#include "probes/posture_agent/posture_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "probes/core/posture_runner.h"
+#include "probes/core/registry.h"
+
+namespace isoprobe {
+
+int posture_main(int argc, char** argv) {
+  CLI::App app{"isoprobe posture: observe this sandbox's isolation and print it as JSON", "isoprobe posture"};
+  std::vector<std::string> targets;
+  std::string resolver;
+  long deadline_ms = 10000;
+  long egress_deadline_ms = 3000;
+  bool compact = false;
+  app.add_option("--target", targets, "NAME=HOST:PORT[/tcp|/dns|/http], repeatable");
+  app.add_option("--resolver", resolver, "IPv4[:PORT] of the DNS resolver (default: /etc/resolv.conf)");
+  app.add_option("--deadline-ms", deadline_ms, "deadline for the whole run")
+      ->check(CLI::Range(100L, 600000L));
+  app.add_option("--egress-deadline-ms", egress_deadline_ms, "deadline for all egress checks together")
+      ->check(CLI::Range(10L, 600000L));
+  app.add_flag("--compact", compact, "one line of JSON instead of indented");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  PostureOptions options;
+  std::vector<std::string> errors;
+  for (const auto& t : targets) {
+    std::string error;
+    if (auto spec = parse_target_spec(t, &error))
+      options.targets.push_back(std::move(*spec));
+    else
+      errors.push_back(error);
+  }
+  if (!resolver.empty()) {
+    std::string error;
+    options.resolver = parse_resolver_spec(resolver, &error);
+    if (!options.resolver) errors.push_back(error);
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) std::fprintf(stderr, "isoprobe posture: %s\n", e.c_str());
+    return 2;
+  }
+  options.deadline = std::chrono::milliseconds(deadline_ms);
+  options.egress_deadline = std::chrono::milliseconds(egress_deadline_ms);
+
+  PostureRun run = run_posture(options, all_probes());
+  std::string text =
+      run.document.dump(compact ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace);
+  text.push_back('\n');
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  // A probe that overran still runs on a detached thread: leave without destructors.
+  if (run.abandoned > 0) ::_exit(0);
+  return 0;
+}
+
+std::optional<int> run_shared_command(int argc, char** argv) {
+  auto problems = check_registry(all_probes());
+  if (!problems.empty()) {
+    for (const auto& p : problems) std::fprintf(stderr, "isoprobe: broken probe registry: %s\n", p.c_str());
+    return 3;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "version") == 0) {
+    std::printf("isoprobe %s (%s)\n", isoprobe_version().c_str(), isoprobe_git_revision().c_str());
+    return 0;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "posture") == 0) return posture_main(argc - 1, argv + 1);
+  return std::nullopt;
+}
+
+}  // namespace isoprobe
