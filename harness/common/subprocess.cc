@@ -218,8 +218,8 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
   if (result.timed_out) {
     log::get().info("run [{}] {}: timed out after {} ms, process group killed", group, argv[0], ms);
   } else {
-    log::get().debug("run [{}] {}: {} in {} ms{}", group, argv[0], result.describe(), ms,
-                     result.out_truncated || result.err_truncated ? ", output cut at the cap" : "");
+    log::get().debug("run [{}] {}: {} in {} ms{}", group, argv[0], result.ok() ? "exit 0" : result.describe(),
+                     ms, result.out_truncated || result.err_truncated ? ", output cut at the cap" : "");
   }
   return result;
 }

@@ -52,7 +52,8 @@ std::vector<Used> weighted(const std::vector<WorkloadComparison>& comparisons,
     for (const auto& c : comparisons) used.push_back({&c, 1.0});
     return used;
   }
-  for (const auto& [name, weight] : weights) {
+  for (const auto& [workload, weight] : weights) {
+    const std::string& name = workload;  // a lambda below needs a plain variable
     if (!std::isfinite(weight) || weight < 0) {
       throw UserError(
           fmt::format("parity: workload '{}': weight {} must be a finite number >= 0", name, weight));
@@ -112,7 +113,7 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
   for (const auto& u : used) total += u.weight;
   if (used.empty() || total <= 0) {
     mix.verdict = kNoMix;
-    mix.warnings.push_back("no weighted workload was measured on both sides: nothing to combine");
+    mix.warnings.emplace_back("no weighted workload was measured on both sides: nothing to combine");
     return mix;
   }
   for (auto& u : used) {

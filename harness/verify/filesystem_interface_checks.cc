@@ -28,7 +28,7 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out) {
     if (!mount_ro || !can_write) {
       out.push_back(missing("root_filesystem", in.posture, "filesystem", want_ro ? "read-only" : "writable"));
     } else {
-      bool ro = *mount_ro || (*can_write == false && evidence.find("EROFS") != std::string::npos);
+      bool ro = *mount_ro || (!*can_write && evidence.find("EROFS") != std::string::npos);
       bool pass = ro == want_ro && !(want_ro && *can_write);
       std::string seen = ro ? "read-only mount"
                             : (*can_write ? "writable" : "writable mount (this user may not write in /)");
