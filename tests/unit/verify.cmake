@@ -1,1 +1,1 @@
-isoharness_test(verify_test SOURCES unit/verify_test.cpp LIBS isoharness::verify)
+isoharness_test(verify_test SOURCES unit/verify_test.cpp unit/verify_schema_test.cpp LIBS isoharness::verify)
