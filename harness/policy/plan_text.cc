@@ -25,7 +25,7 @@ std::string join(const nlohmann::json& list) {
 }
 
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
-  const auto& e = item.expect;
+  const nlohmann::json& e = item.expect;
   const auto& def = item.values["services"].contains("default") ? item.values["services"]["default"]
                                                                 : nlohmann::json::object();
   const auto sc = def.value("securityContext", nlohmann::json::object());

@@ -261,6 +261,10 @@ YamlDocument parse_yaml(std::string_view text, const std::string& file) {
     JsonBuilder builder(doc.value, doc.source, errors);
     parser.HandleNextDocument(builder);
   } catch (const Stop&) {
+  } catch (const YAML::DeepRecursion& e) {
+    Mark m = to_mark(e.mark);
+    throw UserError({Diagnostic{file, m.line, m.column, "",
+                                "nested more than " + std::to_string(e.depth() - 1) + " levels deep"}});
   } catch (const YAML::Exception& e) {
     Mark m = to_mark(e.mark);
     throw UserError({Diagnostic{file, m.line, m.column, "", "YAML syntax error: " + e.msg}});
