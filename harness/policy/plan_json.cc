@@ -146,7 +146,8 @@ void write_json(const Plan& plan, std::ostream& out) {
   out << head.substr(0, at) << "\n  \"items\": [";
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     std::string text = item_json(plan.items[i]).dump(2);
-    for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', nl + 1)) text.insert(nl + 1, 4, ' ');
+    for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', nl + 1))
+      text.insert(nl + 1, 4, ' ');
     out << (i ? ",\n    " : "\n    ") << text;
   }
   out << "\n  ],";

@@ -19,7 +19,8 @@ policy::Plan plan_of(const std::string& scenario_file) {
 }  // namespace
 
 TEST_CASE("write_json is to_json().dump(2), item by item", "[policy]") {
-  for (const char* file : {"scenarios/mixed.yaml", "scenarios/strict.yaml", "scenarios/invalid/every-error-at-once.yaml"}) {
+  for (const char* file :
+       {"scenarios/mixed.yaml", "scenarios/strict.yaml", "scenarios/invalid/every-error-at-once.yaml"}) {
     INFO(file);
     auto plan = plan_of(file);
     std::ostringstream streamed;
