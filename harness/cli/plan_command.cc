@@ -83,7 +83,7 @@ int run_plan(const PlanArgs& a) {
   policy::Plan plan = policy::plan_scenario(scenario, deployment, options);
 
   if (a.format == "json") {
-    std::cout << policy::to_json(plan).dump(2) << "\n";
+    policy::write_json(plan, std::cout);
   } else if (plan.accepted()) {
     if (a.format == "values") {
       std::cout << policy::to_values_yaml(plan);

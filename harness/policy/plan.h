@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/common/error.h"
+#include "harness/policy/shared_json.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::policy {
@@ -53,8 +55,8 @@ struct PlanItem {
       runtime_class_source;  // isolation, option, hardened, task, deployment_default, none, gpu_exempt
   bool gpu = false;          // any service asks for a GPU
   EffectiveIsolation isolation;
-  nlohmann::json values;  // CONTRACTS §1
-  nlohmann::json expect;  // CONTRACTS §2
+  SharedJson values;  // CONTRACTS §1 (shared with items that render the same)
+  SharedJson expect;  // CONTRACTS §2
   std::vector<Finding> findings;
   Diagnostic where;  // file/line of the item (for reports)
 };
@@ -94,6 +96,9 @@ Plan plan_scenario(const scenario::Scenario& scenario, const scenario::Deploymen
 
 // schema isoharness.plan/v1
 nlohmann::json to_json(const Plan& plan);
+// The same text as to_json(plan).dump(2) plus a newline, written item by item so that a
+// large plan is never held a second time as one document.
+void write_json(const Plan& plan, std::ostream& out);
 // The rendered values per item as YAML: a mapping item id -> values.
 std::string to_values_yaml(const Plan& plan);
 // For people: a table per item, findings in view, a one-line verdict at the end.

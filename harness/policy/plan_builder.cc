@@ -125,7 +125,7 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
       if (!resolve_isolation(ctx, t, i, item.description, item.isolation, prov)) continue;
       item.level = item.isolation.level;
       render_item(ctx, facts, prov, item);
-      item.expect = expectations(ctx, facts, item);
+      item.expect = ctx.interner.intern(expectations(ctx, facts, item));
       if (options.deny_known_risks) {
         for (const auto& f : item.findings) {
           if (f.severity != Severity::known_risk) continue;

@@ -41,8 +41,8 @@ nlohmann::json item_json(const PlanItem& item) {
                     {"allow_cidr", item.isolation.allow_cidr},
                     {"non_root", item.isolation.non_root},
                     {"read_only_root", item.isolation.read_only_root}};
-  j["values"] = item.values;
-  j["expect"] = item.expect;
+  j["values"] = item.values.get();
+  j["expect"] = item.expect.get();
   j["findings"] = nlohmann::json::array();
   for (const auto& f : item.findings) {
     j["findings"].push_back({{"code", f.code},
@@ -94,7 +94,10 @@ void emit(YAML::Emitter& out, const nlohmann::json& v) {
 
 }  // namespace
 
-nlohmann::json to_json(const Plan& plan) {
+namespace {
+
+// Everything but the items' content: "items" is an empty array.
+nlohmann::json head_json(const Plan& plan) {
   nlohmann::json j;
   j["schema"] = "isoharness.plan/v1";
   j["accepted"] = plan.accepted();
@@ -116,11 +119,39 @@ nlohmann::json to_json(const Plan& plan) {
   j["options"] = {{"deny_known_risks", plan.deny_known_risks},
                   {"runtime_class_override", optional_string(plan.runtime_class_override)}};
   j["items"] = nlohmann::json::array();
-  for (const auto& item : plan.items) j["items"].push_back(item_json(item));
   j["errors"] = nlohmann::json::array();
   for (const auto& d : plan.errors) j["errors"].push_back(diagnostic_json(d));
   j["known_risks"] = plan.known_risk_count();
   return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Plan& plan) {
+  nlohmann::json j = head_json(plan);
+  for (const auto& item : plan.items) j["items"].push_back(item_json(item));
+  return j;
+}
+
+void write_json(const Plan& plan, std::ostream& out) {
+  const std::string head = head_json(plan).dump(2);
+  const std::string empty_items = "\n  \"items\": [],";
+  const auto at = head.find(empty_items);
+  ISOHARNESS_CHECK(at != std::string::npos);
+  if (plan.items.empty()) {
+    out << head << "\n";
+    return;
+  }
+  // Each item as dump(2) would write it inside the document: two levels deeper.
+  out << head.substr(0, at) << "\n  \"items\": [";
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    std::string text = item_json(plan.items[i]).dump(2);
+    for (auto nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', nl + 1))
+      text.insert(nl + 1, 4, ' ');
+    out << (i ? ",\n    " : "\n    ") << text;
+  }
+  out << "\n  ],";
+  out << head.substr(at + empty_items.size()) << "\n";
 }
 
 std::string to_values_yaml(const Plan& plan) {
@@ -128,7 +159,7 @@ std::string to_values_yaml(const Plan& plan) {
   out << YAML::BeginMap;
   for (const auto& item : plan.items) {
     out << YAML::Key << item.id << YAML::Value;
-    emit(out, item.values);
+    emit(out, item.values.get());
   }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -65,7 +65,7 @@ std::vector<std::pair<std::string, std::string>> service_rows(const nlohmann::js
 }
 
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
-  const auto& e = item.expect;
+  const nlohmann::json& e = item.expect;
   const auto& def = item.values["services"].contains("default") ? item.values["services"]["default"]
                                                                 : nlohmann::json::object();
   const auto sc = def.value("securityContext", nlohmann::json::object());

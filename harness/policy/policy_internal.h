@@ -18,6 +18,7 @@ struct PlanContext {
   IsolationBlock eval_set_block;  // the eval set's own isolation block (present=false if none)
   std::vector<Diagnostic>& errors;
   std::set<std::string> reported;  // keys of once-only diagnostics
+  JsonInterner interner;           // items' values and expect blocks, one copy per distinct one
 
   // Adds the diagnostic unless one with this key was already reported.
   void report_once(const std::string& key, Diagnostic d) {

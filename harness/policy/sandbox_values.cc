@@ -130,7 +130,7 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
     domains.push_back("*");
   if (!domains.empty()) values["allowDomains"] = domains;
   if (!eff.allow_cidr.empty()) values["allowCIDR"] = eff.allow_cidr;
-  item.values = std::move(values);
+  item.values = ctx.interner.intern(std::move(values));
 
   if (strict && (!eff.allow_domains.empty() || !eff.allow_cidr.empty())) {
     std::string what;

@@ -15,6 +15,19 @@ std::optional<double> unit_seconds(const std::string& unit) {
   return std::nullopt;
 }
 
+// The member's text; `fallback` when it is absent, "" when it is not a string.
+std::string string_member(const nlohmann::json& row, const char* key, const char* fallback) {
+  auto it = row.find(key);
+  if (it == row.end()) return fallback;
+  return it->is_string() ? it->get<std::string>() : "";
+}
+
+// True only for a boolean true.
+bool bool_member(const nlohmann::json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_boolean() && it->get<bool>();
+}
+
 }  // namespace
 
 Expected<BenchRun> parse_bench_output(std::string_view json_text) {
@@ -27,8 +40,10 @@ Expected<BenchRun> parse_bench_output(std::string_view json_text) {
     if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) continue;
     std::string name = b["name"].get<std::string>();
     std::string workload = name.substr(0, name.find('/'));
-    if (b.value("run_type", std::string("iteration")) != "iteration") continue;
-    if (b.value("error_occurred", false) || b.value("skipped", false)) {
+    // json::value(key, default) throws when the member has another type: read through
+    // the typed helpers, the values come from inside the sandbox.
+    if (string_member(b, "run_type", "iteration") != "iteration") continue;
+    if (bool_member(b, "error_occurred") || bool_member(b, "skipped")) {
       std::string why = b.contains("error_message") && b["error_message"].is_string()
                             ? b["error_message"].get<std::string>()
                             : std::string("skipped");
@@ -36,7 +51,7 @@ Expected<BenchRun> parse_bench_output(std::string_view json_text) {
       continue;
     }
     if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
-    auto unit = unit_seconds(b.value("time_unit", std::string("ns")));
+    auto unit = unit_seconds(string_member(b, "time_unit", "ns"));
     double t = b["real_time"].get<double>();
     if (!unit || !std::isfinite(t) || t <= 0) {
       run.skipped[workload] = "unusable time in bench output";

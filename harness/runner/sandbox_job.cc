@@ -9,6 +9,7 @@
 #include "harness/common/error.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/sibling_probe.h"
+#include "harness/runner/probe_output.h"
 
 namespace isoharness::runner {
 namespace {
@@ -68,6 +69,11 @@ void write_marker(transport::SandboxSession& session, const std::string& text) {
   if (!up) throw InfraError("writing the attempt marker failed: " + up.error().message);
 }
 
+bool jump_lost(JobContext& ctx) {
+  std::lock_guard lock(ctx.jump_mutex);
+  return !ctx.jump || !ctx.jump->alive();
+}
+
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
@@ -89,15 +95,20 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   }
   add_sibling_targets(sandbox.handle().facts, argv);
   auto t = Clock::now();
-  auto result = session.exec(argv, ctx.posture_deadline, 8 << 20);
+  auto result = session.exec(argv, ctx.posture_deadline, kMaxProbeOutput);
   sandbox.timings()["posture_s"] = seconds_since(t);
-  if (!result) throw InfraError("running isoprobe failed: " + result.error().message);
-  if (result->timed_out) throw InfraError("isoprobe posture passed its deadline");
-  auto posture = nlohmann::json::parse(result->out, nullptr, false);
-  if (posture.is_discarded() || !posture.is_object()) {
-    throw InfraError("isoprobe printed no posture document (exit " + std::to_string(result->exit_code) +
-                     "): " + result->err.substr(0, 500));
+  // Hostile output (probe_output.h): what the sandbox sent back is a verdict about this
+  // sandbox, never a reason to stop the run. Output past the cap, a probe past its
+  // deadline, a channel the sandbox closed, or text that is no posture document make the
+  // sandbox fail its "posture" check; the other sandboxes still run. Only a dead jump
+  // connection (the harness's own path, not the sandbox's) is an infrastructure failure.
+  auto read = read_posture(result, ctx.posture_deadline);
+  if (!read) {
+    if (!result && jump_lost(ctx)) throw InfraError("the jump connection died while isoprobe ran: " + result.error().message);
+    record["checks"].push_back(verify::to_json(posture_unreadable(read.error().message)));
+    return;
   }
+  const nlohmann::json& posture = read.value();
   record["posture"] = posture;
 
   const nlohmann::json expect = job.item.contains("expect") ? job.item["expect"] : nlohmann::json::object();

@@ -3,6 +3,7 @@
 // the file, line and column of whatever it refuses without keeping yaml-cpp nodes around.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -26,16 +27,19 @@ class SourceMap {
   explicit SourceMap(std::string file) : file_(std::move(file)) {}
 
   const std::string& file() const { return file_; }
-  void set(const std::string& pointer, Mark mark) { marks_[pointer] = mark; }
+  void set(const std::string& pointer, Mark mark);
   // The mark of the pointer, or of its nearest ancestor that has one.
   Mark find(std::string_view pointer) const;
   // A diagnostic located at the pointer.
   Diagnostic diagnostic(std::string_view pointer, std::string item, std::string message) const;
-  std::size_t size() const { return marks_.size(); }
+  std::size_t size() const { return marks_->size(); }
 
  private:
+  using Marks = std::unordered_map<std::string, Mark>;
   std::string file_;
-  std::unordered_map<std::string, Mark> marks_;
+  // Shared between copies (a scenario keeps the same map as its source and its eval set's);
+  // set() copies it first when it is shared.
+  std::shared_ptr<Marks> marks_ = std::make_shared<Marks>();
 };
 
 // "/a/b" + "c~d/e" -> "/a/b/c~0d~1e"
@@ -47,13 +51,16 @@ struct YamlDocument {
   SourceMap source;
 };
 
-// Limits on hostile input.
+// Limits on hostile input: file size, nodes in the document (aliases counted as
+// expanded), and nodes copied by aliases.
 inline constexpr std::size_t kMaxYamlBytes = 16u << 20;
 inline constexpr std::size_t kMaxYamlNodes = 2'000'000;
+inline constexpr std::size_t kMaxAliasNodes = 250'000;
 
-// Parses one YAML document. Plain scalars become null, bool, integer or float when they
-// read as one (YAML 1.2 core schema), anything quoted stays a string. Duplicate keys,
-// non-scalar keys and over-large documents are refused. Throws UserError naming file,
+// Parses one YAML document (yaml_reader.cc). Plain scalars become null, bool, integer or
+// float when they read as one (YAML 1.2 core schema), anything quoted stays a string.
+// Text that is not UTF-8, duplicate keys, non-scalar keys, aliases that form a cycle or
+// expand past kMaxAliasNodes, and over-large documents are refused. Throws UserError naming file,
 // line and column (all problems of the document together).
 YamlDocument parse_yaml(std::string_view text, const std::string& file);
 

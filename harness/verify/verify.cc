@@ -85,6 +85,8 @@ std::vector<std::string> get_strings(const nlohmann::json* obj, const char* key)
 
 std::string bounded(std::string text, std::size_t max) {
   if (text.size() > max) {
+    // Cut before a UTF-8 continuation byte, never inside a character.
+    while (max > 0 && (static_cast<unsigned char>(text[max]) & 0xC0) == 0x80) --max;
     text.resize(max);
     text += "…[truncated]";
   }
@@ -211,9 +213,26 @@ nlohmann::json only_keys(const nlohmann::json& expect, const std::vector<std::st
 
 std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
   std::vector<CheckResult> out;
+  const auto problems = posture_schema_problems(input.posture);
+  if (!problems.empty()) {
+    std::string observed;
+    for (const auto& p : problems) observed += (observed.empty() ? "" : "; ") + p;
+    out.push_back(detail::make("posture_schema", false, "a posture document as isoprobe writes it", observed,
+                               "posture_schema: the sandbox's posture document is off-schema or contradicts "
+                               "itself, so nothing in it is trusted"));
+  }
   for (const auto& family : check_families()) {
     const nlohmann::json expect = only_keys(input.expect, family.expect_keys);
     family.run({expect, input.posture, input.host, input.targets, input.level}, out);
+  }
+  // Every control is still judged (so the record shows what the document claimed), but
+  // none of them passes on the word of an untrustworthy document.
+  if (!problems.empty()) {
+    for (auto& c : out) {
+      if (c.status != "pass") continue;
+      c.status = "fail";
+      c.reason = c.control + ": claimed by a posture document that fails posture_schema; not trusted";
+    }
   }
   return out;
 }

@@ -14,8 +14,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "harness/common/expected.h"
 #include "harness/deploy/backend.h"
 
 namespace isoharness::verify {
@@ -52,8 +54,21 @@ struct VerifyInput {
 };
 
 // Every check, in a stable order. Never throws on malformed posture: a missing or
-// malformed observation makes the checks that need it fail with that reason.
+// malformed observation makes the checks that need it fail with that reason. A posture
+// document with schema problems (below) adds a failing "posture_schema" check and turns
+// every check that would pass into a failure: nothing in a forged document passes.
 std::vector<CheckResult> verify_sandbox(const VerifyInput& input);
+
+// Parses isoprobe's output as a posture document: JSON, an object, nested at most
+// kMaxPostureDepth deep (a deeper document would make every later writer of the result
+// recurse that deep). The error says which. Never throws.
+inline constexpr int kMaxPostureDepth = 32;
+Expected<nlohmann::json> parse_posture(std::string_view text);
+
+// What makes a posture document something isoprobe cannot have written (posture_schema.cc):
+// off-schema keys, names, statuses or types, duplicate observations, oversized evidence,
+// self-contradicting values. Empty when the document is sound. Never throws.
+std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
 

@@ -1,4 +1,6 @@
 // `isoharness plan` end to end: the built binary, run as a user would.
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -201,4 +203,82 @@ TEST_CASE("plan: every config in scenarios/invalid is refused with its expected 
     CHECK(doc["accepted"] == false);
   }
   CHECK(cases >= 12);
+}
+
+namespace {
+
+// Whether this binary was built with a sanitizer (memory figures mean nothing then).
+constexpr bool kSanitized =
+#if defined(__SANITIZE_ADDRESS__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
+long peak_child_rss_mib() {
+  rusage u{};
+  REQUIRE(getrusage(RUSAGE_CHILDREN, &u) == 0);
+  return u.ru_maxrss / 1024;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a 50,000-item eval set is planned in bounded memory", "[plan]") {
+  TempDir dir;
+  const fs::path file = dir.path / "large.yaml";
+  {
+    std::ofstream out(file);
+    out << "eval_set:\n  isolation: strict\n  tasks:\n    - name: large_task\n      items:\n";
+    for (int i = 0; i < 50000; ++i) {
+      out << "        - name: item" << i << "\n          args: { target_profile: small, n: " << i
+          << " }\n          sample_ids: [s-" << i << "]\n";
+    }
+    out << "sandbox_defaults: { image: registry.example.com/evals/cyber-task:v1, image_user: root }\n";
+  }
+  std::vector<std::string> argv = {binary(), "plan", file.string(), "--format", "json", "--deployment",
+                                   test::source_dir() + "/scenarios/deployments/local.yaml"};
+  RunOptions o;
+  o.deadline = std::chrono::minutes(5);
+  o.max_output = 256u << 20;
+  auto r = run_command(argv, o);
+  REQUIRE(r.has_value());
+  INFO(r->err.substr(0, 2000));
+  REQUIRE(r->exit_code == 0);
+  CHECK_FALSE(r->out_truncated);
+  auto doc = nlohmann::json::parse(r->out);
+  CHECK(doc["items"].size() == 50000);
+  CHECK(doc["items"][49999]["level"] == "strict");
+  // The bound of issue 11: 256 MB of peak memory (the largest child this test ran).
+  if (!kSanitized) CHECK(peak_child_rss_mib() < 256);
+}
+
+TEST_CASE("plan: hostile YAML ends in exit 2 with a located message, never a crash", "[plan]") {
+  TempDir dir;
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {"eval_set: &a {x: *a}\n", "hostile.yaml:1:18: an alias refers to a node that contains it (a cycle)"},
+      {"eval_set:\n  tasks: [{name: t\xff, items: [{name: i}]}]\n",
+       "hostile.yaml:2:19: the file is not UTF-8 text (byte 0xff here)"},
+      {"eval_set: " + std::string(5000, '[') + "\n", "hostile.yaml:2:1: nested more than"},
+      {"? [a]\n: b\neval_set: {}\n", "hostile.yaml:1:3: mapping keys must be plain strings"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text.substr(0, 60));
+    const fs::path file = dir.path / "hostile.yaml";
+    std::ofstream(file, std::ios::binary) << c.text;
+    for (const char* format : {"text", "json"}) {
+      auto r = plan({file.string(), "--format", format});
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains(c.expected));
+      if (std::string(format) == "json") CHECK_NOTHROW(nlohmann::json::parse(r.out));
+    }
+  }
 }

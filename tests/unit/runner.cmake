@@ -1,3 +1,4 @@
-# harness/runner pieces that need no sandbox: reading `isoprobe bench` output, the worker pool.
+# harness/runner pieces that need no sandbox: reading `isoprobe bench` and posture output,
+# the worker pool.
 isoharness_test(runner_test SOURCES unit/runner_bench_output_test.cpp unit/runner_fanout_test.cpp
-  LIBS isoharness::runner)
+  unit/runner_probe_output_test.cpp LIBS isoharness::runner)

@@ -57,3 +57,17 @@ TEST_CASE("bench output: what is not Google Benchmark JSON is an error", "[runne
   REQUIRE(odd);
   CHECK(odd->seconds_per_op.empty());
 }
+
+TEST_CASE("bench output: members of the wrong type are refused row by row, never thrown", "[runner]") {
+  // json::value(key, default) throws on a type mismatch; tests/fuzz/bench_output hits it too.
+  auto r = parse_bench_output(R"({"benchmarks": [
+    {"name": "a", "run_type": 7, "real_time": 1, "time_unit": "ns"},
+    {"name": "b", "run_type": "iteration", "error_occurred": "yes", "real_time": 2, "time_unit": "ns"},
+    {"name": "c", "run_type": "iteration", "skipped": 1, "real_time": 3, "time_unit": ["ns"]},
+    {"name": "d", "real_time": 4}]})");
+  REQUIRE(r);
+  CHECK_FALSE(r->seconds_per_op.count("a"));
+  CHECK(r->seconds_per_op.at("b") == Approx(2e-9));
+  CHECK(r->skipped.at("c") == "unusable time in bench output");
+  CHECK(r->seconds_per_op.at("d") == Approx(4e-9));
+}

@@ -1,4 +1,5 @@
 #include "harness/scenario/scenario.h"
+#include "harness/scenario/yaml_text.h"
 
 #include <catch2/catch.hpp>
 
@@ -56,7 +57,7 @@ TEST_CASE("YAML syntax errors name file, line and column", "[scenario]") {
 TEST_CASE("duplicate keys and hostile documents are refused", "[scenario]") {
   std::string msg = error_of([] { parse_yaml("isolation: standard\nisolation: strict\n", "dup.yaml"); });
   CHECK(msg == "dup.yaml:2:1: duplicate key 'isolation' (each key may appear once in a mapping)");
-  // A billion-laughs document: aliases expand past the node limit.
+  // A billion-laughs document: aliases expand past their bound.
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   const char* names = "abcdefghij";
   for (int i = 1; i < 9; ++i) {
@@ -65,7 +66,7 @@ TEST_CASE("duplicate keys and hostile documents are refused", "[scenario]") {
     bomb += "]\n";
   }
   msg = error_of([&] { parse_yaml(bomb, "bomb.yaml"); });
-  CHECK_THAT(msg, Catch::Contains("too many nodes"));
+  CHECK_THAT(msg, Catch::Contains("aliases expand to more than"));
   CHECK_THAT(error_of([] { parse_yaml(std::string(kMaxYamlBytes + 1, ' '), "big.yaml"); }),
              Catch::Contains("larger than 16 MiB"));
 }
@@ -232,4 +233,72 @@ TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets
              Catch::Contains("egress_deadline_ms must be a whole number"));
   CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 60000\n", "d.yaml"); }),
              Catch::Contains("got 60000"));
+}
+
+TEST_CASE("an alias inside the node it names is refused as a cycle, naming the alias", "[scenario]") {
+  std::string msg = error_of([] { parse_yaml("eval_set: &a {x: *a}\n", "cycle.yaml"); });
+  CHECK(msg ==
+        "cycle.yaml:1:18: an alias refers to a node that contains it (a cycle); aliases may only repeat a "
+        "finished node");
+  msg = error_of([] { parse_yaml("a: &a\n  - b: [1, *a]\n", "deep.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith("deep.yaml:2:12: an alias refers to a node that contains it"));
+}
+
+TEST_CASE("aliases of finished nodes are copied, and located at the alias", "[scenario]") {
+  auto doc = parse_yaml("base: &b { image: x, tags: [1, 2] }\nk: &k key\nitems:\n  - *b\n  - *b\nname: *k\n",
+                        "alias.yaml");
+  CHECK(doc.value["items"][0] == doc.value["base"]);
+  CHECK(doc.value["items"][1]["tags"][1] == 2);
+  CHECK(doc.value["name"] == "key");
+  CHECK(doc.source.find("/items/1").line == 5);
+  CHECK(doc.source.find("/items/1/tags/0").line == 5);  // inside an alias: the alias's mark
+}
+
+TEST_CASE("text that is not UTF-8 is refused, naming line and column of the byte", "[scenario]") {
+  CHECK(error_of([] { parse_yaml("a: 1\nname: caf\xe9\n", "latin1.yaml"); }) ==
+        "latin1.yaml:2:10: the file is not UTF-8 text (byte 0xe9 here); save it as UTF-8");
+  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 either.
+  for (std::string bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xff"}) {
+    INFO(bad.size());
+    CHECK(first_invalid_utf8("x: " + bad).has_value());
+  }
+  CHECK_FALSE(first_invalid_utf8("x: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x92").has_value());
+  CHECK(parse_yaml("x: caf\xc3\xa9\n", "utf8.yaml").value["x"] == "caf\xc3\xa9");
+}
+
+TEST_CASE("a billion-laughs document is refused once aliases copied kMaxAliasNodes nodes", "[scenario]") {
+  std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*l" + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  std::string msg = error_of([&] { parse_yaml(bomb, "bomb.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith("bomb.yaml:6:15:"));
+  CHECK_THAT(msg, Catch::Contains("aliases expand to more than 250000 nodes"));
+  // Many small aliases within the bound are fine.
+  std::string many = "d: &d { a: 1, b: 2 }\nitems:\n";
+  for (int i = 0; i < 1000; ++i) many += "  - *d\n";
+  CHECK(parse_yaml(many, "many.yaml").value["items"].size() == 1000);
+}
+
+TEST_CASE("non-scalar keys are refused and their values dropped; parsing goes on", "[scenario]") {
+  std::string msg = error_of([] { parse_yaml("? [a, b]\n: 1\nok: 2\n? { x: 1 }\n: { y: 2 }\n", "keys.yaml"); });
+  CHECK_THAT(msg, Catch::Contains("keys.yaml:1:3: mapping keys must be plain strings"));
+  CHECK_THAT(msg, Catch::Contains("keys.yaml:4:3: mapping keys must be plain strings"));
+  CHECK(error_of([] { parse_yaml("&k a: 1\n*k : 2\n", "alias-key.yaml"); })
+            .find("mapping keys must be plain strings") != std::string::npos);
+}
+
+TEST_CASE("deep nesting is a clear error, not a stack overflow", "[scenario]") {
+  std::string deep(100000, '[');
+  std::string msg = error_of([&] { parse_yaml(deep, "deep.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith("deep.yaml:"));
+  CHECK_THAT(msg, Catch::Contains("levels deep"));
+}
+
+TEST_CASE("a scenario keeps one source map for the file and its eval set", "[scenario]") {
+  auto s = parse_scenario("eval_set:\n  tasks:\n    - name: t\n      items: [{ name: i }]\n", "one.yaml");
+  CHECK(s.eval_set_source.size() == s.scenario_source.size());
+  CHECK(s.at_eval_set("/tasks/0", "", "m").line == 3);
 }

@@ -1,1 +1,2 @@
-isoharness_test(verify_test SOURCES unit/verify_test.cpp unit/verify_siblings_test.cpp LIBS isoharness::verify isoharness::policy isoharness::scenario)
+isoharness_test(verify_test SOURCES unit/verify_test.cpp unit/verify_siblings_test.cpp unit/verify_schema_test.cpp
+  LIBS isoharness::verify isoharness::policy isoharness::scenario)

@@ -1,0 +1,30 @@
+// What came back from `isoprobe posture` inside a sandbox, judged before anything in it is
+// believed. Everything here was produced (or could have been replaced) by code inside a
+// possibly hostile sandbox: output past the cap, a probe that never finishes, a channel
+// closed midway, text that is not a posture document. Each of these is a verdict about
+// that sandbox (a failing "posture" check naming what happened), not a failure of the
+// harness: the run goes on with the other sandboxes. See docs/SECURITY.md.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness/common/expected.h"
+#include "harness/transport/transport.h"
+#include "harness/verify/verify.h"
+
+namespace isoharness::runner {
+
+// The cap on each of isoprobe's stdout and stderr (a real posture document is ~20 KiB).
+inline constexpr std::size_t kMaxProbeOutput = 8u << 20;
+
+// The posture document, or why the sandbox's answer is not one.
+Expected<nlohmann::json> read_posture(const Expected<transport::ExecResult>& result,
+                                      std::chrono::milliseconds deadline);
+
+// The failing check a sandbox gets when read_posture refused its answer.
+verify::CheckResult posture_unreadable(const std::string& why);
+
+}  // namespace isoharness::runner

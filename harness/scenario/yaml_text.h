@@ -1,0 +1,26 @@
+// Text-level helpers of the YAML reader: UTF-8 validation and YAML 1.2 core-schema
+// resolution of plain scalars. Pure functions on strings, tested and fuzzed directly.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace isoharness::scenario {
+
+struct BadByte {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based, in bytes
+  std::string byte_hex;
+};
+
+// The first byte that breaks UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+// above U+10FFFF), or nullopt when the whole text is valid.
+std::optional<BadByte> first_invalid_utf8(std::string_view text);
+
+// YAML 1.2 core schema resolution of a plain (unquoted, untagged) scalar: null, bool,
+// integer (int64; out of range stays text), float, else the text itself.
+nlohmann::json plain_scalar(const std::string& s);
+
+}  // namespace isoharness::scenario

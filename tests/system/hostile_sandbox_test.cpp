@@ -1,0 +1,118 @@
+// Hostile sandboxes through the real run path: the uploaded isoprobe is replaced by a
+// script (tests/fixtures/hostile/isoprobe) that, depending on the sandbox, floods its
+// output, never exits, prints malformed JSON, forges a passing document, closes the
+// channel midway or fork-bombs. Each such sandbox must fail with the reason, the harness
+// must stay within its memory and deadlines, the honest sandboxes before and after must
+// still run and pass, and nothing of a forged document may pass.
+#include <sys/resource.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "harness/common/error.h"
+#include "harness/runner/runner.h"
+#include "tests/support/test_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kPrograms = {"runc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip"};
+
+// The real bundle with its launcher moved aside as isoprobe.real and the hostile script in
+// its place, plus the forged document the script prints.
+std::string hostile_bundle(const std::string& dir) {
+  const std::string bundle = dir + "/bundle";
+  fs::copy(test::binary_dir() + "/probes/isoprobe-bundle", bundle, fs::copy_options::recursive);
+  fs::rename(bundle + "/isoprobe", bundle + "/isoprobe.real");
+  fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/isoprobe", bundle + "/isoprobe");
+  fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/forged.json", bundle + "/forged.json");
+  return bundle;
+}
+
+long max_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024;
+}
+
+std::string reason_of(const json& sandbox, const std::string& control) {
+  for (const auto& c : sandbox["checks"])
+    if (c["control"] == control && c["status"] == "fail") return c["reason"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("hostile isoprobe output fails its own sandbox and nothing else", "[system][hostile]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  runner::RunConfig cfg;
+  cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};
+  cfg.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.out_dir = dir.path + "/out";
+  cfg.isoprobe_bundle = hostile_bundle(dir.path);
+  cfg.runtimes = {"runc"};
+  cfg.node_classes = {"tier"};
+  cfg.attempts = 8;  // s1 .. s8, one at a time: honest, six hostile, honest
+  cfg.parallel = 1;
+  cfg.posture_deadline = std::chrono::seconds(30);
+
+  auto outcome = runner::run(cfg);
+  const json& result = outcome.result;
+  INFO(result["summary"].dump());
+  CHECK(outcome.exit_code == kExitVerdictFailed);
+  CHECK(result["summary"]["infrastructure_error"].is_null());
+  CHECK(result["summary"]["errors"] == 0);
+  REQUIRE(result["sandboxes"].size() == 8);
+
+  std::map<std::string, json> by_name;
+  for (const auto& s : result["sandboxes"]) by_name[s["id"].get<std::string>()] = s;
+  for (const char* honest : {"s1", "s8"}) {
+    INFO(honest);
+    for (const auto& c : by_name[honest]["checks"]) CHECK(c["status"] != "fail");
+  }
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      {"s2", {"posture", "isoprobe wrote more than 8 MiB; the channel was closed at the bound"}},
+      {"s3", {"posture", "isoprobe did not finish within its deadline of 30 s"}},
+      {"s4", {"posture", "isoprobe printed no posture document (not a JSON document"}},
+      {"s5", {"posture_schema", "off-schema or contradicts itself"}},
+      {"s6", {"posture", "isoprobe"}},
+  };
+  for (const auto& [name, want] : expected) {
+    INFO(name << ": " << by_name[name]["checks"].dump().substr(0, 1500));
+    CHECK_THAT(reason_of(by_name[name], want.first), Catch::Contains(want.second));
+    // Nothing the sandbox said passes; only the harness's own freshness check may.
+    for (const auto& c : by_name[name]["checks"])
+      if (c["status"] == "pass") CHECK(c["control"] == "fresh_sandbox");
+    CHECK(by_name[name]["error"].is_null());
+  }
+  // The fork bomb fills the sandbox's pids limit, so the script itself can no longer fork
+  // and runs into the deadline (or, on a faster machine, prints its forged document).
+  {
+    const std::string why = reason_of(by_name["s7"], "posture") + reason_of(by_name["s7"], "posture_schema");
+    INFO(by_name["s7"]["checks"].dump().substr(0, 1500));
+    CHECK_THAT(why, Catch::Contains("deadline") || Catch::Contains("off-schema or contradicts itself"));
+    for (const auto& c : by_name["s7"]["checks"])
+      if (c["status"] == "pass") CHECK(c["control"] == "fresh_sandbox");
+  }
+  // The channel closed midway is the sandbox's doing, named as such.
+  CHECK_THAT(reason_of(by_name["s6"], "posture"),
+             Catch::Contains("the channel to the sandbox failed") || Catch::Contains("channel closed early"));
+  // The deadline held for the probe that never exits (generous: the bound, not a speed).
+  CHECK(by_name["s3"]["timings"]["posture_s"].get<double>() < 3 * 30.0);
+  // 100 MB of output cost at most the 8 MiB cap (and the JSON of the rest of the run).
+  CHECK(max_rss_mib() < 200);
+  // Every sandbox is in the journal, and nothing of the run is left on the machine.
+  std::ifstream journal(cfg.out_dir + "/journal.jsonl");
+  int journalled = 0;
+  for (std::string line; std::getline(journal, line);)
+    if (json::parse(line).value("kind", "") == "sandbox") ++journalled;
+  CHECK(journalled == 8);
+  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
+}
