@@ -11,8 +11,8 @@ int main(int argc, char** argv) {
                "and measures what it costs in time."};
   app.require_subcommand(1);
   std::vector<cli::Command> commands = {
-      cli::version_command(app), cli::plan_command(app), cli::local_command(app),
-      cli::run_command(app),     cli::parity_command(app), cli::history_command(app),
+      cli::version_command(app), cli::plan_command(app),    cli::local_command(app),    cli::run_command(app),
+      cli::parity_command(app),  cli::history_command(app), cli::selftest_command(app),
   };
   try {
     app.parse(argc, argv);

@@ -109,6 +109,10 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
   request.attempt = attempt;
   request.authorized_key = ctx.public_key_line;
   if (ctx.tamper) ctx.tamper(request.item_id, job.runtime, request.values);
+  if (!job.weakenings.empty()) {
+    if (!ctx.weaken) throw InfraError("job names weakenings but the run has no selftest seam");
+    ctx.weaken(job, request);
+  }
   return request;
 }
 
@@ -119,6 +123,7 @@ void run_job(const Job& job, JobContext& ctx) {
     const std::string name = "s" + std::to_string(++ctx.sequence);
     nlohmann::json record = base_record(job, attempt, name);
     if (ctx.tamper) record["tampered"] = true;
+    if (!job.weakenings.empty()) record["weakenings"] = job.weakenings;
     const auto started = Clock::now();
     try {
       LiveSandbox sandbox(ctx, make_request(job, attempt, name, ctx));

@@ -63,6 +63,7 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   const std::string rule = "add rule " + t + " " + c + " ";
   std::string s = "add chain " + t + " " + c + "\n";
   s += rule + "ip saddr != " + e.address + " drop\n";
+  for (const auto& w : e.weakened_accepts) s += rule + w + " accept\n";
   for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
   if (e.dns) {
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";

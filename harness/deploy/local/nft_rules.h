@@ -22,6 +22,7 @@ struct SandboxEgress {
   bool dns = false;                    // may query the world resolver
   std::vector<std::string> addresses;  // opened by allowDomains
   std::vector<std::string> cidrs;      // opened by allowCIDR (and "everything")
+  std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
 };
 
 // The table name for a run: "ih_<runid>".
