@@ -28,9 +28,9 @@ std::function<std::string(const std::string&)> not_under(const std::string& runt
   return [runtime, why](const std::string& r) { return r == runtime ? why : std::string(); };
 }
 
-const char* const kNoHostKernelNamespaces =
-    "gVisor's sentry keeps its own process table whatever the spec says: the host's PID namespace "
-    "cannot be shared into a gVisor sandbox";
+std::function<std::string(const std::string&)> everywhere_not(const std::string& why) {
+  return [why](const std::string&) { return why; };
+}
 
 // kptr_restrict 2 hides kernel addresses even from CAP_SYSLOG: kept CAP_SYSLOG then
 // exposes nothing, and there is nothing for the kallsyms check to catch.
@@ -45,217 +45,153 @@ std::string kallsyms_applicability(const std::string& runtime) {
 }
 
 std::vector<Weakening> build() {
+  const auto everywhere = applicable_everywhere();
   std::vector<Weakening> w;
-  w.push_back({"cap_sys_admin_kept",
-               "CAP_SYS_ADMIN kept (drop ALL, add SYS_ADMIN)",
-               {"capability:CAP_SYS_ADMIN", "capability_bounding", "capabilities"},
-               applicable_everywhere(),
-               keep_capability("SYS_ADMIN"),
-               {},
-               1,
-               false,
-               true});
-  w.push_back({"net_raw_kept",
-               "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
-               {"capability_bounding", "capabilities"},
-               not_under("gvisor",
-                         "runsc removes CAP_NET_RAW from every set unless started with --net-raw, "
-                         "so the kept capability never reaches a gVisor sandbox"),
-               keep_capability("NET_RAW"),
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"privilege_escalation_allowed",
-               "no no_new_privs (allowPrivilegeEscalation: true)",
-               {"no_new_privs"},
-               not_under("gvisor",
-                         "this gVisor (runsc 20221219) sets no_new_privs in every sandbox whatever the "
-                         "spec says (FIELD-NOTES): escalation is neither possible nor observable"),
-               [](json& s) { security(s)["allowPrivilegeEscalation"] = true; },
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"seccomp_unconfined",
-               "seccomp Unconfined on the host kernel",
-               {"seccomp"},
-               not_under("gvisor",
-                         "runsc applies no OCI seccomp filter here (no --oci-seccomp): Seccomp reads 0 in "
-                         "every gVisor sandbox and verify excuses it as emulated; syscalls never reach "
-                         "the host kernel"),
-               [](json& s) {
+  w.push_back({.name = "cap_sys_admin_kept",
+               .what = "CAP_SYS_ADMIN kept (drop ALL, add SYS_ADMIN)",
+               .caught_by = {"capability:CAP_SYS_ADMIN", "capability_bounding", "capabilities"},
+               .not_applicable = everywhere,
+               .edit_values = keep_capability("SYS_ADMIN"),
+               .quick = true});
+  w.push_back(
+      {.name = "net_raw_kept",
+       .what = "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
+       .caught_by = {"capability_bounding", "capabilities"},
+       .not_applicable = not_under("gvisor",
+                                   "runsc removes CAP_NET_RAW from every set unless started with "
+                                   "--net-raw, so the kept capability never reaches a gVisor sandbox"),
+       .edit_values = keep_capability("NET_RAW")});
+  w.push_back({.name = "privilege_escalation_allowed",
+               .what = "no no_new_privs (allowPrivilegeEscalation: true)",
+               .caught_by = {"no_new_privs"},
+               .not_applicable = not_under("gvisor",
+                                           "this gVisor (runsc 20221219) sets no_new_privs in every sandbox "
+                                           "whatever the spec says (FIELD-NOTES): escalation is neither "
+                                           "possible nor observable"),
+               .edit_values = [](json& s) { security(s)["allowPrivilegeEscalation"] = true; }});
+  w.push_back({.name = "seccomp_unconfined",
+               .what = "seccomp Unconfined on the host kernel",
+               .caught_by = {"seccomp"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc applies no OCI seccomp filter here (no --oci-seccomp): "
+                                           "Seccomp reads 0 in every gVisor sandbox and verify excuses it as "
+                                           "emulated; syscalls never reach the host kernel"),
+               .edit_values = [](json& s) {
                  security(s)["seccompProfile"] = {{"type", "Unconfined"}};
-               },
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"runc_instead_of_gvisor",
-               "runtime class dropped: runc while the plan says gVisor",
-               {"kernel"},
-               not_under("runc", "the plan of the host-kernel item already names the node's default runtime"),
-               [](json& s) { s.erase("runtimeClassName"); },
-               {},
-               1,
-               false,
-               true});
+               }});
   w.push_back(
-      {"root_under_non_root",
-       "uid 0 under non_root",
-       {"uid"},
-       [](const std::string&) {
-         return std::string(
-             "the local backend's sandbox process is sshd running as the sandbox user, which cannot serve "
-             "a login as uid 0; it refuses runAsUser 0 before deploying (other_user_under_non_root "
-             "changes the user instead)");
-       },
-       nullptr,
-       {},
-       1,
-       false,
-       false});
-  w.push_back({"other_user_under_non_root",
-               "a different user (uid 1001) under non_root",
-               {"uid"},
-               applicable_everywhere(),
-               [](json& s) { security(s)["runAsUser"] = 1001; },
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"writable_root",
-               "writable root under read_only_root",
-               {"root_filesystem", "root_not_writable"},
-               applicable_everywhere(),
-               [](json& s) { security(s)["readOnlyRootFilesystem"] = false; },
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"egress_metadata",
-               "egress to the metadata address",
-               {"egress:metadata"},
-               applicable_everywhere(),
-               nullptr,
-               {"nft:allow-metadata"},
-               1,
-               false,
-               true});
-  w.push_back({"egress_unlisted_host",
-               "egress to an internet host no list names, under strict",
-               {"egress:blocked-addr", "egress:blocked"},
-               applicable_everywhere(),
-               nullptr,
-               {"nft:allow-unlisted-host"},
-               1,
-               false,
-               false});
-  w.push_back({"other_sandbox_reachable",
-               "another sandbox of the node reachable",
-               {"egress:peer-sandbox"},
-               applicable_everywhere(),
-               nullptr,
-               {"nft:allow-sandboxes"},
-               1,
-               true,
-               false});
-  w.push_back({"cluster_api_reachable",
-               "the cluster API reachable",
-               {"egress:cluster-api"},
-               applicable_everywhere(),
-               nullptr,
-               {"nft:allow-cluster-api"},
-               1,
-               false,
-               false});
-  w.push_back({"dns_under_strict",
-               "DNS answers for an external name under strict",
-               {"egress:dns", "egress:resolver"},
-               applicable_everywhere(),
-               nullptr,
-               {"nft:allow-dns"},
-               1,
-               false,
-               false});
-  w.push_back({"runtime_socket_mounted",
-               "a container runtime's socket mounted in",
-               {"runtime_socket"},
-               applicable_everywhere(),
-               nullptr,
-               {"oci:runtime-socket"},
-               1,
-               false,
-               true});
-  w.push_back({"host_pid_namespace",
-               "the host's PID namespace shared",
-               {"pid_namespace"},
-               not_under("gvisor", kNoHostKernelNamespaces),
-               nullptr,
-               {"oci:host-pid"},
-               1,
-               false,
-               false});
+      {.name = "runc_instead_of_gvisor",
+       .what = "runtime class dropped: runc while the plan says gVisor",
+       .caught_by = {"kernel"},
+       .not_applicable = not_under("runc",
+                                   "the plan of the host-kernel item already names the node's default "
+                                   "runtime"),
+       .edit_values = [](json& s) { s.erase("runtimeClassName"); },
+       .quick = true});
+  w.push_back({.name = "root_under_non_root",
+               .what = "uid 0 under non_root",
+               .caught_by = {"uid"},
+               .not_applicable =
+                   everywhere_not("the local backend's sandbox process is sshd running as the sandbox "
+                                  "user, which cannot serve a login as uid 0; it refuses runAsUser 0 "
+                                  "before deploying (other_user_under_non_root changes the user instead)")});
+  w.push_back({.name = "other_user_under_non_root",
+               .what = "a different user (uid 1001) under non_root",
+               .caught_by = {"uid"},
+               .not_applicable = everywhere,
+               .edit_values = [](json& s) { security(s)["runAsUser"] = 1001; }});
+  w.push_back({.name = "writable_root",
+               .what = "writable root under read_only_root",
+               .caught_by = {"root_filesystem", "root_not_writable"},
+               .not_applicable = everywhere,
+               .edit_values = [](json& s) { security(s)["readOnlyRootFilesystem"] = false; }});
+  w.push_back({.name = "egress_metadata",
+               .what = "egress to the metadata address",
+               .caught_by = {"egress:metadata"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-metadata"},
+               .quick = true});
+  w.push_back({.name = "egress_unlisted_host",
+               .what = "egress to an internet host no list names, under strict",
+               .caught_by = {"egress:blocked-addr", "egress:blocked"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-unlisted-host"}});
+  w.push_back({.name = "other_sandbox_reachable",
+               .what = "another sandbox of the node reachable",
+               .caught_by = {"egress:peer-sandbox"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-sandboxes"},
+               .needs_peer = true});
+  w.push_back({.name = "cluster_api_reachable",
+               .what = "the cluster API reachable",
+               .caught_by = {"egress:cluster-api"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-cluster-api"}});
+  w.push_back({.name = "dns_under_strict",
+               .what = "DNS answers for an external name under strict",
+               .caught_by = {"egress:dns", "egress:resolver"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-dns"}});
+  w.push_back({.name = "runtime_socket_mounted",
+               .what = "a container runtime's socket mounted in",
+               .caught_by = {"runtime_socket"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc's gofer (without --fsgofer-host-uds) refuses to mount a "
+                                           "host socket and hides one inside a mounted directory (observed: "
+                                           "nothing at the path): a runtime's socket cannot reach a gVisor "
+                                           "sandbox here"),
+               .backend = {"oci:runtime-socket"},
+               .quick = true});
+  w.push_back({.name = "host_pid_namespace",
+               .what = "the host's PID namespace shared",
+               .caught_by = {"pid_namespace"},
+               .not_applicable = not_under("gvisor",
+                                           "gVisor's sentry keeps its own process table whatever the spec "
+                                           "says: the host's PID namespace cannot be shared into a gVisor "
+                                           "sandbox"),
+               .backend = {"oci:host-pid"}});
+  w.push_back({.name = "host_network_namespace",
+               .what = "the host's network namespace shared",
+               .caught_by = {"host_namespaces"},
+               .not_applicable =
+                   everywhere_not("the local backend reaches a sandbox only through its own namespace's "
+                                  "address: one in the host's network namespace cannot be reached "
+                                  "through the jumphost to be probed (host_uts_namespace shares a host "
+                                  "namespace that can)")});
   w.push_back(
-      {"host_network_namespace",
-       "the host's network namespace shared",
-       {"host_namespaces"},
-       [](const std::string&) {
-         return std::string(
-             "the local backend reaches a sandbox only through its own namespace's address: one in the "
-             "host's network namespace cannot be reached through the jumphost to be probed "
-             "(host_uts_namespace shares a host namespace that can)");
-       },
-       nullptr,
-       {},
-       1,
-       false,
-       false});
-  w.push_back({"host_uts_namespace",
-               "the host's UTS namespace (hostname) shared",
-               {"host_namespaces"},
-               applicable_everywhere(),
-               nullptr,
-               {"oci:host-uts"},
-               1,
-               false,
-               false});
-  w.push_back({"host_device",
-               "a host device (/dev/kmsg) passed in",
-               {"host_devices"},
-               applicable_everywhere(),
-               nullptr,
-               {"oci:host-device"},
-               1,
-               false,
-               false});
-  w.push_back({"kallsyms_unmasked",
-               "/proc/kallsyms addresses readable (CAP_SYSLOG kept)",
-               {"kallsyms"},
-               kallsyms_applicability,
-               keep_capability("SYSLOG"),
-               {},
-               1,
-               false,
-               false});
-  w.push_back({"debugfs_mounted",
-               "debugfs mounted at /sys/kernel/debug",
-               {"debugfs"},
-               applicable_everywhere(),
-               nullptr,
-               {"oci:debugfs"},
-               1,
-               false,
-               false});
-  w.push_back({"attempt_disk_reused",
-               "attempt 2 reuses attempt 1's home directory",
-               {"fresh_sandbox"},
-               applicable_everywhere(),
-               nullptr,
-               {"oci:reused-home"},
-               2,
-               false,
-               false});
+      {.name = "host_uts_namespace",
+       .what = "the host's UTS namespace (hostname) shared",
+       .caught_by = {"host_namespaces"},
+       .not_applicable = not_under("gvisor",
+                                   "runsc gives a sandbox without a UTS namespace an empty hostname of "
+                                   "its own (observed), never the host's"),
+       .backend = {"oci:host-uts"}});
+  w.push_back({.name = "host_device",
+               .what = "a host device (/dev/kmsg) passed in",
+               .caught_by = {"host_devices"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc does not pass linux.devices into the sandbox: /dev holds "
+                                           "only gVisor's own devices (observed: no kmsg)"),
+               .backend = {"oci:host-device"}});
+  w.push_back({.name = "kallsyms_unmasked",
+               .what = "/proc/kallsyms addresses readable (CAP_SYSLOG kept)",
+               .caught_by = {"kallsyms"},
+               .not_applicable = kallsyms_applicability,
+               .edit_values = keep_capability("SYSLOG")});
+  w.push_back(
+      {.name = "debugfs_mounted",
+       .what = "debugfs mounted at /sys/kernel/debug",
+       .caught_by = {"debugfs"},
+       .not_applicable = not_under("gvisor",
+                                   "gVisor has no debugfs: runsc starts the sandbox without the mount "
+                                   "and /sys/kernel/debug does not exist (observed)"),
+       .backend = {"oci:debugfs"}});
+  w.push_back({.name = "attempt_disk_reused",
+               .what = "attempt 2 reuses attempt 1's home directory",
+               .caught_by = {"fresh_sandbox"},
+               .not_applicable = everywhere,
+               .backend = {"oci:reused-home"},
+               .attempts = 2});
   return w;
 }
 

@@ -76,14 +76,18 @@ std::function<void(const json&)> progress(const SelftestConfig& config, int tota
   };
 }
 
+// Unlike `run`, a weakening that cannot be applied does not stop the others: it is an
+// error of its own cell (the exit code is still 3), and the rest are still measured.
 void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobContext& ctx) {
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
   int n = std::min<int>(parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
   for (int w = 0; w < n; ++w)
     workers.emplace_back([&] {
-      for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;)
+      for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;) {
+        ctx.infrastructure_failed = false;
         runner::run_job(jobs[i], ctx);
+      }
     });
   for (auto& t : workers) t.join();
 }

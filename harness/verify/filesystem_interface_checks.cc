@@ -133,8 +133,11 @@ void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& 
     out.push_back(make("debugfs", !*present, "absent (gVisor)", *present ? "present" : "absent",
                        *present ? "debugfs: /sys/kernel/debug present although gVisor is observed" : "absent, as under gVisor"));
   } else {
-    bool exposed = *present && entries > 0;
-    out.push_back(make("debugfs", !exposed, "absent or empty", exposed ? "present with " + std::to_string(entries) + " entries" : (*present ? "empty mount point" : "absent"),
+    // Mounted counts even when this user cannot list it: a root process in the sandbox
+    // could (found by `isoharness selftest`, debugfs_mounted).
+    const bool mounted = get_bool(dbg, "debugfs_mounted").value_or(false);
+    bool exposed = (*present && entries > 0) || mounted;
+    out.push_back(make("debugfs", !exposed, "absent or empty", exposed ? "debugfs mounted, " + std::to_string(entries) + " entries listable" : (*present ? "empty mount point" : "absent"),
                        exposed ? "debugfs: the host kernel's debugfs is visible" : "host debugfs not exposed"));
   }
 }

@@ -258,7 +258,7 @@ TEST_CASE("local weakenings: unknown names refused, nft accepts come first, OCI 
   }
   CHECK_FALSE(config.contains("hostname"));
   struct stat st {};
-  REQUIRE(::stat((dir + "/containerd.sock").c_str(), &st) == 0);
+  REQUIRE(::stat((dir + "/containerd-run/containerd.sock").c_str(), &st) == 0);
   CHECK(S_ISSOCK(st.st_mode));
   int homes = 0;
   for (const auto& m : config["mounts"])

@@ -30,9 +30,13 @@ void drop_namespace(json& config, const char* type) {
   ns = kept;
 }
 
-// A socket inode where a runtime's API socket would be; nothing listens on it. The probe
-// judges by the path and the mount, as it would a live one.
-std::string make_socket_file(const std::string& dir) {
+// A directory holding a socket inode where containerd's API socket would be; nothing
+// listens on it. The probe judges by the path, as it would a live one.
+std::string make_socket_dir(const std::string& bundle_dir) {
+  const std::string dir = bundle_dir + "/containerd-run";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InfraError("weakening oci:runtime-socket: cannot create " + dir + ": " + ec.message());
   const std::string path = dir + "/containerd.sock";
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -47,7 +51,7 @@ std::string make_socket_file(const std::string& dir) {
   int err = errno;
   ::close(fd);
   if (rc != 0) throw InfraError("weakening oci:runtime-socket: bind " + path + ": " + std::strerror(err));
-  return path;
+  return dir;
 }
 
 // The home directory from a directory that outlives the sandbox, so the next attempt of
@@ -79,7 +83,7 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"nft:allow-cluster-api", "nftables", "the egress chain accepts the cluster API's address"},
       {"nft:allow-sandboxes", "nftables", "the egress chain accepts the other sandboxes' range"},
       {"nft:allow-dns", "nftables", "the egress chain accepts DNS to the world resolver"},
-      {"oci:runtime-socket", "oci", "a containerd socket is bind-mounted at /run/containerd/containerd.sock"},
+      {"oci:runtime-socket", "oci", "a directory with containerd.sock is bind-mounted at /run/containerd"},
       {"oci:host-pid", "oci", "no PID namespace: the sandbox shares the host's"},
       {"oci:host-uts", "oci", "no UTS namespace: the sandbox shares the host's hostname"},
       {"oci:host-device", "oci", "the host's /dev/kmsg is passed in (read access)"},
@@ -125,10 +129,12 @@ std::string weakened_shared_dir(const std::string& run_dir, const std::string& i
 
 void weaken_oci_config(const std::vector<std::string>& names, json& config, const OciWeakeningTarget& t) {
   if (named(names, "oci:runtime-socket")) {
-    config["mounts"].push_back({{"destination", "/run/containerd/containerd.sock"},
+    // The socket's directory, as a node's /run/containerd is mounted in: runsc's gofer
+    // refuses to bind a socket by itself, and serves it inside a directory.
+    config["mounts"].push_back({{"destination", "/run/containerd"},
                                 {"type", "bind"},
-                                {"source", make_socket_file(t.bundle_dir)},
-                                {"options", {"bind", "ro"}}});
+                                {"source", make_socket_dir(t.bundle_dir)},
+                                {"options", {"rbind", "ro"}}});
   }
   if (named(names, "oci:host-pid")) drop_namespace(config, "pid");
   if (named(names, "oci:host-uts")) {
