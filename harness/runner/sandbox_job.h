@@ -44,7 +44,7 @@ struct JobContext {
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
   std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
   // Selftest seam (harness/selftest): applies a job's named weakenings to its request
-  // (values edits, deploy::SandboxRequest::weakenings). Called only for jobs that name some.
+  // (values edits, deploy::SandboxRequest::test_weakenings). Called only for jobs that name some.
   std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
   std::atomic<bool>* interrupted = nullptr;
   std::atomic<bool> infrastructure_failed{false};

@@ -186,6 +186,17 @@ std::vector<Weakening> build() {
                                    "gVisor has no debugfs: runsc starts the sandbox without the mount "
                                    "and /sys/kernel/debug does not exist (observed)"),
        .backend = {"oci:debugfs"}});
+  // The sibling-services backend (another branch) names this weakening
+  // "none-sibling-reachable" and catches it with sibling:<service>. Once both are in this
+  // build, add a `none` sibling to scenarios/selftest/hardened.yaml and set .backend.
+  w.push_back(
+      {.name = "none_sibling_reachable",
+       .what = "a networkMode none sibling service reachable from the agent",
+       .caught_by = {"sibling:scorer"},
+       .not_applicable = everywhere_not("this build's local backend deploys no sibling services (it records "
+                                        "them as services_not_deployed), so there is no `none` sibling to "
+                                        "open; the sibling-services change brings the backend weakening "
+                                        "none-sibling-reachable and the sibling:<service> checks")});
   w.push_back({.name = "attempt_disk_reused",
                .what = "attempt 2 reuses attempt 1's home directory",
                .caught_by = {"fresh_sandbox"},

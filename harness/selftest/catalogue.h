@@ -26,7 +26,7 @@ struct Weakening {
   std::function<std::string(const std::string& runtime)> not_applicable;
   // Edits the agent's service (values.services.default) of the item; null = none.
   std::function<void(nlohmann::json& service)> edit_values;
-  std::vector<std::string> backend;  // deploy::SandboxRequest::weakenings
+  std::vector<std::string> backend;  // deploy::SandboxRequest::test_weakenings
   int attempts = 1;                  // 2 when the weakening is about what attempts share
   bool needs_peer = false;           // probes a second, live sandbox (egress:peer-sandbox)
   bool quick = false;                // in `selftest --quick`

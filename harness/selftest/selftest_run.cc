@@ -175,7 +175,7 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   ctx.interrupted = &runner::g_interrupted;
   ctx.on_sandbox = progress(config, total);
   ctx.weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
-    apply_weakenings(job.weakenings, request.values, request.weakenings);
+    apply_weakenings(job.weakenings, request.values, request.test_weakenings);
   };
 
   json backend_context;

@@ -98,7 +98,7 @@ SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
     throw UserError("sandbox name must be 1-24 of [a-z0-9-]: " + request.name);
   std::string key_problem = check_public_key_line(request.authorized_key);
   if (!key_problem.empty()) throw UserError("sandbox " + request.name + ": authorized key: " + key_problem);
-  check_weakenings(request.weakenings, request.name);
+  check_weakenings(request.test_weakenings, request.name);
   SandboxSpec spec = parse_sandbox_values(request.values, request.item_id.empty() ? request.name : request.item_id);
   std::string runtime = runtime_for(spec, profile_);
   std::string bin = find_program(runtime);
@@ -130,8 +130,8 @@ SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
   sb->address = sandbox_address(sb->index);
   sb->dir = paths_.sandbox_dir(request.name);
   sb->egress = egress_for(spec, sb->index, "sb" + std::to_string(sb->index), sb->address);
-  sb->weakenings = request.weakenings;
-  sb->egress.weakened_accepts = weakened_egress_accepts(request.weakenings);
+  sb->weakenings = request.test_weakenings;
+  sb->egress.weakened_accepts = weakened_egress_accepts(request.test_weakenings);
   sb->weakened_shared_dir =
       weakened_shared_dir(paths_.dir(), request.item_id.empty() ? request.name : request.item_id);
 

@@ -1,5 +1,5 @@
 // The local backend's half of `isoharness selftest`: named weakenings applied to one
-// sandbox behind the plan's back (deploy::SandboxRequest::weakenings), each at the layer
+// sandbox behind the plan's back (deploy::SandboxRequest::test_weakenings), each at the layer
 // where a real misconfiguration would sit: the node's egress policy (nftables) or the
 // OCI spec the runtime receives. Weakenings of the rendered values themselves (a kept
 // capability, a dropped runtime class) are made by harness/selftest before the request
