@@ -44,9 +44,10 @@ struct SandboxRequest {
   std::string node_class;      // a node class of the deployment profile
   int attempt = 1;
   std::string authorized_key;  // OpenSSH public key line the harness logs in with
-  // Test seam only: named weakenings of the node policy, applied behind the plan's back so
-  // a system test can prove verify notices (local: "none-sibling-reachable"). A backend
-  // refuses a name it does not know. Empty in every real run.
+  // Test seam only (`isoharness selftest`, harness/selftest; the local backend's names are
+  // in deploy/local/weakenings.h): named weakenings the backend applies behind the plan's
+  // back, to prove verify catches each. Empty in every real run. A backend refuses a name
+  // it does not know; it never ignores one.
   std::vector<std::string> test_weakenings;
 };
 

@@ -23,6 +23,7 @@ struct Job {
   std::string runtime;     // "runc" or "gvisor" (or another class name)
   std::string node_class;
   int attempts = 1;
+  std::vector<std::string> weakenings;  // selftest only: applied by JobContext::weaken
 };
 
 // A scenario with its plan, and the same scenario planned as if its eval set named the

@@ -154,6 +154,10 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
   request.authorized_key = ctx.public_key_line;
   request.test_weakenings = ctx.test_weakenings;
   if (ctx.tamper) ctx.tamper(request.item_id, job.runtime, request.values);
+  if (!job.weakenings.empty()) {
+    if (!ctx.weaken) throw InfraError("job names weakenings but the run has no selftest seam");
+    ctx.weaken(job, request);
+  }
   return request;
 }
 
@@ -165,6 +169,7 @@ void run_job(const Job& job, JobContext& ctx) {
     const std::string name = "s" + std::to_string(++ctx.sequence);
     nlohmann::json record = base_record(job, attempt, name);
     if (ctx.tamper || !ctx.test_weakenings.empty()) record["tampered"] = true;
+    if (!job.weakenings.empty()) record["weakenings"] = job.weakenings;
     const auto started = Clock::now();
     try {
       auto sandbox = deploy_gated(ctx, job, attempt, make_request(job, attempt, name, ctx));

@@ -50,6 +50,9 @@ struct JobContext {
   Background* teardowns = nullptr;
   std::function<void(const std::string&, const std::string&, nlohmann::json&)> tamper;
   std::vector<std::string> test_weakenings;  // test seam: SandboxRequest::test_weakenings
+  // Selftest seam (harness/selftest): applies a job's named weakenings to its request
+  // (values edits, deploy::SandboxRequest::test_weakenings). Called only for jobs that name some.
+  std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
   std::atomic<bool>* interrupted = nullptr;
   std::atomic<bool> infrastructure_failed{false};
   std::atomic<int> sequence{0};

@@ -118,11 +118,16 @@ void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& 
   const auto* dbg = observation(in.posture, "debugfs");
   auto present = get_bool(dbg, "present");
   auto entries = get_int(dbg, "entries").value_or(0);
+  // Mounted counts even when this user cannot list it: a root process in the sandbox
+  // could (found by `isoharness selftest`, debugfs_mounted).
+  const bool mounted = get_bool(dbg, "debugfs_mounted").value_or(false);
   std::optional<std::string> debugfs;
-  if (present) debugfs = !*present ? "absent" : (entries > 0 ? "exposed" : "empty");
-  judge_interface(
-      in, {"debugfs", "debugfs", debugfs, "/sys/kernel/debug with " + std::to_string(entries) + " entries"},
-      out);
+  if (present) debugfs = !*present ? "absent" : ((entries > 0 || mounted) ? "exposed" : "empty");
+  judge_interface(in,
+                  {"debugfs", "debugfs", debugfs,
+                   "/sys/kernel/debug with " + std::to_string(entries) + " entries" +
+                       (mounted ? ", debugfs mounted" : "")},
+                  out);
 }
 
 }  // namespace isoharness::verify::detail

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tests/unit/policy_test_util.h"
+#include <fstream>
 
 using namespace isoharness;
 using nlohmann::json;
@@ -380,4 +381,28 @@ TEST_CASE("reference: what gVisor actually changes", "[verify]") {
   auto leaky = run(strict_expect(false), host);
   for (const char* control : {"user_namespace", "sysrq", "seccomp", "kallsyms", "debugfs"})
     CHECK(find(leaky, control).status == "fail");
+}
+
+TEST_CASE("debugfs mounted fails even when this user cannot list it", "[verify]") {
+  // Found by `isoharness selftest` (debugfs_mounted): as uid 1000 the mount reads EACCES.
+  json p = posture(false);
+  for (auto& o : p["observations"])
+    if (o["name"] == "debugfs") o["value"] = {{"present", true}, {"entries", 0}, {"debugfs_mounted", true}};
+  CHECK(find(run(strict_expect(false), p), "debugfs").status == "fail");
+  for (auto& o : p["observations"])
+    if (o["name"] == "debugfs") o["value"] = {{"present", true}, {"entries", 0}, {"debugfs_mounted", false}};
+  CHECK(find(run(strict_expect(false), p), "debugfs").status == "pass");
+}
+
+TEST_CASE("the host's PID 1 is read as the processes probe reports it: its command line", "[verify]") {
+  // Found by `isoharness selftest` (host_pid_namespace): comm never equals a command line.
+  std::ifstream in("/proc/1/cmdline", std::ios::binary);
+  std::string first;
+  std::getline(in, first, '\0');
+  auto facts = verify::read_host_facts();
+  if (first.empty()) {
+    CHECK(facts.pid1.front() == '[');
+  } else {
+    CHECK(facts.pid1.rfind(first, 0) == 0);
+  }
 }

@@ -12,6 +12,7 @@
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/sandbox_launch.h"
+#include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
 
 namespace isoharness::deploy::local {
@@ -37,15 +38,11 @@ std::string sibling_sandbox_name(const std::string& base, const std::string& ser
   return valid_sandbox_name(n) ? n : base + "-svc" + std::to_string(i + 1);
 }
 
+// Whether the request leaves its `none` siblings reachable (a named weakening; every name
+// was checked against weakenings.cc before).
 bool want_weakening(const SandboxRequest& request) {
-  bool weaken = false;
-  for (const auto& w : request.test_weakenings) {
-    if (w != kWeakenNoneSiblingReachable)
-      throw UserError("sandbox " + request.name + ": test weakening `" + w +
-                      "` is not one the local backend knows (" + kWeakenNoneSiblingReachable + ")");
-    weaken = true;
-  }
-  return weaken;
+  const auto& w = request.test_weakenings;
+  return std::find(w.begin(), w.end(), kWeakenNoneSiblingReachable) != w.end();
 }
 
 std::string first_line_of(const std::vector<std::string>& argv) {
@@ -132,6 +129,7 @@ SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
     throw UserError("sandbox name must be 1-24 of [a-z0-9-]: " + request.name);
   std::string key_problem = check_public_key_line(request.authorized_key);
   if (!key_problem.empty()) throw UserError("sandbox " + request.name + ": authorized key: " + key_problem);
+  check_weakenings(request.test_weakenings, request.name);
   const bool weaken_none = want_weakening(request);
   const std::string source = request.item_id.empty() ? request.name : request.item_id;
   SandboxSpec spec = parse_sandbox_values(request.values, source);
@@ -209,7 +207,12 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
     d.dir = paths_.sandbox_dir(d.name);
     d.egress = egress_for(sp, d.index, "sb" + std::to_string(d.index), d.address);
   };
+  // Selftest weakenings apply to the agent's own sandbox (weakenings.h).
+  sb.weakenings = request.test_weakenings;
+  sb.weakened_shared_dir =
+      weakened_shared_dir(paths_.dir(), request.item_id.empty() ? request.name : request.item_id);
   prepare(sb, spec);
+  sb.egress.weakened_accepts = weakened_egress_accepts(request.test_weakenings);
   std::vector<ItemMember> members = {{"default", spec.network_mode == "none", &sb.egress}};
   for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
     prepare(*sb.siblings[i], sibling_specs[i]);

@@ -70,6 +70,7 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
     s += rule + "ip daddr " + e.item_resolver + " udp dport 53 accept\n";
     s += rule + "ip daddr " + e.item_resolver + " tcp dport 53 accept\n";
   }
+  for (const auto& w : e.weakened_accepts) s += rule + w + " accept\n";
   for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
   if (e.dns) {
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";

@@ -31,6 +31,7 @@ struct SandboxEgress {
   std::vector<std::string> peers;      // sibling services of the same item it may reach
   std::string item_resolver;           // the item's own resolver (udp/tcp 53); empty = none
   bool sealed = false;                 // networkMode none: no flow in from anywhere
+  std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
 };
 
 // The table name for a run: "ih_<runid>".

@@ -16,6 +16,7 @@
 #include "harness/deploy/local/oci_spec.h"
 #include "harness/deploy/local/seccomp_profile.h"
 #include "harness/deploy/local/sshd_config.h"
+#include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
 
 namespace isoharness::deploy::local {
@@ -203,7 +204,10 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   in.cpuset = node_class.cpuset;
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   in.seccomp = seccomp;
-  write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
+  json config = make_oci_config(spec, in);
+  weaken_oci_config(sb.weakenings, config,
+                    {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
+  write_file(sb.dir + "/config.json", config.dump(2));
 
   if (node_class.noisy_neighbour) {
     auto pid =
@@ -262,6 +266,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"gpu_available", false},
       {"egress", egress},
   };
+  if (!sb.weakenings.empty()) h.facts["weakenings"] = sb.weakenings;
   h.facts.update(capability_facts(sb, spec));
 }
 

@@ -34,6 +34,8 @@ struct DeployedSandbox {
   std::string address;
   std::string dir;  // bundle and logs
   SandboxEgress egress;
+  std::vector<std::string> weakenings;  // selftest only (weakenings.h)
+  std::string weakened_shared_dir;      // where oci:reused-home keeps the home directory
   pid_t noise_pid = -1;
   // What exists, so teardown removes exactly that.
   bool netns_created = false;

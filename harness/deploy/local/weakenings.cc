@@ -1,0 +1,165 @@
+#include "harness/deploy/local/weakenings.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/address_plan.h"
+
+namespace isoharness::deploy::local {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool named(const std::vector<std::string>& names, const char* name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void drop_namespace(json& config, const char* type) {
+  auto& ns = config["linux"]["namespaces"];
+  json kept = json::array();
+  for (const auto& n : ns)
+    if (n.value("type", std::string()) != type) kept.push_back(n);
+  ns = kept;
+}
+
+// A directory holding a socket inode where containerd's API socket would be; nothing
+// listens on it. The probe judges by the path, as it would a live one.
+std::string make_socket_dir(const std::string& bundle_dir) {
+  const std::string dir = bundle_dir + "/containerd-run";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InfraError("weakening oci:runtime-socket: cannot create " + dir + ": " + ec.message());
+  const std::string path = dir + "/containerd.sock";
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path)
+    throw InfraError("weakening oci:runtime-socket: path too long: " + path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    throw InfraError("weakening oci:runtime-socket: socket(): " + std::string(std::strerror(errno)));
+  ::unlink(path.c_str());
+  int rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) throw InfraError("weakening oci:runtime-socket: bind " + path + ": " + std::strerror(err));
+  return dir;
+}
+
+// The home directory from a directory that outlives the sandbox, so the next attempt of
+// the same item finds what this one left.
+void reuse_home(json& config, const OciWeakeningTarget& t) {
+  std::error_code ec;
+  fs::create_directories(t.shared_dir, ec);
+  if (ec || ::chown(t.shared_dir.c_str(), static_cast<uid_t>(t.uid), static_cast<gid_t>(t.gid)) != 0)
+    throw InfraError("weakening oci:reused-home: cannot prepare " + t.shared_dir);
+  json bind = {{"destination", t.home},
+               {"type", "bind"},
+               {"source", t.shared_dir},
+               {"options", {"rbind", "rw", "nosuid", "nodev"}}};
+  for (auto& m : config["mounts"]) {
+    if (m.value("destination", std::string()) == t.home) {
+      m = bind;
+      return;
+    }
+  }
+  config["mounts"].push_back(bind);
+}
+
+}  // namespace
+
+const std::vector<BackendWeakening>& backend_weakenings() {
+  static const std::vector<BackendWeakening> all = {
+      {"nft:allow-metadata", "nftables", "the sandbox's egress chain accepts the metadata address"},
+      {"nft:allow-unlisted-host", "nftables", "the egress chain accepts blocked.example.com's address"},
+      {"nft:allow-cluster-api", "nftables", "the egress chain accepts the cluster API's address"},
+      {"nft:allow-sandboxes", "nftables", "the egress chain accepts the other sandboxes' range"},
+      {"nft:allow-dns", "nftables", "the egress chain accepts DNS to the world resolver"},
+      {"oci:runtime-socket", "oci", "a directory with containerd.sock is bind-mounted at /run/containerd"},
+      {"oci:host-pid", "oci", "no PID namespace: the sandbox shares the host's"},
+      {"oci:host-uts", "oci", "no UTS namespace: the sandbox shares the host's hostname"},
+      {"oci:host-device", "oci", "the host's /dev/kmsg is passed in (read access)"},
+      {"oci:debugfs", "oci", "debugfs is mounted at /sys/kernel/debug"},
+      {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
+      {"none-sibling-reachable", "nftables", "an item's network_mode none siblings accept the agent (not sealed)"},
+  };
+  return all;
+}
+
+void check_weakenings(const std::vector<std::string>& names, const std::string& sandbox) {
+  std::string unknown;
+  for (const auto& n : names) {
+    const auto& all = backend_weakenings();
+    bool known = std::any_of(all.begin(), all.end(), [&](const BackendWeakening& w) { return n == w.name; });
+    if (!known) unknown += (unknown.empty() ? "" : ", ") + n;
+  }
+  if (!unknown.empty())
+    throw UserError("sandbox " + sandbox + ": the local backend knows no weakening named " + unknown +
+                    " (see harness/deploy/local/weakenings.cc)");
+}
+
+std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>& names) {
+  const std::string resolver = std::string("ip daddr ") + world_addr::kResolver;
+  std::vector<std::string> out;
+  if (named(names, "nft:allow-metadata")) out.push_back(std::string("ip daddr ") + world_addr::kMetadata);
+  if (named(names, "nft:allow-unlisted-host")) out.push_back(std::string("ip daddr ") + world_addr::kBlocked);
+  if (named(names, "nft:allow-cluster-api"))
+    out.push_back(std::string("ip daddr ") + world_addr::kClusterApi);
+  if (named(names, "nft:allow-sandboxes"))
+    out.push_back(std::string("ip daddr ") + world_addr::kSandboxRange);
+  if (named(names, "nft:allow-dns")) {
+    out.push_back(resolver + " udp dport 53");
+    out.push_back(resolver + " tcp dport 53");
+  }
+  return out;
+}
+
+std::string weakened_shared_dir(const std::string& run_dir, const std::string& item_id) {
+  std::string key;
+  for (char c : item_id) key += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  return run_dir + "/weakened/" + key.substr(0, 120);
+}
+
+void weaken_oci_config(const std::vector<std::string>& names, json& config, const OciWeakeningTarget& t) {
+  if (named(names, "oci:runtime-socket")) {
+    // The socket's directory, as a node's /run/containerd is mounted in: runsc's gofer
+    // refuses to bind a socket by itself, and serves it inside a directory.
+    config["mounts"].push_back({{"destination", "/run/containerd"},
+                                {"type", "bind"},
+                                {"source", make_socket_dir(t.bundle_dir)},
+                                {"options", {"rbind", "ro"}}});
+  }
+  if (named(names, "oci:host-pid")) drop_namespace(config, "pid");
+  if (named(names, "oci:host-uts")) {
+    drop_namespace(config, "uts");
+    config.erase("hostname");  // runc refuses a hostname without a UTS namespace
+  }
+  if (named(names, "oci:host-device")) {
+    config["linux"]["devices"] = json::array({{{"path", "/dev/kmsg"},
+                                               {"type", "c"},
+                                               {"major", 1},
+                                               {"minor", 11},
+                                               {"fileMode", 0444},
+                                               {"uid", 0},
+                                               {"gid", 0}}});
+    config["linux"]["resources"]["devices"].push_back(
+        {{"allow", true}, {"type", "c"}, {"major", 1}, {"minor", 11}, {"access", "r"}});
+  }
+  if (named(names, "oci:debugfs")) {
+    config["mounts"].push_back({{"destination", "/sys/kernel/debug"},
+                                {"type", "debugfs"},
+                                {"source", "debugfs"},
+                                {"options", {"nosuid", "nodev", "noexec", "ro"}}});
+  }
+  if (named(names, "oci:reused-home")) reuse_home(config, t);
+}
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,55 @@
+// The local backend's half of `isoharness selftest`: named weakenings applied to one
+// sandbox behind the plan's back (deploy::SandboxRequest::test_weakenings), each at the layer
+// where a real misconfiguration would sit: the node's egress policy (nftables) or the
+// OCI spec the runtime receives. Weakenings of the rendered values themselves (a kept
+// capability, a dropped runtime class) are made by harness/selftest before the request
+// reaches the backend and need nothing here.
+//
+// Nothing of this runs unless a request names a weakening; an unknown name is refused
+// (UserError) before anything is created. Every applied name is recorded in the
+// sandbox's facts, so no weakened sandbox can pass for a real one in a result.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace isoharness::deploy::local {
+
+struct BackendWeakening {
+  const char* name;   // e.g. "nft:allow-metadata"
+  const char* layer;  // "nftables" or "oci"
+  const char* does;   // one line: what changes in the sandbox
+};
+
+// Every weakening the local backend knows.
+const std::vector<BackendWeakening>& backend_weakenings();
+
+// Throws UserError naming every name that is not in backend_weakenings().
+void check_weakenings(const std::vector<std::string>& names, const std::string& sandbox);
+
+// Rule bodies (nft syntax after "add rule <table> <chain> ") that the sandbox's egress
+// chain accepts before anything else it checks (SandboxEgress::weakened_accepts).
+std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>& names);
+
+// What an OCI weakening needs to know about the sandbox.
+struct OciWeakeningTarget {
+  std::string runtime;     // "runc" or "runsc"
+  std::string bundle_dir;  // removed with the sandbox
+  std::string shared_dir;  // outlives the sandbox (removed with the run): a reused disk
+  std::string home = "/home/agent";
+  std::int64_t uid = 1000;
+  std::int64_t gid = 1000;
+};
+
+// Where oci:reused-home keeps an item's home directory: under the run's directory (removed
+// with the run), one per plan item, so every attempt of that item shares it.
+std::string weakened_shared_dir(const std::string& run_dir, const std::string& item_id);
+
+// Edits the config.json make_oci_config() built. May create files (a socket to mount, a
+// directory to share between attempts); throws InfraError when it cannot.
+void weaken_oci_config(const std::vector<std::string>& names, nlohmann::json& config,
+                       const OciWeakeningTarget& t);
+
+}  // namespace isoharness::deploy::local

@@ -1,0 +1,241 @@
+#include "harness/selftest/catalogue.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "harness/common/error.h"
+
+namespace isoharness::selftest {
+namespace {
+
+using nlohmann::json;
+
+json& security(json& service) {
+  return service["securityContext"];
+}
+
+// Keeps one capability besides drop ALL, as a renderer that forgot a line would.
+std::function<void(json&)> keep_capability(const std::string& cap) {
+  return [cap](json& service) { security(service)["capabilities"] = {{"drop", {"ALL"}}, {"add", {cap}}}; };
+}
+
+std::function<std::string(const std::string&)> applicable_everywhere() {
+  return [](const std::string&) { return std::string(); };
+}
+
+std::function<std::string(const std::string&)> not_under(const std::string& runtime, const std::string& why) {
+  return [runtime, why](const std::string& r) { return r == runtime ? why : std::string(); };
+}
+
+std::function<std::string(const std::string&)> everywhere_not(const std::string& why) {
+  return [why](const std::string&) { return why; };
+}
+
+// kptr_restrict 2 hides kernel addresses even from CAP_SYSLOG: kept CAP_SYSLOG then
+// exposes nothing, and there is nothing for the kallsyms check to catch.
+std::string kallsyms_applicability(const std::string& runtime) {
+  if (runtime == "gvisor")
+    return "gVisor serves its own /proc/kallsyms, which lists no host symbol whatever the capabilities";
+  std::ifstream in("/proc/sys/kernel/kptr_restrict");
+  int level = -1;
+  if (!(in >> level)) return "cannot read /proc/sys/kernel/kptr_restrict on this host";
+  if (level >= 2) return "kernel.kptr_restrict = 2 on this host: addresses stay hidden even with CAP_SYSLOG";
+  return "";
+}
+
+std::vector<Weakening> build() {
+  const auto everywhere = applicable_everywhere();
+  std::vector<Weakening> w;
+  w.push_back({.name = "cap_sys_admin_kept",
+               .what = "CAP_SYS_ADMIN kept (drop ALL, add SYS_ADMIN)",
+               .caught_by = {"capability:CAP_SYS_ADMIN", "capability_bounding", "capabilities"},
+               .not_applicable = everywhere,
+               .edit_values = keep_capability("SYS_ADMIN"),
+               .quick = true});
+  w.push_back(
+      {.name = "net_raw_kept",
+       .what = "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
+       .caught_by = {"capability_bounding", "capabilities"},
+       .not_applicable = not_under("gvisor",
+                                   "runsc removes CAP_NET_RAW from every set unless started with "
+                                   "--net-raw, so the kept capability never reaches a gVisor sandbox"),
+       .edit_values = keep_capability("NET_RAW")});
+  w.push_back({.name = "privilege_escalation_allowed",
+               .what = "no no_new_privs (allowPrivilegeEscalation: true)",
+               .caught_by = {"no_new_privs"},
+               .not_applicable = not_under("gvisor",
+                                           "this gVisor (runsc 20221219) sets no_new_privs in every sandbox "
+                                           "whatever the spec says (FIELD-NOTES): escalation is neither "
+                                           "possible nor observable"),
+               .edit_values = [](json& s) { security(s)["allowPrivilegeEscalation"] = true; }});
+  w.push_back({.name = "seccomp_unconfined",
+               .what = "seccomp Unconfined on the host kernel",
+               .caught_by = {"seccomp"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc applies no OCI seccomp filter here (no --oci-seccomp): "
+                                           "Seccomp reads 0 in every gVisor sandbox and verify excuses it as "
+                                           "emulated; syscalls never reach the host kernel"),
+               .edit_values = [](json& s) {
+                 security(s)["seccompProfile"] = {{"type", "Unconfined"}};
+               }});
+  w.push_back(
+      {.name = "runc_instead_of_gvisor",
+       .what = "runtime class dropped: runc while the plan says gVisor",
+       .caught_by = {"kernel"},
+       .not_applicable = not_under("runc",
+                                   "the plan of the host-kernel item already names the node's default "
+                                   "runtime"),
+       .edit_values = [](json& s) { s.erase("runtimeClassName"); },
+       .quick = true});
+  w.push_back({.name = "root_under_non_root",
+               .what = "uid 0 under non_root",
+               .caught_by = {"uid"},
+               .not_applicable =
+                   everywhere_not("the local backend's sandbox process is sshd running as the sandbox "
+                                  "user, which cannot serve a login as uid 0; it refuses runAsUser 0 "
+                                  "before deploying (other_user_under_non_root changes the user instead)")});
+  w.push_back({.name = "other_user_under_non_root",
+               .what = "a different user (uid 1001) under non_root",
+               .caught_by = {"uid"},
+               .not_applicable = everywhere,
+               .edit_values = [](json& s) { security(s)["runAsUser"] = 1001; }});
+  w.push_back({.name = "writable_root",
+               .what = "writable root under read_only_root",
+               .caught_by = {"root_filesystem", "root_not_writable"},
+               .not_applicable = everywhere,
+               .edit_values = [](json& s) { security(s)["readOnlyRootFilesystem"] = false; }});
+  w.push_back({.name = "egress_metadata",
+               .what = "egress to the metadata address",
+               .caught_by = {"egress:metadata"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-metadata"},
+               .quick = true});
+  w.push_back({.name = "egress_unlisted_host",
+               .what = "egress to an internet host no list names, under strict",
+               .caught_by = {"egress:blocked-addr", "egress:blocked"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-unlisted-host"}});
+  w.push_back({.name = "other_sandbox_reachable",
+               .what = "another sandbox of the node reachable",
+               .caught_by = {"egress:peer-sandbox"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-sandboxes"},
+               .needs_peer = true});
+  w.push_back({.name = "cluster_api_reachable",
+               .what = "the cluster API reachable",
+               .caught_by = {"egress:cluster-api"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-cluster-api"}});
+  w.push_back({.name = "dns_under_strict",
+               .what = "DNS answers for an external name under strict",
+               .caught_by = {"egress:dns", "egress:resolver"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-dns"}});
+  w.push_back({.name = "runtime_socket_mounted",
+               .what = "a container runtime's socket mounted in",
+               .caught_by = {"runtime_socket"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc's gofer (without --fsgofer-host-uds) refuses to mount a "
+                                           "host socket and hides one inside a mounted directory (observed: "
+                                           "nothing at the path): a runtime's socket cannot reach a gVisor "
+                                           "sandbox here"),
+               .backend = {"oci:runtime-socket"},
+               .quick = true});
+  w.push_back({.name = "host_pid_namespace",
+               .what = "the host's PID namespace shared",
+               .caught_by = {"pid_namespace"},
+               .not_applicable = not_under("gvisor",
+                                           "gVisor's sentry keeps its own process table whatever the spec "
+                                           "says: the host's PID namespace cannot be shared into a gVisor "
+                                           "sandbox"),
+               .backend = {"oci:host-pid"}});
+  w.push_back({.name = "host_network_namespace",
+               .what = "the host's network namespace shared",
+               .caught_by = {"host_namespaces"},
+               .not_applicable =
+                   everywhere_not("the local backend reaches a sandbox only through its own namespace's "
+                                  "address: one in the host's network namespace cannot be reached "
+                                  "through the jumphost to be probed (host_uts_namespace shares a host "
+                                  "namespace that can)")});
+  w.push_back(
+      {.name = "host_uts_namespace",
+       .what = "the host's UTS namespace (hostname) shared",
+       .caught_by = {"host_namespaces"},
+       .not_applicable = not_under("gvisor",
+                                   "runsc gives a sandbox without a UTS namespace an empty hostname of "
+                                   "its own (observed), never the host's"),
+       .backend = {"oci:host-uts"}});
+  w.push_back({.name = "host_device",
+               .what = "a host device (/dev/kmsg) passed in",
+               .caught_by = {"host_devices"},
+               .not_applicable = not_under("gvisor",
+                                           "runsc does not pass linux.devices into the sandbox: /dev holds "
+                                           "only gVisor's own devices (observed: no kmsg)"),
+               .backend = {"oci:host-device"}});
+  w.push_back({.name = "kallsyms_unmasked",
+               .what = "/proc/kallsyms addresses readable (CAP_SYSLOG kept)",
+               .caught_by = {"kallsyms"},
+               .not_applicable = kallsyms_applicability,
+               .edit_values = keep_capability("SYSLOG")});
+  w.push_back(
+      {.name = "debugfs_mounted",
+       .what = "debugfs mounted at /sys/kernel/debug",
+       .caught_by = {"debugfs"},
+       .not_applicable = not_under("gvisor",
+                                   "gVisor has no debugfs: runsc starts the sandbox without the mount "
+                                   "and /sys/kernel/debug does not exist (observed)"),
+       .backend = {"oci:debugfs"}});
+  // The sibling-services backend (another branch) names this weakening
+  // "none-sibling-reachable" and catches it with sibling:<service>. Once both are in this
+  // build, add a `none` sibling to scenarios/selftest/hardened.yaml and set .backend.
+  w.push_back(
+      {.name = "none_sibling_reachable",
+       .what = "a networkMode none sibling service reachable from the agent",
+       .caught_by = {"sibling:scorer"},
+       .not_applicable = everywhere_not("this build's local backend deploys no sibling services (it records "
+                                        "them as services_not_deployed), so there is no `none` sibling to "
+                                        "open; the sibling-services change brings the backend weakening "
+                                        "none-sibling-reachable and the sibling:<service> checks")});
+  w.push_back({.name = "attempt_disk_reused",
+               .what = "attempt 2 reuses attempt 1's home directory",
+               .caught_by = {"fresh_sandbox"},
+               .not_applicable = everywhere,
+               .backend = {"oci:reused-home"},
+               .attempts = 2});
+  return w;
+}
+
+}  // namespace
+
+const std::vector<Weakening>& catalogue() {
+  static const std::vector<Weakening> all = [] {
+    auto w = build();
+    std::set<std::string> names;
+    for (const auto& e : w) ISOHARNESS_CHECK(names.insert(e.name).second);
+    return w;
+  }();
+  return all;
+}
+
+std::vector<const Weakening*> select(const std::vector<std::string>& names, bool quick) {
+  std::vector<const Weakening*> out;
+  std::string unknown;
+  for (const auto& n : names) {
+    auto it =
+        std::find_if(catalogue().begin(), catalogue().end(), [&](const Weakening& w) { return w.name == n; });
+    if (it == catalogue().end()) unknown += (unknown.empty() ? "" : ", ") + n;
+  }
+  if (!unknown.empty()) {
+    std::string known;
+    for (const auto& w : catalogue()) known += (known.empty() ? "" : ", ") + w.name;
+    throw UserError("--only: no weakening named " + unknown + " (known: " + known + ")");
+  }
+  for (const auto& w : catalogue()) {
+    bool chosen = names.empty() ? (!quick || w.quick) : std::count(names.begin(), names.end(), w.name) > 0;
+    if (chosen) out.push_back(&w);
+  }
+  return out;
+}
+
+}  // namespace isoharness::selftest

@@ -1,0 +1,45 @@
+// The catalogue of `isoharness selftest`: named weakenings of one sandbox, each applied
+// after planning while the plan (and so every expected verdict) stays that of the
+// unweakened item, and each naming the verify controls that must catch it.
+//
+// A weakening acts at one of three layers:
+//   - the rendered values (edit_values: a kept capability, a dropped runtime class), as a
+//     misconfigured renderer or admission hook would;
+//   - the OCI spec or the node's egress policy (backend: names the backend applies, see
+//     harness/deploy/local/weakenings.h), as a misconfigured runtime or CNI would.
+// Adding one is one entry in catalogue.cc.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace isoharness::selftest {
+
+struct Weakening {
+  std::string name;                    // stable, [a-z0-9_]
+  std::string what;                    // one line for the reports
+  std::vector<std::string> caught_by;  // verify controls; the weakening is caught when one of them fails
+  // Why it cannot be applied or observed under a runtime ("runc", "gvisor") on this
+  // machine; "" = applicable. Read once per selftest.
+  std::function<std::string(const std::string& runtime)> not_applicable;
+  // Edits the agent's service (values.services.default) of the item; null = none.
+  std::function<void(nlohmann::json& service)> edit_values;
+  std::vector<std::string> backend;  // deploy::SandboxRequest::test_weakenings
+  int attempts = 1;                  // 2 when the weakening is about what attempts share
+  bool needs_peer = false;           // probes a second, live sandbox (egress:peer-sandbox)
+  bool quick = false;                // in `selftest --quick`
+};
+
+// Every weakening, in report order. Names are unique.
+const std::vector<Weakening>& catalogue();
+
+// The entries called `names` (all when empty; the quick subset when quick). Throws
+// UserError naming every unknown name, with the known ones.
+std::vector<const Weakening*> select(const std::vector<std::string>& names, bool quick);
+
+// The egress target selftest adds for needs_peer entries: another sandbox's sshd.
+inline constexpr const char* kPeerTarget = "peer-sandbox";
+
+}  // namespace isoharness::selftest

@@ -1,0 +1,166 @@
+#include "harness/selftest/detection.h"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/common/error.h"
+
+namespace isoharness::selftest {
+namespace {
+
+using nlohmann::json;
+
+std::string layer_of(const Weakening& w) {
+  std::string layer;
+  auto add = [&](const std::string& l) {
+    if (layer.find(l) == std::string::npos) layer += (layer.empty() ? "" : " + ") + l;
+  };
+  if (w.edit_values) add("values");
+  for (const auto& b : w.backend) add(b.rfind("nft:", 0) == 0 ? "nftables" : "oci spec");
+  return layer.empty() ? "-" : layer;
+}
+
+std::vector<std::string> record_weakenings(const json& record) {
+  std::vector<std::string> out;
+  if (record.contains("weakenings") && record["weakenings"].is_array())
+    for (const auto& n : record["weakenings"])
+      if (n.is_string()) out.push_back(n.get<std::string>());
+  return out;
+}
+
+// What the records of one cell show: failed controls (disabled ones left out), errors.
+struct Seen {
+  std::set<std::string> failed;
+  std::vector<std::string> sandboxes;
+  std::string error;
+};
+
+Seen collect(const json& sandboxes, const std::vector<std::string>& weakenings, const std::string& runtime,
+             const std::vector<std::string>& disabled) {
+  Seen seen;
+  for (const auto& s : sandboxes) {
+    if (s.value("runtime", std::string()) != runtime || record_weakenings(s) != weakenings) continue;
+    seen.sandboxes.push_back(s.value("id", std::string()));
+    if (s.contains("error") && s["error"].is_string() && seen.error.empty()) seen.error = s["error"].get<std::string>();
+    for (const auto& c : s.value("checks", json::array())) {
+      std::string control = c.value("control", std::string());
+      if (c.value("status", std::string()) == "fail" && !is_disabled(control, disabled))
+        seen.failed.insert(control);
+    }
+  }
+  return seen;
+}
+
+json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput& in, json& summary) {
+  auto na = in.not_applicable.find({w.name, runtime});
+  if (na != in.not_applicable.end()) {
+    summary["not_applicable"] = summary["not_applicable"].get<int>() + 1;
+    return {{"status", "n/a"}, {"reason", na->second}};
+  }
+  Seen seen = collect(*in.sandboxes, {w.name}, runtime, in.disabled_checks);
+  json cell = {{"sandboxes", seen.sandboxes}, {"failed_controls", seen.failed}};
+  json& rt = summary["per_runtime"][runtime];
+  rt["applicable"] = rt.value("applicable", 0) + 1;
+  if (!seen.error.empty() || seen.sandboxes.size() < static_cast<std::size_t>(w.attempts)) {
+    summary["errors"] = summary["errors"].get<int>() + 1;
+    cell["status"] = "error";
+    cell["reason"] = seen.error.empty() ? "not every attempt ran" : seen.error;
+    return cell;
+  }
+  std::vector<std::string> catching;
+  for (const auto& c : w.caught_by)
+    if (seen.failed.count(c)) catching.push_back(c);
+  cell["caught_by"] = catching;
+  if (!catching.empty()) {
+    rt["caught"] = rt.value("caught", 0) + 1;
+    summary["caught"] = summary["caught"].get<int>() + 1;
+    cell["status"] = "caught";
+    return cell;
+  }
+  summary["missed"].push_back(w.name + " (" + runtime + ")");
+  cell["status"] = "missed";
+  std::string others;
+  for (const auto& f : seen.failed) others += (others.empty() ? "" : ", ") + f;
+  cell["reason"] =
+      "none of the controls the catalogue names failed" +
+      (others.empty() ? std::string(" (no check failed at all)") : "; failed instead: " + others);
+  return cell;
+}
+
+json judge_clean(const std::string& runtime, const JudgeInput& in, json& summary) {
+  Seen seen = collect(*in.sandboxes, {}, runtime, in.disabled_checks);
+  json clean = {{"runtime", runtime}, {"sandboxes", seen.sandboxes}, {"failed_controls", seen.failed}};
+  if (seen.sandboxes.empty()) {
+    clean["status"] = "n/a";
+    auto na = in.not_applicable.find({"", runtime});
+    clean["reason"] = na != in.not_applicable.end() ? na->second : "no clean sandbox ran";
+  } else if (!seen.error.empty()) {
+    summary["errors"] = summary["errors"].get<int>() + 1;
+    clean["status"] = "error";
+    clean["reason"] = seen.error;
+  } else if (!seen.failed.empty()) {
+    summary["false_alarms"].push_back(runtime);
+    clean["status"] = "false_alarm";
+  } else {
+    clean["status"] = "clean";
+  }
+  return clean;
+}
+
+}  // namespace
+
+bool is_disabled(const std::string& control, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns) {
+    if (!p.empty() && p.back() == '*' && control.rfind(p.substr(0, p.size() - 1), 0) == 0) return true;
+    if (control == p) return true;
+  }
+  return false;
+}
+
+json judge(const JudgeInput& in) {
+  ISOHARNESS_CHECK(in.sandboxes != nullptr);
+  json summary = {{"caught", 0},
+                  {"not_applicable", 0},
+                  {"errors", 0},
+                  {"missed", json::array()},
+                  {"false_alarms", json::array()},
+                  {"per_runtime", json::object()}};
+  for (const auto& r : in.runtimes) summary["per_runtime"][r] = {{"applicable", 0}, {"caught", 0}};
+  json weakenings = json::array();
+  for (const Weakening* w : in.weakenings) {
+    json cells = json::object();
+    for (const auto& r : in.runtimes) cells[r] = judge_cell(*w, r, in, summary);
+    weakenings.push_back({{"name", w->name},
+                          {"what", w->what},
+                          {"layer", layer_of(*w)},
+                          {"backend", w->backend},
+                          {"attempts", w->attempts},
+                          {"caught_by", w->caught_by},
+                          {"cells", cells}});
+  }
+  json clean = json::array();
+  for (const auto& r : in.runtimes) clean.push_back(judge_clean(r, in, summary));
+
+  int applicable = 0;
+  for (auto& [runtime, rt] : summary["per_runtime"].items()) {
+    int a = rt["applicable"].get<int>();
+    applicable += a;
+    rt["catch_rate"] = a ? json(static_cast<double>(rt["caught"].get<int>()) / a) : json(nullptr);
+  }
+  summary["applicable"] = applicable;
+  const bool failed = !summary["missed"].empty() || !summary["false_alarms"].empty();
+  summary["verdict"] = summary["errors"].get<int>() ? "error" : (failed ? "fail" : "pass");
+  return {{"schema", "isoharness.selftest/v1"},
+          {"runtimes", in.runtimes},
+          {"disabled_checks", in.disabled_checks},
+          {"weakenings", weakenings},
+          {"clean", clean},
+          {"summary", summary}};
+}
+
+int exit_code_of(const json& section) {
+  const std::string verdict = section["summary"].value("verdict", std::string("error"));
+  return verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+}
+
+}  // namespace isoharness::selftest

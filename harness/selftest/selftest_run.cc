@@ -1,0 +1,225 @@
+// run_selftest: plan the selftest scenario, build the jobs, run them in parallel on one
+// backend (with a live peer sandbox when a weakening needs one), judge, write the reports.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "harness/common/error.h"
+#include "harness/runner/context.h"
+#include "harness/runner/journal.h"
+#include "harness/runner/live_sandbox.h"
+#include "harness/runner/run_support.h"
+#include "harness/runner/sandbox_job.h"
+#include "harness/selftest/detection.h"
+#include "harness/selftest/selftest.h"
+#include "harness/selftest/selftest_files.h"
+#include "harness/selftest/selftest_jobs.h"
+#include "harness/verify/verify.h"
+
+namespace isoharness::selftest {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Planned {
+  std::string deployment_path;
+  scenario::DeploymentProfile profile;
+  runner::Planned scenario;
+  SelftestJobs jobs;
+};
+
+Planned plan(const SelftestConfig& config, const std::vector<const Weakening*>& weakenings) {
+  const std::string path = selftest_scenario(config.scenarios_dir);
+  if (!std::filesystem::exists(path)) throw UserError("selftest scenario not found: " + path);
+  std::string deployment =
+      runner::find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  scenario::DeploymentProfile profile = scenario::load_deployment(deployment);
+  auto planned = runner::plan_scenarios({path}, profile, false);
+  const auto& p = planned.front();
+  if (p.scenario.matrix.node_classes.empty()) throw UserError(path + ": matrix.node_classes is empty");
+  std::vector<runner::Job> base;
+  std::vector<runner::Skipped> skipped;
+  runner::expand_jobs(p.scenario.name, p.plan, p.gvisor_plan, config.runtimes,
+                      {p.scenario.matrix.node_classes.front()}, 1, runner::gvisor_runtime_classes(profile),
+                      base, skipped);
+  return {deployment, profile, p, make_jobs(base, skipped, config.runtimes, weakenings)};
+}
+
+std::string label_of(const json& record) {
+  if (record.contains("weakenings") && record["weakenings"].is_array() && !record["weakenings"].empty())
+    return record["weakenings"][0].get<std::string>();
+  return "(clean)";
+}
+
+// One progress line per sandbox: what was weakened and which controls failed.
+std::function<void(const json&)> progress(const SelftestConfig& config, int total) {
+  auto mutex = std::make_shared<std::mutex>();
+  auto done = std::make_shared<int>(0);
+  return [=, color = config.color](const json& rec) {
+    std::string failed;
+    for (const auto& c : rec["checks"])
+      if (c.value("status", "") == "fail") failed += (failed.empty() ? "" : ",") + c.value("control", "");
+    std::string state =
+        !rec["error"].is_null() ? "ERROR" : (failed.empty() ? "no check failed" : "failed: " + failed);
+    const char* on = color ? (rec["error"].is_null() ? "\033[36m" : "\033[31m") : "";
+    std::lock_guard lock(*mutex);
+    std::fprintf(stderr, "[%d/%d] %-7s %-30s #%d  %s%s%s  %5.1fs\n", ++*done, total,
+                 rec.value("runtime", "").c_str(), label_of(rec).c_str(), rec.value("attempt", 0), on,
+                 state.substr(0, 160).c_str(), color ? "\033[0m" : "", rec["timings"].value("total_s", 0.0));
+    if (!rec["error"].is_null())
+      std::fprintf(stderr, "        error: %s\n", rec["error"].get<std::string>().c_str());
+  };
+}
+
+// Unlike `run`, a weakening that cannot be applied does not stop the others: it is an
+// error of its own cell (the exit code is still 3), and the rest are still measured.
+void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobContext& ctx) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  int n = std::min<int>(parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
+  for (int w = 0; w < n; ++w)
+    workers.emplace_back([&] {
+      for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;) {
+        ctx.infrastructure_failed = false;
+        runner::run_job(jobs[i], ctx);
+      }
+    });
+  for (auto& t : workers) t.join();
+}
+
+// Deploys the sandbox other sandboxes must not reach and names it as an egress target.
+void start_peer(const Planned& p, runner::JobContext& ctx, std::optional<runner::LiveSandbox>& peer) {
+  if (!p.jobs.needs_peer || p.jobs.base.empty()) return;
+  const runner::Job& job = p.jobs.base.count("runc") ? p.jobs.base.at("runc") : p.jobs.base.begin()->second;
+  peer.emplace(ctx, runner::make_request(job, 1, "peer", ctx));
+  const std::string address = peer->handle().facts.value("address", std::string());
+  if (address.empty()) throw InfraError("selftest: the peer sandbox has no address in its facts");
+  ctx.targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
+}
+
+json header_of(const SelftestConfig& config, const Planned& p, const std::string& run_id) {
+  json plans = {{p.scenario.scenario.name, p.scenario.plan}};
+  return {{"schema", "isoharness.result/v1"},
+          {"context", runner::run_context(config.backend, p.deployment_path)},
+          {"run",
+           {{"id", run_id},
+            {"kind", "selftest"},
+            {"scenarios", {p.scenario.scenario.name}},
+            {"argv", config.argv}}},
+          {"plans", plans},
+          {"findings", json::array()},
+          {"skipped", json::array()}};
+}
+
+json sandbox_summary(const json& result, const json& section) {
+  int checks = 0, pass = 0, fail = 0, na = 0, errors = 0;
+  for (const auto& s : result["sandboxes"]) {
+    if (!s["error"].is_null()) ++errors;
+    for (const auto& c : s["checks"]) {
+      ++checks;
+      const std::string st = c.value("status", "");
+      (st == "pass" ? pass : st == "fail" ? fail : na)++;
+    }
+  }
+  // The verdict is selftest's: weakened sandboxes are meant to fail their checks.
+  return {{"sandboxes", result["sandboxes"].size()},
+          {"checks", checks},
+          {"pass", pass},
+          {"fail", fail},
+          {"na", na},
+          {"errors", errors},
+          {"verdict", section["summary"]["verdict"]}};
+}
+
+}  // namespace
+
+std::string selftest_scenario(const std::string& scenarios_dir) {
+  return scenarios_dir + "/selftest/hardened.yaml";
+}
+
+SelftestOutcome run_selftest(const SelftestConfig& config) {
+  if (config.backend != "local")
+    throw UserError("selftest needs the local backend (it weakens the node it runs)");
+  if (config.parallel < 1 || config.parallel > 32) throw UserError("--parallel must be between 1 and 32");
+  if (config.runtimes.empty()) throw UserError("--runtimes names no runtime");
+  for (const auto& r : config.runtimes)
+    if (r != "runc" && r != "gvisor")
+      throw UserError("--runtimes: unknown runtime '" + r + "' (runc, gvisor)");
+  const auto weakenings = select(config.only, config.quick);
+  const Planned p = plan(config, weakenings);
+  const std::string bundle = runner::find_isoprobe_bundle(config.isoprobe_bundle);
+
+  const auto started = Clock::now();
+  const std::string run_id = runner::random_run_id();
+  runner::SignalGuard signals;
+  runner::RunKey key(run_id);
+  runner::Journal journal(config.out_dir, header_of(config, p, run_id));
+  int total = 0;
+  for (const auto& j : p.jobs.jobs) total += j.attempts;
+  std::fprintf(stderr,
+               "isoharness selftest %s: %zu weakening(s) x %zu runtime(s), %d sandbox(es), parallel %d\n",
+               run_id.c_str(), weakenings.size(), config.runtimes.size(), total, config.parallel);
+
+  runner::JobContext ctx;
+  ctx.use_key(run_id, key);
+  ctx.journal = &journal;
+  ctx.host_key_policy.accept_new = config.accept_new_host_keys;
+  ctx.isoprobe_bundle = bundle;
+  ctx.host = verify::read_host_facts();
+  ctx.posture_deadline = config.posture_deadline;
+  ctx.interrupted = &runner::g_interrupted;
+  ctx.on_sandbox = progress(config, total);
+  ctx.weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
+    apply_weakenings(job.weakenings, request.values, request.test_weakenings);
+  };
+
+  json backend_context;
+  std::string infra_error;
+  try {
+    auto backend = runner::make_backend(config.backend, p.profile, run_id);
+    ctx.backend = backend.get();
+    ctx.targets = backend->egress_targets();
+    backend_context = backend->context();
+    std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
+    start_peer(p, ctx, peer);
+    run_jobs(p.jobs.jobs, config.parallel, ctx);
+    std::lock_guard lock(ctx.jump_mutex);
+    ctx.jump.reset();
+  } catch (const InfraError& e) {
+    infra_error = e.what();
+    std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());
+  }
+
+  json result = runner::result_from_journal(config.out_dir + "/journal.jsonl");
+  for (auto& [k, v] : backend_context.items()) result["context"][k] = v;
+  result["context"]["finished"] = runner::utc_now();
+  result["parity"] = nullptr;
+  JudgeInput in{weakenings, config.runtimes, p.jobs.not_applicable, &result["sandboxes"],
+                config.disabled_checks};
+  json section = judge(in);
+  if (!infra_error.empty() || runner::g_interrupted) {
+    section["summary"]["verdict"] = "error";
+    section["summary"]["infrastructure_error"] = infra_error.empty() ? "interrupted" : infra_error;
+  }
+  section["quick"] = config.quick;
+  section["parallel"] = config.parallel;
+  section["scenario"] = p.scenario.scenario.name;
+  section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+  result["selftest"] = section;
+  result["summary"] = sandbox_summary(result, section);
+
+  SelftestOutcome outcome;
+  outcome.result_path = journal.finalise(result);
+  outcome.reports = write_selftest_reports(result, config.out_dir);
+  outcome.exit_code = exit_code_of(section);
+  print_verdict(section, outcome.result_path);
+  outcome.result = std::move(result);
+  return outcome;
+}
+
+}  // namespace isoharness::selftest

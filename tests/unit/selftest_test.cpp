@@ -1,0 +1,276 @@
+// harness/selftest and the local backend's weakenings, without sandboxes: the catalogue
+// meets verify's control names and the backend's weakening names, jobs and n/a reasons,
+// judging (caught, missed, false alarm, error, a disabled check), the renderers, and what
+// each backend weakening changes in the nft script and the OCI spec.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
+
+#include "harness/common/error.h"
+#include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/oci_spec.h"
+#include "harness/deploy/local/weakenings.h"
+#include "harness/selftest/catalogue.h"
+#include "harness/selftest/detection.h"
+#include "harness/selftest/selftest_jobs.h"
+#include "harness/verify/verify.h"
+#include "reports/selftest_reports.h"
+
+using namespace isoharness;
+using namespace isoharness::selftest;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every control verify can name for a strict, non_root, read_only_root item probed against
+// the local world's targets and the peer: an empty posture makes each check fail by name.
+std::set<std::string> verify_controls() {
+  json expect = {{"kernel", "host"},           {"cap_eff", "0000000000000000"},
+                 {"no_new_privs", true},       {"uid", 1000},
+                 {"root_writable", false},     {"root_read_only", true},
+                 {"writable_paths", {"/tmp"}}, {"seccomp", "filtered"},
+                 {"egress_allowed", false}};
+  // Capabilities observed (the per-capability checks need them); everything else missing.
+  json posture = {{"observations",
+                   {{{"name", "capabilities"},
+                     {"status", "ok"},
+                     {"value", {{"eff", "0000000000000000"}, {"bnd", "0000000000000000"}}}}}}};
+  verify::HostFacts host;
+  std::vector<deploy::EgressTarget> targets;
+  for (const char* t : {"target", "target-addr", "blocked", "blocked-addr", "dns", "resolver", "metadata",
+                        "cluster-api", "jumphost", kPeerTarget})
+    targets.push_back({t, "203.0.113.10", 80, "tcp", "", "internet"});
+  std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
+  for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, "strict"}))
+    names.insert(c.control);
+  return names;
+}
+
+runner::Job base_job(const std::string& runtime) {
+  json values = {{"services", {{"default", {{"securityContext", {{"capabilities", {{"drop", {"ALL"}}}}}}}}}}};
+  if (runtime == "gvisor") values["services"]["default"]["runtimeClassName"] = "gvisor";
+  return {"selftest-hardened", {{"id", "item-" + runtime}, {"values", values}}, runtime, "tier", 1, {}};
+}
+
+json record(const std::string& id, const std::string& runtime, const std::vector<std::string>& weakenings,
+            const std::vector<std::string>& failed, json error = nullptr) {
+  json checks = json::array({{{"control", "kernel"}, {"status", "pass"}}});
+  for (const auto& f : failed) checks.push_back({{"control", f}, {"status", "fail"}});
+  json r = {{"id", id}, {"runtime", runtime}, {"attempt", 1}, {"checks", checks}, {"error", error}};
+  if (!weakenings.empty()) r["weakenings"] = weakenings;
+  return r;
+}
+
+json result_with(const json& section) {
+  return {{"run", {{"id", "abc123"}}}, {"context", {{"host", "box"}}}, {"selftest", section}};
+}
+
+}  // namespace
+
+TEST_CASE("every weakening names controls verify has and backend weakenings the local backend knows",
+          "[selftest]") {
+  const auto controls = verify_controls();
+  for (const auto& w : catalogue()) {
+    INFO(w.name);
+    CHECK_FALSE(w.caught_by.empty());
+    CHECK_NOTHROW(deploy::local::check_weakenings(w.backend, w.name));
+    const bool applicable_somewhere = w.not_applicable("runc").empty() || w.not_applicable("gvisor").empty();
+    if (!applicable_somewhere) continue;
+    CHECK((w.edit_values || !w.backend.empty()));
+    for (const auto& c : w.caught_by) {
+      INFO(c);
+      CHECK(controls.count(c) == 1);
+    }
+  }
+}
+
+TEST_CASE("selecting weakenings: by name, the quick subset, and unknown names refused together",
+          "[selftest]") {
+  CHECK(select({}, false).size() == catalogue().size());
+  auto quick = select({}, true);
+  CHECK(quick.size() >= 3);
+  CHECK(quick.size() < catalogue().size());
+  for (const auto* w : quick) CHECK(w->quick);
+  auto two = select({"egress_metadata", "cap_sys_admin_kept"}, false);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0]->name == "cap_sys_admin_kept");  // catalogue order
+  try {
+    select({"egress_metadata", "no_such_thing", "nor_this"}, false);
+    FAIL("unknown names accepted");
+  } catch (const UserError& e) {
+    std::string m = e.what();
+    CHECK(m.find("no_such_thing, nor_this") != std::string::npos);
+    CHECK(m.find("cap_sys_admin_kept") != std::string::npos);
+  }
+}
+
+TEST_CASE("jobs: a clean control per runtime, weakened copies, and the reasons for what is not applied",
+          "[selftest]") {
+  auto chosen = select({"privilege_escalation_allowed", "runc_instead_of_gvisor", "attempt_disk_reused",
+                        "other_sandbox_reachable"},
+                       false);
+  auto jobs = make_jobs({base_job("runc"), base_job("gvisor")}, {}, {"runc", "gvisor"}, chosen);
+  CHECK(jobs.not_applicable.count({"privilege_escalation_allowed", "gvisor"}) == 1);
+  CHECK(jobs.not_applicable.count({"runc_instead_of_gvisor", "runc"}) == 1);
+  CHECK(jobs.not_applicable.count({"privilege_escalation_allowed", "runc"}) == 0);
+  CHECK(jobs.needs_peer);
+  // 2 clean + privesc(runc) + runc_instead(gvisor) + disk(runc, gvisor) + peer(runc, gvisor)
+  REQUIRE(jobs.jobs.size() == 8);
+  CHECK(jobs.jobs[0].weakenings.empty());
+  CHECK(jobs.jobs[0].attempts == 2);  // as many attempts as attempt_disk_reused
+  CHECK(jobs.jobs[2].weakenings == std::vector<std::string>{"attempt_disk_reused"});
+
+  std::vector<runner::Skipped> skipped = {{"selftest-hardened", "gpu-item", "gvisor", "a GPU stays on runc"}};
+  auto only_runc =
+      make_jobs({base_job("runc")}, skipped, {"runc", "gvisor"}, select({"egress_metadata"}, false));
+  REQUIRE(only_runc.not_applicable.count({"egress_metadata", "gvisor"}) == 1);
+  CHECK(only_runc.not_applicable.at({"egress_metadata", "gvisor"}).find("a GPU stays on runc") !=
+        std::string::npos);
+  CHECK(only_runc.jobs.size() == 2);
+}
+
+TEST_CASE("applying weakenings edits the values after planning and names the backend's", "[selftest]") {
+  json values = base_job("gvisor").item["values"];
+  std::vector<std::string> backend;
+  apply_weakenings({"cap_sys_admin_kept", "runc_instead_of_gvisor", "egress_metadata"}, values, backend);
+  const json& svc = values["services"]["default"];
+  CHECK(svc["securityContext"]["capabilities"]["add"] == json::array({"SYS_ADMIN"}));
+  CHECK_FALSE(svc.contains("runtimeClassName"));
+  CHECK(backend == std::vector<std::string>{"nft:allow-metadata"});
+  CHECK_THROWS_AS(apply_weakenings({"made_up"}, values, backend), InfraError);
+}
+
+TEST_CASE("judging: caught, missed, false alarm, error, and a disabled check", "[selftest]") {
+  json sandboxes = json::array({
+      record("s1", "runc", {}, {}),
+      record("s2", "runc", {"cap_sys_admin_kept"}, {"capability:CAP_SYS_ADMIN", "capabilities"}),
+      record("s3", "runc", {"egress_metadata"}, {"kubernetes_credentials"}),
+      record("s4", "gvisor", {}, {"seccomp"}),
+      record("s5", "gvisor", {"cap_sys_admin_kept"}, {}, "deploy failed: runsc exited"),
+  });
+  JudgeInput in{select({"cap_sys_admin_kept", "egress_metadata"}, false),
+                {"runc", "gvisor"},
+                {{{"egress_metadata", "gvisor"}, "not here"}},
+                &sandboxes,
+                {}};
+  json s = judge(in);
+  const auto& cap = s["weakenings"][0]["cells"];
+  CHECK(cap["runc"]["status"] == "caught");
+  CHECK(cap["runc"]["caught_by"] == json::array({"capability:CAP_SYS_ADMIN", "capabilities"}));
+  CHECK(cap["gvisor"]["status"] == "error");
+  const auto& meta = s["weakenings"][1]["cells"];
+  CHECK(meta["runc"]["status"] == "missed");
+  CHECK(meta["runc"]["reason"].get<std::string>().find("kubernetes_credentials") != std::string::npos);
+  CHECK(meta["gvisor"]["status"] == "n/a");
+  CHECK(s["clean"][0]["status"] == "clean");
+  CHECK(s["clean"][1]["status"] == "false_alarm");
+  CHECK(s["summary"]["missed"] == json::array({"egress_metadata (runc)"}));
+  CHECK(s["summary"]["false_alarms"] == json::array({"gvisor"}));
+  CHECK(s["summary"]["verdict"] == "error");
+  CHECK(exit_code_of(s) == kExitInfrastructure);
+
+  // Without the broken sandboxes, the verdict is fail; a disabled check turns a catch into a miss.
+  json good = json::array({sandboxes[0], sandboxes[1]});
+  JudgeInput only_cap{select({"cap_sys_admin_kept"}, false), {"runc"}, {}, &good, {}};
+  CHECK(exit_code_of(judge(only_cap)) == kExitPass);
+  CHECK(judge(only_cap)["summary"]["per_runtime"]["runc"]["catch_rate"] == 1.0);
+  only_cap.disabled_checks = {"capability*", "capabilities"};
+  json without = judge(only_cap);
+  CHECK(without["weakenings"][0]["cells"]["runc"]["status"] == "missed");
+  CHECK(exit_code_of(without) == kExitVerdictFailed);
+  CHECK(is_disabled("egress:metadata", {"egress:*"}));
+  CHECK_FALSE(is_disabled("egress:metadata", {"egress"}));
+}
+
+TEST_CASE("the selftest renderers show every cell, escape names, and refuse a document without a section",
+          "[selftest][reports]") {
+  json sandboxes = json::array({record("s1", "runc", {}, {}), record("s2", "runc", {"egress_metadata"}, {})});
+  JudgeInput in{select({"egress_metadata", "privilege_escalation_allowed"}, false),
+                {"runc", "gvisor"},
+                {{{"egress_metadata", "gvisor"}, "no <gvisor> here"},
+                 {{"privilege_escalation_allowed", "runc"}, "skip"},
+                 {{"privilege_escalation_allowed", "gvisor"}, "skip"},
+                 {{"", "gvisor"}, "no item"}},
+                &sandboxes,
+                {}};
+  json result = result_with(judge(in));
+  std::string md = reports::render_selftest_markdown(result);
+  CHECK(md.find("❌ FAIL") != std::string::npos);
+  CHECK(md.find("❌ **missed**") != std::string::npos);
+  CHECK(md.find("`egress_metadata` under gvisor: no &lt;gvisor&gt; here") != std::string::npos);
+  std::string html = reports::render_selftest_html(result);
+  CHECK(html.find("no &lt;gvisor&gt; here") != std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);
+  std::string junit = reports::render_selftest_junit(result);
+  CHECK(
+      junit.find("<testsuite name=\"selftest.runc\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\"") !=
+      std::string::npos);
+  CHECK(junit.find("<failure type=\"missed\"") != std::string::npos);
+  CHECK_THROWS_AS(reports::render_selftest_markdown(json{{"run", json::object()}}), UserError);
+}
+
+TEST_CASE("local weakenings: unknown names refused, nft accepts come first, OCI edits", "[selftest][local]") {
+  using namespace deploy::local;
+  try {
+    check_weakenings({"nft:allow-metadata", "oci:everything"}, "s9");
+    FAIL("unknown weakening accepted");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("oci:everything") != std::string::npos);
+  }
+  SandboxEgress e{3,
+                  "sb3",
+                  "192.0.2.196",
+                  false,
+                  {},
+                  {},
+                  weakened_egress_accepts({"nft:allow-sandboxes", "nft:allow-dns"})};
+  std::string script = sandbox_egress_add("abc", e);
+  auto accept = script.find("ip daddr 192.0.2.192/26 accept");
+  auto drop = script.find("ip daddr 192.0.2.0/24 drop");
+  REQUIRE(accept != std::string::npos);
+  REQUIRE(drop != std::string::npos);
+  CHECK(accept < drop);
+  CHECK(script.find("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
+  CHECK(sandbox_egress_add("abc", SandboxEgress{3, "sb3", "192.0.2.196", false, {}, {}, {}})
+            .find("192.0.2.192/26") == std::string::npos);
+
+  SandboxSpec spec;
+  spec.scratch = {{"work", "/home/agent"}};
+  BundleInputs bi{"runc", "s9", "/var/run/netns/x", "/ih-x", "1", "/usr", {"/usr/sbin/sshd"}, nullptr};
+  json config = make_oci_config(spec, bi);
+  std::string dir = (fs::temp_directory_path() / ("ih-selftest-" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  OciWeakeningTarget t{"runc",
+                       dir,
+                       dir + "/shared",
+                       "/home/agent",
+                       static_cast<std::int64_t>(::getuid()),
+                       static_cast<std::int64_t>(::getgid())};
+  weaken_oci_config(
+      {"oci:host-pid", "oci:host-uts", "oci:runtime-socket", "oci:reused-home", "oci:host-device"}, config,
+      t);
+  for (const auto& ns : config["linux"]["namespaces"]) {
+    CHECK(ns["type"] != "pid");
+    CHECK(ns["type"] != "uts");
+  }
+  CHECK_FALSE(config.contains("hostname"));
+  struct stat st {};
+  REQUIRE(::stat((dir + "/containerd-run/containerd.sock").c_str(), &st) == 0);
+  CHECK(S_ISSOCK(st.st_mode));
+  int homes = 0;
+  for (const auto& m : config["mounts"])
+    if (m["destination"] == "/home/agent") {
+      ++homes;
+      CHECK(m["type"] == "bind");
+      CHECK(m["source"] == dir + "/shared");
+    }
+  CHECK(homes == 1);
+  CHECK(fs::is_directory(dir + "/shared"));
+  CHECK(config["linux"]["devices"][0]["path"] == "/dev/kmsg");
+  CHECK(weakened_shared_dir("/run/x", "strict/item:0") == "/run/x/weakened/strict_item_0");
+  fs::remove_all(dir);
+}
