@@ -36,5 +36,6 @@ Command local_command(CLI::App& app);
 Command run_command(CLI::App& app);
 Command parity_command(CLI::App& app);
 Command history_command(CLI::App& app);
+Command check_command(CLI::App& app);
 
 }  // namespace isoharness::cli

@@ -1,7 +1,8 @@
 // The backend interface: deploy one sandbox for one plan item, runtime, node class and
 // attempt; hand back how to reach it over SSH; destroy it. The local backend
 // (deploy/local) builds real runc/runsc containers in namespaces on this machine; the hawk
-// backend (deploy/hawk) drives a real deployment through the hawk CLI.
+// backend (deploy/hawk) drives a real deployment through the hawk CLI. deploy/factory
+// picks one by name.
 #pragma once
 
 #include <memory>
@@ -44,6 +45,14 @@ struct SandboxRequest {
   std::string node_class;      // a node class of the deployment profile
   int attempt = 1;
   std::string authorized_key;  // OpenSSH public key line the harness logs in with
+
+  // For backends that submit the eval-set config itself (hawk): the scenario's eval set,
+  // where the item sits in it, and a runtime class to ask for in the item's isolation
+  // (a matrix runtime its plan does not already give; empty = as written).
+  nlohmann::json eval_set;
+  std::size_t task_index = 0;
+  std::size_t item_index = 0;
+  std::string add_runtime_class;
 };
 
 struct SandboxHandle {

@@ -23,6 +23,7 @@ struct Job {
   std::string runtime;     // "runc" or "gvisor" (or another class name)
   std::string node_class;
   int attempts = 1;
+  const nlohmann::json* eval_set = nullptr;  // the scenario's eval set (backends that submit it)
 };
 
 // A scenario with its plan, and the same scenario planned as if its eval set named the

@@ -17,6 +17,7 @@
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/runner/run_support.h"
 #include "harness/verify/verify.h"
 #include "reports/reports.h"
@@ -196,7 +197,8 @@ RunOutcome run_parity(const ParityConfig& config) {
   {
     std::unique_ptr<deploy::Backend> backend;
     try {
-      backend = make_backend(config.backend, profile, run_id);
+      backend = deploy::make_backend(config.backend, profile,
+                                     {run_id, config.out_dir, config.accept_new_host_keys, &g_interrupted});
       ctx.backend = backend.get();
       backend_context = backend->context();
       int seq = 0;
@@ -319,8 +321,7 @@ RunOutcome run_parity(const ParityConfig& config) {
       infra_error = e.what();
     }
     for (auto& cell : cells) cell.sandbox.reset();  // destroy sandboxes before the world
-    std::lock_guard lock(ctx.jump_mutex);
-    ctx.jump.reset();
+    ctx.close_jumps();
   }
 
   // 3. Statistics and the result.

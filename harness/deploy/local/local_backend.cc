@@ -171,7 +171,9 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
   if (sb->index >= 0) index_in_use_[static_cast<std::size_t>(sb->index)] = false;
 }
 
-std::vector<EgressTarget> LocalBackend::egress_targets() const {
+std::vector<EgressTarget> LocalBackend::egress_targets() const { return world_targets(); }
+
+std::vector<EgressTarget> world_targets() {
   using A = EgressTarget;
   return {
       A{"target", "target.example.com", 80, "http", "target.example.com", "internet"},
