@@ -5,7 +5,9 @@
 // picks one by name.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,14 @@ struct SandboxHandle {
   nlohmann::json facts;
 };
 
+// What a platform did with a config it must refuse ("fail loudly").
+struct RefusalProbe {
+  bool refused = false;      // the submission failed; message holds the platform's words
+  std::string message;       // e.g. "hawk human eval start exited 1: Error: …", or what was accepted
+  bool sandbox_ran = false;  // a sandbox of the accepted eval reached Running
+  std::string detail;        // the pods seen while watching, for the report
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -81,6 +91,13 @@ class Backend {
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;
+
+  // Submits the request's eval set only to see whether the platform refuses it; an
+  // accepted eval is watched for `watch` (is a sandbox ever Running?) and deleted at once.
+  // Backends with no platform to ask return nullopt: the policy planner stands in there.
+  virtual std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest&, std::chrono::seconds) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace isoharness::deploy

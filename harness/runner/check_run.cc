@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "harness/common/error.h"
@@ -145,10 +146,21 @@ Job job_for(const CheckConfig& config, const Planned& p, const scenario::Deploym
   throw UserError(config.scenario_path + ": no item '" + config.item_id + "'; its items are:" + ids);
 }
 
+// --deployment, else <scenarios_dir>/deployments/local.yaml, else deployments/local.yaml next
+// to the scenario file (where `plan` looks too).
+std::string deployment_for(const CheckConfig& config) {
+  if (config.deployment_path.empty()) {
+    auto beside = std::filesystem::path(config.scenario_path).parent_path() / "deployments" / "local.yaml";
+    if (!std::filesystem::exists(config.scenarios_dir + "/deployments/local.yaml") && std::filesystem::exists(beside))
+      return beside.string();
+  }
+  return find_deployment(config.deployment_path, config.scenarios_dir, "local");
+}
+
 }  // namespace
 
 RunOutcome check(const CheckConfig& config) {
-  const std::string deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, "local");
+  const std::string deployment_path = deployment_for(config);
   scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
   std::vector<Planned> planned = plan_scenarios({config.scenario_path}, profile, false);
   const Planned& p = planned.front();

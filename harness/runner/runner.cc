@@ -9,6 +9,7 @@
 
 #include "harness/common/error.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/refusal.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/sandbox_job.h"
 #include "harness/runner/session.h"
@@ -53,6 +54,11 @@ std::vector<std::string> default_scenarios(const std::string& scenarios_dir) {
     auto ext = e.path().extension().string();
     if (ext == ".yaml" || ext == ".yml") out.push_back(e.path().string());
   }
+  // Configs the platform must refuse (scenarios/refused/) run with every default set.
+  for (const auto& e : fs::directory_iterator(fs::path(scenarios_dir) / "refused", ec)) {
+    auto ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) out.push_back(e.path().string());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -71,6 +77,7 @@ RunOutcome run(const RunConfig& config) {
   if (paths.empty()) throw UserError("no scenario files found in " + config.scenarios_dir);
 
   const std::vector<std::string> gvisor_classes = gvisor_runtime_classes(profile);
+  const std::vector<RefusalJob> refusals = take_refusals(paths, profile);
   std::vector<Planned> planned = plan_scenarios(paths, profile, config.deny_known_risks);
 
   std::vector<Job> jobs;
@@ -99,6 +106,7 @@ RunOutcome run(const RunConfig& config) {
     header.scenario_names.push_back(p.scenario.name);
     add_plan_findings(p.scenario.name, p.plan, header.findings);
   }
+  for (const auto& r : refusals) header.scenario_names.push_back(r.scenario.name);
   for (const auto& s : skipped)
     header.skipped.push_back(
         {{"scenario", s.scenario}, {"item_id", s.item_id}, {"runtime", s.runtime}, {"reason", s.reason}});
@@ -111,7 +119,7 @@ RunOutcome run(const RunConfig& config) {
   JobContext& ctx = session.jobs();
   ctx.tamper = config.tamper;
 
-  int total_sandboxes = 0;
+  int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;
   std::mutex print_mutex;
   int done = 0;
@@ -121,6 +129,7 @@ RunOutcome run(const RunConfig& config) {
   };
 
   if (session.start_backend()) {
+    for (const auto& r : refusals) run_refusal(r, ctx);
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> workers;
     int n = std::min<int>(config.parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));

@@ -63,6 +63,10 @@ struct Scenario {
   Matrix matrix;
   std::vector<Workload> workloads;
   double tolerance = 1.10;
+  // `expect: refused`: the config must be refused by the platform (scenarios/refused/).
+  bool expect_refused = false;
+  std::string refusal_reason;             // `reason:`, a substring the refusal must contain
+  bool refusal_or_never_running = false;  // `or_never_running: true`: accepted is fine if nothing runs
   SourceMap scenario_source;  // marks of the scenario file itself (matrix, facts)
 
   // The diagnostic for a place inside eval_set.

@@ -72,9 +72,11 @@ TEST_CASE("one-item config: one task, one item, isolation untouched, limit and e
     CHECK(three["level"] == "strict");
   }
   SECTION("node-class overrides merge, never into what is submitted") {
-    json o = one_item_config(kEvalSet, {0, 0, ""}, json{{"runner", {{"memory", "2Gi"}}}, {"limit", 5}});
+    json o = one_item_config(kEvalSet, {0, 0, ""}, json{{"runner", {{"memory", "2Gi"}}}, {"name", "x"}});
     CHECK(o["runner"]["memory"] == "2Gi");
-    CHECK(o["limit"] == 1);
+    CHECK(o["name"] == "x");
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {0, 0, ""}, json{{"limit", 5}}), UserError);
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {0, 0, ""}, json{{"isolation", "standard"}}), UserError);
   }
   SECTION("indices that name no item") {
     CHECK_THROWS_AS(one_item_config(kEvalSet, {2, 0, ""}, {}), UserError);

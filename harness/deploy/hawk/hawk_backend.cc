@@ -162,6 +162,37 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
   }
 }
 
+std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxRequest& request,
+                                                                  std::chrono::seconds watch) {
+  const HawkCli cli = cli_for(request.node_class);
+  auto started = cli.start(write_config(request), settings_.human);
+  if (!started) {
+    // Exit 1 with a message is the platform saying no; anything else (could not run,
+    // timed out, a usage error) says nothing about the config.
+    if (started.error().code < 1 || started.error().code == 2)
+      throw InfraError("submitting a config that must be refused: " + started.error().message);
+    return RefusalProbe{true, started.error().message, false, ""};
+  }
+  const std::string id = started->eval_set_id;
+  {
+    std::lock_guard lock(mutex_);
+    live_.insert({id, request.node_class});
+  }
+  RefusalProbe probe{false, "eval " + id + " was started", false, ""};
+  const auto until = Clock::now() + watch;
+  do {
+    auto st = cli.status(id);
+    if (st) {
+      probe.detail = describe_sandbox_pods(*st);
+      probe.sandbox_ran = sandbox_running(*st);
+    }
+    if (probe.sandbox_ran || Clock::now() >= until) break;
+    std::this_thread::sleep_for(2s);
+  } while (!(options_.interrupted && options_.interrupted->load()));
+  remove(cli, id);
+  return probe;
+}
+
 void HawkBackend::remove(const HawkCli& cli, const std::string& id) noexcept {
   try {
     auto r = cli.remove(id);

@@ -40,6 +40,8 @@ class HawkBackend final : public Backend {
   std::string name() const override { return "hawk"; }
   SandboxHandle deploy(const SandboxRequest& request) override;
   void destroy(const SandboxHandle& handle) noexcept override;
+  std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest& request,
+                                                       std::chrono::seconds watch) override;
   std::vector<EgressTarget> egress_targets() const override { return options_.targets; }
   nlohmann::json context() const override;
 
