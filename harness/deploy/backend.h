@@ -7,17 +7,16 @@
 
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace isoharness::deploy {
 
 // One SSH endpoint with the host key the caller must pin.
 struct SshEndpoint {
-  std::string host;      // address or name, as seen from the previous hop
+  std::string host;  // address or name, as seen from the previous hop
   int port = 22;
   std::string user;
   std::string host_key;  // OpenSSH public key line: "ssh-ed25519 AAAA..." (type + base64)
@@ -31,20 +30,20 @@ struct SshRoute {
 
 // A named place the egress probe tries to reach, provided by the backend's world.
 struct EgressTarget {
-  std::string name;   // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
-  std::string host;   // a name (resolved by isoprobe's own resolver) or an address
+  std::string name;  // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
+  std::string host;  // a name (resolved by isoprobe's own resolver) or an address
   int port = 0;
-  std::string proto;  // "tcp", "dns" or "http"
-  std::string domain; // the domain the target stands for, when it has one
-  std::string role;   // "internet", "metadata", "cluster", "sandbox", "resolver"
+  std::string proto;   // "tcp", "dns" or "http"
+  std::string domain;  // the domain the target stands for, when it has one
+  std::string role;    // "internet", "metadata", "cluster", "sandbox", "resolver"
 };
 
 struct SandboxRequest {
-  std::string run_id;          // [a-z0-9]{1,8}; everything created carries it
-  std::string name;            // unique within the run, [a-z0-9-]{1,24}
-  std::string item_id;         // the plan item id, for labels and logs
-  nlohmann::json values;       // the item's rendered sandbox values (docs/CONTRACTS.md §1)
-  std::string node_class;      // a node class of the deployment profile
+  std::string run_id;      // [a-z0-9]{1,8}; everything created carries it
+  std::string name;        // unique within the run, [a-z0-9-]{1,24}
+  std::string item_id;     // the plan item id, for labels and logs
+  nlohmann::json values;   // the item's rendered sandbox values (docs/CONTRACTS.md §1)
+  std::string node_class;  // a node class of the deployment profile
   int attempt = 1;
   std::string authorized_key;  // OpenSSH public key line the harness logs in with
 

@@ -151,7 +151,8 @@ Job job_for(const CheckConfig& config, const Planned& p, const scenario::Deploym
 std::string deployment_for(const CheckConfig& config) {
   if (config.deployment_path.empty()) {
     auto beside = std::filesystem::path(config.scenario_path).parent_path() / "deployments" / "local.yaml";
-    if (!std::filesystem::exists(config.scenarios_dir + "/deployments/local.yaml") && std::filesystem::exists(beside))
+    if (!std::filesystem::exists(config.scenarios_dir + "/deployments/local.yaml") &&
+        std::filesystem::exists(beside))
       return beside.string();
   }
   return find_deployment(config.deployment_path, config.scenarios_dir, "local");

@@ -18,18 +18,21 @@ std::string joined(const std::vector<std::string>& lines) {
 // The verdict on what the platform (or the planner) did with the config.
 verify::CheckResult judge(const scenario::Scenario& s, const deploy::RefusalProbe& probe) {
   const std::string expected =
-      "refused with an Error: message" + (s.refusal_reason.empty() ? "" : " naming '" + s.refusal_reason + "'") +
+      "refused with an Error: message" +
+      (s.refusal_reason.empty() ? "" : " naming '" + s.refusal_reason + "'") +
       (s.refusal_or_never_running ? ", or accepted with no sandbox ever Running" : "");
   auto result = [&](bool pass, std::string observed, std::string reason) {
-    return verify::CheckResult{"fail_loudly", pass ? "pass" : "fail", expected, std::move(observed), std::move(reason),
-                               probe.detail.substr(0, 4096)};
+    return verify::CheckResult{"fail_loudly",       pass ? "pass" : "fail", expected,
+                               std::move(observed), std::move(reason),      probe.detail.substr(0, 4096)};
   };
   if (probe.refused) {
     if (probe.message.find("Error:") == std::string::npos)
-      return result(false, probe.message, "fail_loudly: refused, but without an Error: message: " + probe.message);
+      return result(false, probe.message,
+                    "fail_loudly: refused, but without an Error: message: " + probe.message);
     if (!s.refusal_reason.empty() && probe.message.find(s.refusal_reason) == std::string::npos)
       return result(false, probe.message,
-                    "fail_loudly: refused, but not for the reason expected ('" + s.refusal_reason + "'): " + probe.message);
+                    "fail_loudly: refused, but not for the reason expected ('" + s.refusal_reason +
+                        "'): " + probe.message);
     return result(true, probe.message, "refused as required");
   }
   if (s.refusal_or_never_running && !probe.sandbox_ran)
@@ -42,7 +45,8 @@ verify::CheckResult judge(const scenario::Scenario& s, const deploy::RefusalProb
 
 }  // namespace
 
-std::vector<RefusalJob> take_refusals(std::vector<std::string>& paths, const scenario::DeploymentProfile& profile) {
+std::vector<RefusalJob> take_refusals(std::vector<std::string>& paths,
+                                      const scenario::DeploymentProfile& profile) {
   std::vector<RefusalJob> out;
   std::vector<std::string> rest;
   for (const auto& path : paths) {
@@ -64,11 +68,21 @@ void run_refusal(const RefusalJob& job, JobContext& ctx) {
   if (ctx.interrupted && ctx.interrupted->load()) return;
   const auto& s = job.scenario;
   const std::string name = "r" + std::to_string(++ctx.sequence);
-  nlohmann::json record = {{"id", name}, {"scenario", s.name}, {"item_id", s.name + "/refusal"}, {"task", ""},
-                           {"item", ""}, {"level", ""}, {"runtime", "-"}, {"node_class", "-"}, {"attempt", 1},
-                           {"refusal", true}, {"facts", nlohmann::json::object()},
-                           {"timings", nlohmann::json::object()}, {"posture", nullptr},
-                           {"checks", nlohmann::json::array()}, {"error", nullptr}};
+  nlohmann::json record = {{"id", name},
+                           {"scenario", s.name},
+                           {"item_id", s.name + "/refusal"},
+                           {"task", ""},
+                           {"item", ""},
+                           {"level", ""},
+                           {"runtime", "-"},
+                           {"node_class", "-"},
+                           {"attempt", 1},
+                           {"refusal", true},
+                           {"facts", nlohmann::json::object()},
+                           {"timings", nlohmann::json::object()},
+                           {"posture", nullptr},
+                           {"checks", nlohmann::json::array()},
+                           {"error", nullptr}};
   const auto started = Clock::now();
   try {
     deploy::SandboxRequest request;
@@ -78,13 +92,15 @@ void run_refusal(const RefusalJob& job, JobContext& ctx) {
     request.eval_set = s.eval_set;
     request.node_class = s.matrix.node_classes.empty() ? "tier" : s.matrix.node_classes.front();
     auto probe = ctx.backend->submit_expecting_refusal(
-        request, std::chrono::seconds(s.refusal_or_never_running ? 30 : 0));
+        request, std::chrono::seconds(s.refusal_or_never_running ? 180 : 0));
     if (!probe) {  // the planner stands in for the platform
-      probe = deploy::RefusalProbe{!job.planner_errors.empty(),
-                                   job.planner_errors.empty() ? "the planner planned it" : "Error: " + joined(job.planner_errors),
-                                   false, ""};
+      probe = deploy::RefusalProbe{
+          !job.planner_errors.empty(),
+          job.planner_errors.empty() ? "the planner planned it" : "Error: " + joined(job.planner_errors),
+          false, ""};
     }
-    record["facts"] = {{"refusal_message", probe->message.substr(0, 4096)}, {"sandbox_ran", probe->sandbox_ran}};
+    record["facts"] = {{"refusal_message", probe->message.substr(0, 4096)},
+                       {"sandbox_ran", probe->sandbox_ran}};
     record["checks"].push_back(verify::to_json(judge(s, *probe)));
   } catch (const std::exception& e) {
     record["error"] = e.what();

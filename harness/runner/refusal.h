@@ -7,10 +7,9 @@
 // is deleted at once. On the local backend the policy planner is the platform.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/runner/sandbox_job.h"
 #include "harness/scenario/scenario.h"
@@ -23,7 +22,8 @@ struct RefusalJob {
 };
 
 // Splits scenario files into refusal scenarios (returned) and the others (left in paths).
-std::vector<RefusalJob> take_refusals(std::vector<std::string>& paths, const scenario::DeploymentProfile& profile);
+std::vector<RefusalJob> take_refusals(std::vector<std::string>& paths,
+                                      const scenario::DeploymentProfile& profile);
 
 // Submits the refusal scenario through the backend (or asks the planner, for backends
 // that plan locally) and journals one record whose only check is `fail_loudly`.

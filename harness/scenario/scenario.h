@@ -67,7 +67,7 @@ struct Scenario {
   bool expect_refused = false;
   std::string refusal_reason;             // `reason:`, a substring the refusal must contain
   bool refusal_or_never_running = false;  // `or_never_running: true`: accepted is fine if nothing runs
-  SourceMap scenario_source;  // marks of the scenario file itself (matrix, facts)
+  SourceMap scenario_source;              // marks of the scenario file itself (matrix, facts)
 
   // The diagnostic for a place inside eval_set.
   Diagnostic at_eval_set(std::string_view pointer, std::string item, std::string message) const {
@@ -89,10 +89,10 @@ struct HawkSettings {
 
 // The `egress:` section: what the probes try from inside, per deployment ("host:port").
 struct EgressSettings {
-  int allowed_domain_port = 443;   // port tried on each domain an item allows
-  std::string internet_canary;     // a public host:port that must stay unreachable
-  std::string metadata;            // the cloud metadata endpoint
-  std::string cluster_api;         // the Kubernetes API as a sandbox would name it
+  int allowed_domain_port = 443;  // port tried on each domain an item allows
+  std::string internet_canary;    // a public host:port that must stay unreachable
+  std::string metadata;           // the cloud metadata endpoint
+  std::string cluster_api;        // the Kubernetes API as a sandbox would name it
 };
 
 // A node class's settings for the hawk backend: environment for the CLI and keys merged
@@ -116,7 +116,7 @@ struct DeploymentProfile {
   std::vector<std::pair<std::string, std::string>> runtime_handlers;  // class -> OCI runtime
   std::vector<std::string> node_classes;
   std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
-  std::optional<HawkSettings> hawk;      // present when backend is hawk
+  std::optional<HawkSettings> hawk;                                            // present when backend is hawk
   std::optional<EgressSettings> egress;  // absent: the backend's own world decides
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys

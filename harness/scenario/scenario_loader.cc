@@ -2,8 +2,8 @@
 // Facts are matched to items by position: `task` (index into eval_set.tasks, or a task name
 // that occurs once) and `item` (index into that task's items), optionally checked by the
 // item's `name`. See scenarios/README.md.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "harness/scenario/item_facts.h"
@@ -220,10 +220,12 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
         } else if (w[i].is_object() && w[i].contains("name") && w[i]["name"].is_string()) {
           Workload wl{w[i]["name"].get<std::string>(), 1.0};
           if (w[i].contains("weight")) {
-            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 && std::isfinite(w[i]["weight"].get<double>())) {
+            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 &&
+                std::isfinite(w[i]["weight"].get<double>())) {
               wl.weight = w[i]["weight"].get<double>();
             } else {
-              err(pointer_join(p, "weight"), "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
+              err(pointer_join(p, "weight"),
+                  "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
             }
           }
           for (const auto& [key, value] : w[i].items()) {
@@ -306,9 +308,9 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
     s.eval_set = v;
     s.eval_set_source = doc.source;
   } else {
-    static const std::set<std::string> known = {"name",      "description", "eval_set", "sandboxes",
-                                                "matrix",    "sandbox_defaults", "workloads", "parity",
-                                                "expect",    "reason",      "or_never_running"};
+    static const std::set<std::string> known = {"name",   "description",      "eval_set",        "sandboxes",
+                                                "matrix", "sandbox_defaults", "workloads",       "parity",
+                                                "expect", "reason",           "or_never_running"};
     for (const auto& [key, value] : v.items()) {
       if (!known.count(key)) {
         errors.push_back(doc.source.diagnostic(pointer_join("", key), "",

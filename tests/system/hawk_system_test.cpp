@@ -50,6 +50,7 @@ struct Platform {
   std::string state = dir.path + "/standin";
   std::string profile = dir.path + "/standin.yaml";
   std::string mode = "normal";
+  std::map<std::string, std::string> env_extra;
 
   explicit Platform(int start_timeout_s = 300) {
     test::require_system(kPrograms);
@@ -68,10 +69,12 @@ struct Platform {
                               "  non-tier: { env: { HAWK_STANDIN_NODE_CLASS: non-tier } }\n";
   }
   std::map<std::string, std::string> env() const {
-    return {{"HAWK_STANDIN_STATE", state},
-            {"HAWK_STANDIN_MODE", mode},
-            {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
-            {"HAWK_STANDIN_PROFILE", scenario("deployments/local.yaml")}};
+    std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
+                                            {"HAWK_STANDIN_MODE", mode},
+                                            {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
+                                            {"HAWK_STANDIN_PROFILE", scenario("deployments/local.yaml")}};
+    e.insert(env_extra.begin(), env_extra.end());
+    return e;
   }
   std::vector<std::string> run_argv(const std::string& out, const std::vector<std::string>& scenarios) const {
     std::vector<std::string> argv = {isoharness_bin(),
@@ -310,4 +313,63 @@ TEST_CASE("check fails a sandbox weakened behind the plan's back", "[system][haw
   auto failed = failed_controls(result_in(up.dir.path + "/out"));
   CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
   CHECK(failed.size() >= 3);
+}
+
+namespace {
+
+std::vector<std::string> refusal_scenarios() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(scenario("refused")))
+    out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("configs the platform must refuse: refused as required, on hawk and on local", "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_ROOT_TASKS"] = "binary_analysis";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, refusal_scenarios());
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(out);
+  REQUIRE(result["sandboxes"].size() == refusal_scenarios().size());
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s.dump());
+    REQUIRE(s["checks"].size() == 1);
+    CHECK(s["checks"][0]["control"] == "fail_loudly");
+    CHECK(s["checks"][0]["status"] == "pass");
+  }
+  p.require_nothing_left();
+
+  std::vector<std::string> argv = {
+      isoharness_bin(),    "run",    "--out",        p.dir.path + "/local",
+      "--isoprobe-bundle", bundle(), "--deployment", scenario("deployments/local.yaml")};
+  for (const auto& f : refusal_scenarios()) argv.push_back(f);
+  auto planner = run_command(argv, {.deadline = 600s, .merge_stderr = true});
+  REQUIRE(planner);
+  INFO(planner->out);
+  CHECK(planner->exit_code == 0);
+  CHECK(failed_controls(result_in(p.dir.path + "/local")).empty());
+}
+
+TEST_CASE("a platform that accepts everything fails fail_loudly, naming each config", "[system][hawk]") {
+  Platform p;
+  p.mode = "accept-everything";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, refusal_scenarios());
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  json result = result_in(out);
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s.dump());
+    CHECK(s["checks"][0]["status"] == "fail");
+    CHECK_THAT(r.out, Catch::Contains(s["scenario"].get<std::string>()));
+    CHECK_THAT(s["checks"][0]["reason"].get<std::string>(),
+               Catch::Contains("accepted a config it must refuse"));
+  }
+  CHECK(result["sandboxes"].size() == refusal_scenarios().size());
+  p.require_nothing_left();
 }

@@ -182,11 +182,14 @@ std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxR
   const auto until = Clock::now() + watch;
   do {
     auto st = cli.status(id);
+    bool refused_by_kubelet = false;
     if (st) {
       probe.detail = describe_sandbox_pods(*st);
       probe.sandbox_ran = sandbox_running(*st);
+      for (const auto& pod : st->pods)
+        for (const auto& c : pod.containers) refused_by_kubelet |= c.reason == "CreateContainerConfigError";
     }
-    if (probe.sandbox_ran || Clock::now() >= until) break;
+    if (probe.sandbox_ran || refused_by_kubelet || Clock::now() >= until) break;
     std::this_thread::sleep_for(2s);
   } while (!(options_.interrupted && options_.interrupted->load()));
   remove(cli, id);
