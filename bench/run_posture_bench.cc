@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "harness/common/subprocess.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/local/ssh_client_files.h"
 #include "harness/runner/fanout.h"
 #include "harness/runner/live_sandbox.h"
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
     const auto& item = planned.front().plan["items"][0];
     const std::string run_id = runner::random_run_id();
     runner::RunKey key(run_id);
-    auto backend = runner::make_backend("local", profile, run_id);
+    auto backend = deploy::make_backend("local", profile, {run_id, "", false, nullptr});
     runner::JobContext ctx;
     ctx.use_key(run_id, key);
     ctx.backend = backend.get();

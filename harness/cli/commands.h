@@ -37,5 +37,6 @@ Command run_command(CLI::App& app);
 Command parity_command(CLI::App& app);
 Command history_command(CLI::App& app);
 Command selftest_command(CLI::App& app);
+Command check_command(CLI::App& app);
 
 }  // namespace isoharness::cli

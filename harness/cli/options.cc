@@ -18,9 +18,10 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 void add_sandbox_options(CLI::App* sub, const SandboxOptions& o) {
-  sub->add_option("--backend", o.backend, "Backend: local (real runc/runsc on this machine)")
+  sub->add_option("--backend", o.backend,
+                  "Backend: local (real runc/runsc on this machine) or hawk (a deployment, through its CLI)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"local"}));
+      ->check(CLI::IsMember({"local", "hawk"}));
   sub->add_option("--deployment", o.deployment,
                   "Deployment profile (default: <scenarios-dir>/deployments/<backend>.yaml)");
   CLI::Option* scenarios_dir = sub->add_option(

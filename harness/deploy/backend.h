@@ -1,20 +1,22 @@
 // The backend interface: deploy one sandbox for one plan item, runtime, node class and
 // attempt; hand back how to reach it over SSH; destroy it. The local backend
 // (deploy/local) builds real runc/runsc containers in namespaces on this machine; the hawk
-// backend (deploy/hawk) drives a real deployment through the hawk CLI.
+// backend (deploy/hawk) drives a real deployment through the hawk CLI. deploy/factory
+// picks one by name.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace isoharness::deploy {
 
 // One SSH endpoint with the host key the caller must pin.
 struct SshEndpoint {
-  std::string host;      // address or name, as seen from the previous hop
+  std::string host;  // address or name, as seen from the previous hop
   int port = 22;
   std::string user;
   std::string host_key;  // OpenSSH public key line: "ssh-ed25519 AAAA..." (type + base64)
@@ -28,20 +30,20 @@ struct SshRoute {
 
 // A named place the egress probe tries to reach, provided by the backend's world.
 struct EgressTarget {
-  std::string name;   // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
-  std::string host;   // a name (resolved by isoprobe's own resolver) or an address
+  std::string name;  // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
+  std::string host;  // a name (resolved by isoprobe's own resolver) or an address
   int port = 0;
-  std::string proto;  // "tcp", "dns" or "http"
-  std::string domain; // the domain the target stands for, when it has one
-  std::string role;   // "internet", "metadata", "cluster", "sandbox", "resolver"
+  std::string proto;   // "tcp", "dns" or "http"
+  std::string domain;  // the domain the target stands for, when it has one
+  std::string role;    // "internet", "metadata", "cluster", "sandbox", "resolver"
 };
 
 struct SandboxRequest {
-  std::string run_id;          // [a-z0-9]{1,8}; everything created carries it
-  std::string name;            // unique within the run, [a-z0-9-]{1,24}
-  std::string item_id;         // the plan item id, for labels and logs
-  nlohmann::json values;       // the item's rendered sandbox values (docs/CONTRACTS.md §1)
-  std::string node_class;      // a node class of the deployment profile
+  std::string run_id;      // [a-z0-9]{1,8}; everything created carries it
+  std::string name;        // unique within the run, [a-z0-9-]{1,24}
+  std::string item_id;     // the plan item id, for labels and logs
+  nlohmann::json values;   // the item's rendered sandbox values (docs/CONTRACTS.md §1)
+  std::string node_class;  // a node class of the deployment profile
   int attempt = 1;
   std::string authorized_key;  // OpenSSH public key line the harness logs in with
   // Test seam only (`isoharness selftest`, harness/selftest; the local backend's names are
@@ -49,6 +51,14 @@ struct SandboxRequest {
   // back, to prove verify catches each. Empty in every real run. A backend refuses a name
   // it does not know; it never ignores one.
   std::vector<std::string> test_weakenings;
+
+  // For backends that submit the eval-set config itself (hawk): the scenario's eval set,
+  // where the item sits in it, and a runtime class to ask for in the item's isolation
+  // (a matrix runtime its plan does not already give; empty = as written).
+  nlohmann::json eval_set;
+  std::size_t task_index = 0;
+  std::size_t item_index = 0;
+  std::string add_runtime_class;
 };
 
 struct SandboxHandle {
@@ -62,6 +72,14 @@ struct SandboxHandle {
   // exec (argv prefix with which the harness runs a command inside it), probe (isoprobe's
   // path inside it), ...}; absent or empty when the item has only `default`.
   nlohmann::json facts;
+};
+
+// What a platform did with a config it must refuse ("fail loudly").
+struct RefusalProbe {
+  bool refused = false;      // the submission failed; message holds the platform's words
+  std::string message;       // e.g. "hawk human eval start exited 1: Error: …", or what was accepted
+  bool sandbox_ran = false;  // a sandbox of the accepted eval reached Running
+  std::string detail;        // the pods seen while watching, for the report
 };
 
 class Backend {
@@ -81,6 +99,13 @@ class Backend {
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;
+
+  // Submits the request's eval set only to see whether the platform refuses it; an
+  // accepted eval is watched for `watch` (is a sandbox ever Running?) and deleted at once.
+  // Backends with no platform to ask return nullopt: the policy planner stands in there.
+  virtual std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest&, std::chrono::seconds) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace isoharness::deploy

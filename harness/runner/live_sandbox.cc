@@ -10,19 +10,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// The run's jump connection, (re)opened under the context's lock.
-transport::JumpConnection& jump_for(JobContext& ctx, const deploy::SshEndpoint& jump) {
-  std::lock_guard lock(ctx.jump_mutex);
-  if (!ctx.jump || !ctx.jump->alive()) {
-    auto conn = transport::JumpConnection::connect(jump, ctx.credentials, ctx.host_key_policy, 20s);
-    if (!conn)
-      throw InfraError("cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) + ": " +
-                       conn.error().message);
-    ctx.jump = std::move(conn.value());
-  }
-  return *ctx.jump;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 }  // namespace
@@ -45,7 +34,7 @@ transport::SandboxSession& LiveSandbox::connect(std::chrono::milliseconds deadli
   std::string last;
   while (Clock::now() < until) {
     if (ctx_.interrupted && ctx_.interrupted->load()) throw InfraError("interrupted");
-    auto& jump = jump_for(ctx_, route.jump);
+    auto& jump = ctx_.jump_for(route.jump);
     auto s = jump.open(route.sandbox, 10s);
     if (s) {
       session_ = std::move(s.value());

@@ -24,6 +24,7 @@ struct Job {
   std::string node_class;
   int attempts = 1;
   std::vector<std::string> weakenings;  // selftest only: applied by JobContext::weaken
+  const nlohmann::json* eval_set = nullptr;  // the scenario's eval set (backends that submit it)
 };
 
 // A scenario with its plan, and the same scenario planned as if its eval set named the

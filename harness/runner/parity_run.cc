@@ -20,6 +20,7 @@
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/runner/run_support.h"
 #include "harness/verify/verify.h"
 #include "reports/reports.h"
@@ -350,7 +351,8 @@ void deploy_and_measure(const ParityConfig& config, ParityInput& in, JobContext&
                         const std::string& run_id, Measurements& m, Clock::time_point started) {
   std::unique_ptr<deploy::Backend> backend;
   try {
-    backend = make_backend(config.backend, in.profile, run_id);
+    backend = deploy::make_backend(config.backend, in.profile,
+                                   {run_id, config.out_dir, config.accept_new_host_keys, &g_interrupted});
     ctx.backend = backend.get();
     m.backend_context = backend->context();
     deploy_cells(in, ctx, m);
@@ -361,8 +363,7 @@ void deploy_and_measure(const ParityConfig& config, ParityInput& in, JobContext&
     m.infra_error = e.what();
   }
   for (auto& cell : in.cells) cell.sandbox.reset();  // destroy sandboxes before the world
-  std::lock_guard lock(ctx.jump_mutex);
-  ctx.jump.reset();
+  ctx.close_jumps();
 }
 
 // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the workload

@@ -9,7 +9,6 @@
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
 #include "harness/common/subprocess.h"
-#include "harness/deploy/local/local_backend.h"
 
 namespace isoharness::runner {
 
@@ -18,7 +17,9 @@ namespace fs = std::filesystem;
 std::atomic<bool> g_interrupted{false};
 
 namespace {
-void on_signal(int) { g_interrupted = true; }
+void on_signal(int) {
+  g_interrupted = true;
+}
 }  // namespace
 
 SignalGuard::SignalGuard() {
@@ -48,8 +49,9 @@ RunKey::RunKey(const std::string& run_id) {
   if (!::mkdtemp(tmpl)) throw InfraError("cannot create a temporary directory for the run's SSH key");
   dir_ = tmpl;
   private_path_ = dir_ + "/id_ed25519";
-  auto r = run_command({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-" + run_id, "-f", private_path_},
-                       RunOptions{.deadline = std::chrono::seconds(20)});
+  auto r = run_command(
+      {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-" + run_id, "-f", private_path_},
+      RunOptions{.deadline = std::chrono::seconds(20)});
   if (!r || !r->ok()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -65,7 +67,8 @@ RunKey::~RunKey() {
   fs::remove_all(dir_, ec);
 }
 
-std::string find_deployment(const std::string& given, const std::string& scenarios_dir, const std::string& backend) {
+std::string find_deployment(const std::string& given, const std::string& scenarios_dir,
+                            const std::string& backend) {
   if (!given.empty()) return given;
   if (scenarios_dir.empty()) throw UserError(resolve_path(kScenariosDir).problem);
   std::string p = scenarios_dir + "/deployments/" + backend + ".yaml";
@@ -78,14 +81,6 @@ std::string find_isoprobe_bundle(const std::string& given, const std::string& bu
   ResolvedPath bundle = resolve_path(item, given);
   if (!bundle.found()) throw UserError(bundle.problem);
   return bundle.path;
-}
-
-std::unique_ptr<deploy::Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
-                                              const std::string& run_id) {
-  if (backend != "local") throw UserError("backend '" + backend + "' is not available in this build; use local");
-  deploy::local::LocalOptions options;
-  options.run_id = run_id;
-  return deploy::local::make_local_backend(profile.raw, options);
 }
 
 }  // namespace isoharness::runner

@@ -1,6 +1,6 @@
-// What `run` and `parity` both need around their sandboxes: a run id, a key pair for the
-// run, signal handling that lets every sandbox be torn down, and where the deployment
-// profile, scenarios and isoprobe bundle are.
+// What `run`, `parity` and `check` need around their sandboxes: a run id, a key pair for
+// the run, signal handling that lets every sandbox be torn down, and where the deployment
+// profile, scenarios and isoprobe bundle are. Backends are made in deploy/factory.
 #pragma once
 
 #include <atomic>
@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 
-#include "harness/deploy/backend.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::runner {
@@ -61,10 +60,5 @@ inline constexpr const char* kPostureAgentDir = "isoprobe-posture";
 // (agent), else <prefix>/lib/isoharness/<build_dir>, else the build tree's
 // (harness/common/install_paths.h); UserError when there is none.
 std::string find_isoprobe_bundle(const std::string& given, const std::string& build_dir = kFullBundleDir);
-
-// The backend named by the profile's kind; throws UserError for an unknown one and
-// InfraError when it cannot start (e.g. the local world cannot be built).
-std::unique_ptr<deploy::Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
-                                              const std::string& run_id);
 
 }  // namespace isoharness::runner

@@ -19,7 +19,9 @@ using namespace std::chrono_literals;
 
 constexpr const char* kMarkerName = ".isoharness-attempt";  // written after each attempt
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string target_flag(const deploy::EgressTarget& t) {
   return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
@@ -49,9 +51,13 @@ verify::CheckResult check_fresh(transport::SandboxSession& session, int attempt)
   if (!marker) throw InfraError("exec in sandbox failed: " + marker.error().message);
   bool stale = marker->exit_code == 0;
   return verify::CheckResult{
-      "fresh_sandbox", stale ? "fail" : "pass", "no file from an earlier attempt",
-      stale ? "found " + std::string(kMarkerName) + ": " + marker->out.substr(0, 200) : "clean home directory",
-      stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its disk) was reused"
+      "fresh_sandbox",
+      stale ? "fail" : "pass",
+      "no file from an earlier attempt",
+      stale ? "found " + std::string(kMarkerName) + ": " + marker->out.substr(0, 200)
+            : "clean home directory",
+      stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its "
+              "disk) was reused"
             : (attempt > 1 ? "the marker written by attempt " + std::to_string(attempt - 1) + " is absent"
                            : "first attempt: nothing from earlier runs"),
       ""};
@@ -69,27 +75,39 @@ void write_marker(transport::SandboxSession& session, const std::string& text) {
   if (!up) throw InfraError("writing the attempt marker failed: " + up.error().message);
 }
 
-bool jump_lost(JobContext& ctx) {
+std::string endpoint_key(const deploy::SshEndpoint& e) {
+  return e.user + "@" + e.host + ":" + std::to_string(e.port);
+}
+
+// Whether the jump connection this sandbox is reached through has died (the harness's own
+// path, not the sandbox's).
+bool jump_lost(JobContext& ctx, const deploy::SshEndpoint& jump) {
   std::lock_guard lock(ctx.jump_mutex);
-  return !ctx.jump || !ctx.jump->alive();
+  auto it = ctx.jumps.find(endpoint_key(jump));
+  return it == ctx.jumps.end() || !it->second || !it->second->alive();
 }
 
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
-  record["checks"].push_back(verify::to_json(check_fresh(session, attempt)));
-  // Per-attempt freshness beyond the file, and sibling services (sibling_probe.h).
-  record["checks"].push_back(verify::to_json(check_fresh_process(session, attempt)));
-  std::string seen_instance;
-  record["checks"].push_back(verify::to_json(
-      check_fresh_dns(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance)));
-  resolver_instance = seen_instance;
+  if (!ctx.existing_sandbox) {
+    record["checks"].push_back(verify::to_json(check_fresh(session, attempt)));
+    // Per-attempt freshness beyond the file, and sibling services (sibling_probe.h).
+    record["checks"].push_back(verify::to_json(check_fresh_process(session, attempt)));
+    std::string seen_instance;
+    record["checks"].push_back(verify::to_json(
+        check_fresh_dns(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance)));
+    resolver_instance = seen_instance;
+  }
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe();
 
+  std::vector<deploy::EgressTarget> targets = ctx.targets;
+  if (ctx.item_targets)
+    for (auto& t : ctx.item_targets(job.item)) targets.push_back(std::move(t));
   std::vector<std::string> argv = {kRemoteProbe, "posture", "--deadline-ms",
                                    std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
                                    "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
-  for (const auto& target : ctx.targets) {
+  for (const auto& target : targets) {
     argv.push_back("--target");
     argv.push_back(target_flag(target));
   }
@@ -104,7 +122,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   // connection (the harness's own path, not the sandbox's) is an infrastructure failure.
   auto read = read_posture(result, ctx.posture_deadline);
   if (!read) {
-    if (!result && jump_lost(ctx)) throw InfraError("the jump connection died while isoprobe ran: " + result.error().message);
+    if (!result && jump_lost(ctx, sandbox.handle().route.jump)) throw InfraError("the jump connection died while isoprobe ran: " + result.error().message);
     record["checks"].push_back(verify::to_json(posture_unreadable(read.error().message)));
     return;
   }
@@ -113,13 +131,15 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
 
   const nlohmann::json expect = job.item.contains("expect") ? job.item["expect"] : nlohmann::json::object();
   for (const auto& c :
-       verify::verify_sandbox({expect, posture, ctx.host, ctx.targets, job.item.value("level", "standard")}))
+       verify::verify_sandbox({expect, posture, ctx.host, targets, job.item.value("level", "standard")}))
     record["checks"].push_back(verify::to_json(c));
   check_siblings(job.item.value("values", nlohmann::json::object()), sandbox.handle().facts, posture,
                  ctx.targets, record);
 
-  write_marker(session, ctx.run_id + " " + record.value("id", "") + "\n");
-  leave_process_marker(session);
+  if (!ctx.existing_sandbox) {
+    write_marker(session, ctx.run_id + " " + record.value("id", "") + "\n");
+    leave_process_marker(session);
+  }
 }
 
 // Deploys once the context's gate lets it (a job's later attempts and jobs with more
@@ -143,6 +163,35 @@ void retire(JobContext& ctx, std::unique_ptr<LiveSandbox> sandbox) {
 
 }  // namespace
 
+transport::JumpConnection& JobContext::jump_for(const deploy::SshEndpoint& jump) {
+  std::lock_guard lock(jump_mutex);
+  auto& conn = jumps[endpoint_key(jump)];
+  if (conn && conn->alive()) return *conn;
+  if (conn) {  // dead: keep what it accepted, then reconnect
+    for (auto& k : conn->accepted_keys()) accepted_keys.push_back(std::move(k));
+    conn.reset();
+  }
+  if (jump_key_must_be_pinned && jump.host_key.empty() && host_key_policy.known_hosts_path.empty())
+    throw InfraError(
+        "the jumphost " + endpoint_key(jump) +
+        " has no pinned key: sandbox keys are accepted on first use only through a pinned jumphost "
+        "(set hawk.jumphost_host_key, or pass --accept-new-host-keys)");
+  auto opened = transport::JumpConnection::connect(jump, credentials, host_key_policy, 20s);
+  if (!opened)
+    throw InfraError("cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) + ": " +
+                     opened.error().message);
+  conn = std::move(opened.value());
+  return *conn;
+}
+
+void JobContext::close_jumps() {
+  std::lock_guard lock(jump_mutex);
+  for (auto& [key, conn] : jumps)
+    if (conn)
+      for (auto& k : conn->accepted_keys()) accepted_keys.push_back(std::move(k));
+  jumps.clear();
+}
+
 deploy::SandboxRequest make_request(const Job& job, int attempt, const std::string& name, JobContext& ctx) {
   deploy::SandboxRequest request;
   request.run_id = ctx.run_id;
@@ -153,6 +202,14 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
   request.attempt = attempt;
   request.authorized_key = ctx.public_key_line;
   request.test_weakenings = ctx.test_weakenings;
+  if (job.eval_set) {
+    request.eval_set = *job.eval_set;
+    request.task_index = job.item.value("task_index", std::size_t{0});
+    request.item_index = job.item.value("item_index", std::size_t{0});
+    // A matrix runtime the config does not ask for is asked for the way a user would.
+    if (job.item.value("runtime_class_source", "") == "option" && job.item["runtime_class"].is_string())
+      request.add_runtime_class = job.item["runtime_class"].get<std::string>();
+  }
   if (ctx.tamper) ctx.tamper(request.item_id, job.runtime, request.values);
   if (!job.weakenings.empty()) {
     if (!ctx.weaken) throw InfraError("job names weakenings but the run has no selftest seam");

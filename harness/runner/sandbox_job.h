@@ -4,12 +4,12 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/deploy/backend.h"
 #include "harness/runner/fanout.h"
@@ -21,8 +21,9 @@
 
 namespace isoharness::runner {
 
-// Everything the jobs of one run share. The jump connection is opened on first use and
-// reopened when it dies; it is thread-safe itself.
+// Everything the jobs of one run share. Jump connections (one per jumphost endpoint: under
+// hawk each sandbox's ssh line names its own) are opened on first use and reopened when
+// they die; each is thread-safe itself.
 struct JobContext {
   // Sets the run id and logs in with the run's key (credentials and the public key line
   // handed to every sandbox).
@@ -57,8 +58,23 @@ struct JobContext {
   std::atomic<bool> infrastructure_failed{false};
   std::atomic<int> sequence{0};
 
+  // Sandbox keys are accepted on first use only through a jumphost whose key is pinned
+  // (hawk's `first-use`); --accept-new-host-keys lifts this.
+  bool jump_key_must_be_pinned = false;
+  // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
+  // no marker is left in it.
+  bool existing_sandbox = false;
+  // Extra egress targets per item (allowed domains on the deployment's port).
+  std::function<std::vector<deploy::EgressTarget>(const nlohmann::json& item)> item_targets;
+
+  // The jump connection for this jumphost endpoint (opened or reopened as needed). Throws
+  // InfraError when it cannot be reached or its key is not pinned where it must be.
+  transport::JumpConnection& jump_for(const deploy::SshEndpoint& jump);
+  // Closes every jump connection; every host key accepted on first use stays in accepted_keys.
+  void close_jumps();
+
   std::mutex jump_mutex;
-  std::unique_ptr<transport::JumpConnection> jump;
+  std::map<std::string, std::unique_ptr<transport::JumpConnection>> jumps;  // by user@host:port
   std::vector<transport::AcceptedKey> accepted_keys;
 
   // Progress line callback: (record) after each sandbox.

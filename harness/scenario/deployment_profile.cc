@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "harness/scenario/profile_sections.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::scenario {
@@ -27,6 +28,12 @@ std::string DeploymentProfile::handler_of(std::string_view runtime_class) const 
     if (cls == runtime_class) return handler;
   }
   return std::string(runtime_class);
+}
+
+const NodeClassSettings* DeploymentProfile::node_class(std::string_view wanted) const {
+  for (const auto& [name, settings] : node_class_settings)
+    if (name == wanted) return &settings;
+  return nullptr;
 }
 
 bool DeploymentProfile::is_gvisor(std::string_view runtime_class) const {
@@ -72,6 +79,8 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   if (v.contains("backend")) {
     if (v["backend"].is_string()) {
       p.backend = v["backend"].get<std::string>();
+      if (p.backend != "local" && p.backend != "hawk")
+        err("/backend", "backend must be local or hawk, not '" + p.backend + "'");
     } else {
       err("/backend", "backend must be a string (local, hawk)");
     }
@@ -142,6 +151,9 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
     }
   }
   read_egress_deadline(v, p, err);
+  if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
+  detail::read_egress_section(doc, p, errors);
+  detail::read_node_class_settings(doc, p, errors);
   if (p.name.empty()) {
     std::string stem =
         path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);

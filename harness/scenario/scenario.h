@@ -63,7 +63,11 @@ struct Scenario {
   Matrix matrix;
   std::vector<Workload> workloads;
   double tolerance = 1.10;
-  SourceMap scenario_source;  // marks of the scenario file itself (matrix, facts)
+  // `expect: refused`: the config must be refused by the platform (scenarios/refused/).
+  bool expect_refused = false;
+  std::string refusal_reason;             // `reason:`, a substring the refusal must contain
+  bool refusal_or_never_running = false;  // `or_never_running: true`: accepted is fine if nothing runs
+  SourceMap scenario_source;              // marks of the scenario file itself (matrix, facts)
 
   // The diagnostic for a place inside eval_set.
   Diagnostic at_eval_set(std::string_view pointer, std::string item, std::string message) const {
@@ -75,6 +79,35 @@ struct Scenario {
 inline constexpr int kDefaultEgressDeadlineMs = 3000;
 inline constexpr int kMaxEgressDeadlineMs = 20000;  // isoprobe's egress probe itself stops at 30 s
 
+// The `hawk:` section of a deployment profile (backend hawk): how the harness drives the
+// platform's CLI and logs in through its jumphost.
+struct HawkSettings {
+  std::string cli = "hawk";                         // program name or path
+  std::string human;                                // a registered human whose key is used
+  std::string identity_file = "~/.ssh/id_ed25519";  // that human's private key
+  std::string jumphost_host_key;                    // pinned; "" only with --accept-new-host-keys
+  std::string sandbox_host_keys = "first-use";      // "first-use" | "pinned"
+  int start_timeout_s = 900;                        // until the sandbox answers ssh-command
+};
+
+// The `egress:` section: what the probes try from inside, per deployment ("host:port").
+struct EgressSettings {
+  int allowed_domain_port = 443;  // port tried on each domain an item allows
+  std::string internet_canary;    // a public host:port that must stay unreachable
+  std::string metadata;           // the cloud metadata endpoint
+  std::string cluster_api;        // the Kubernetes API as a sandbox would name it
+};
+
+// A node class's settings for the hawk backend: environment for the CLI and keys merged
+// into every submitted eval-set config.
+struct NodeClassSettings {
+  std::vector<std::pair<std::string, std::string>> env;
+  nlohmann::json config_overrides = nlohmann::json::object();
+};
+
+// Keys a node class's config_overrides may not set: what is submitted and its isolation.
+bool config_override_reserved(std::string_view key);
+
 struct DeploymentProfile {
   std::string name;
   std::string backend;                               // "local", "hawk", ...
@@ -85,12 +118,17 @@ struct DeploymentProfile {
   bool sandbox_runtime_class_is_default = true;
   std::vector<std::pair<std::string, std::string>> runtime_handlers;  // class -> OCI runtime
   std::vector<std::string> node_classes;
+  std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
+  std::optional<HawkSettings> hawk;                                            // present when backend is hawk
+  std::optional<EgressSettings> egress;  // absent: the backend's own world decides
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped
   // target is reported as a timeout only when it passes, so every sandbox waits this long;
   // it must cover the slowest allowed target's answer on this deployment.
   int egress_deadline_ms = kDefaultEgressDeadlineMs;
+
+  const NodeClassSettings* node_class(std::string_view name) const;
 
   bool offers(std::string_view runtime_class) const;
   // The OCI runtime behind a class: runtime_handlers, else the class name itself.

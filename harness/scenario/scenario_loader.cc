@@ -2,8 +2,8 @@
 // Facts are matched to items by position: `task` (index into eval_set.tasks, or a task name
 // that occurs once) and `item` (index into that task's items), optionally checked by the
 // item's `name`. See scenarios/README.md.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "harness/scenario/item_facts.h"
@@ -220,10 +220,12 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
         } else if (w[i].is_object() && w[i].contains("name") && w[i]["name"].is_string()) {
           Workload wl{w[i]["name"].get<std::string>(), 1.0};
           if (w[i].contains("weight")) {
-            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 && std::isfinite(w[i]["weight"].get<double>())) {
+            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 &&
+                std::isfinite(w[i]["weight"].get<double>())) {
               wl.weight = w[i]["weight"].get<double>();
             } else {
-              err(pointer_join(p, "weight"), "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
+              err(pointer_join(p, "weight"),
+                  "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
             }
           }
           for (const auto& [key, value] : w[i].items()) {
@@ -259,6 +261,35 @@ void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagn
 
 }  // namespace
 
+namespace {
+
+// `expect: refused`, `reason: TEXT`, `or_never_running: BOOL` (scenarios/refused/).
+void read_refusal_keys(const nlohmann::json& v, const SourceMap& source, Scenario& s,
+                       std::vector<Diagnostic>& errors) {
+  if (v.contains("expect")) {
+    if (v["expect"] == "refused")
+      s.expect_refused = true;
+    else
+      errors.push_back(source.diagnostic("/expect", "", "expect must be 'refused' (or left out)"));
+  }
+  if (v.contains("reason")) {
+    if (v["reason"].is_string() && !v["reason"].get<std::string>().empty())
+      s.refusal_reason = v["reason"].get<std::string>();
+    else
+      errors.push_back(source.diagnostic("/reason", "", "reason must be a non-empty string"));
+  }
+  if (v.contains("or_never_running")) {
+    if (v["or_never_running"].is_boolean())
+      s.refusal_or_never_running = v["or_never_running"].get<bool>();
+    else
+      errors.push_back(source.diagnostic("/or_never_running", "", "or_never_running must be true or false"));
+  }
+  if (!s.expect_refused && (v.contains("reason") || v.contains("or_never_running")))
+    errors.push_back(source.diagnostic("/reason", "", "reason and or_never_running go with expect: refused"));
+}
+
+}  // namespace
+
 Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
   YamlDocument doc = parse_yaml(yaml_text, path);
   Scenario s;
@@ -277,14 +308,16 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
     s.eval_set = v;
     s.eval_set_source = doc.source;
   } else {
-    static const std::set<std::string> known = {"name",   "description",      "eval_set",  "sandboxes",
-                                                "matrix", "sandbox_defaults", "workloads", "parity"};
+    static const std::set<std::string> known = {"name",   "description",      "eval_set",        "sandboxes",
+                                                "matrix", "sandbox_defaults", "workloads",       "parity",
+                                                "expect", "reason",           "or_never_running"};
     for (const auto& [key, value] : v.items()) {
       if (!known.count(key)) {
         errors.push_back(doc.source.diagnostic(pointer_join("", key), "",
                                                "unknown scenario key '" + key +
                                                    "' (known: name, description, eval_set, sandbox_defaults, "
-                                                   "sandboxes, matrix, workloads, parity; "
+                                                   "sandboxes, matrix, workloads, parity, expect, reason, "
+                                                   "or_never_running; "
                                                    "eval-set keys go under eval_set)"));
       }
     }
@@ -297,6 +330,7 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
     }
     if (v.contains("description") && v["description"].is_string())
       s.description = v["description"].get<std::string>();
+    read_refusal_keys(v, doc.source, s, errors);
     if (v["eval_set"].is_string()) {
       // A separate eval-set file, relative to the scenario.
       std::string ref = v["eval_set"].get<std::string>();

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "harness/common/error.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
@@ -181,15 +182,15 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   json backend_context;
   std::string infra_error;
   try {
-    auto backend = runner::make_backend(config.backend, p.profile, run_id);
+    auto backend = deploy::make_backend(config.backend, p.profile,
+                                        {run_id, config.out_dir, false, &runner::g_interrupted});
     ctx.backend = backend.get();
     ctx.targets = backend->egress_targets();
     backend_context = backend->context();
     std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
     start_peer(p, ctx, peer);
     run_jobs(p.jobs.jobs, config.parallel, ctx);
-    std::lock_guard lock(ctx.jump_mutex);
-    ctx.jump.reset();
+    ctx.close_jumps();
   } catch (const InfraError& e) {
     infra_error = e.what();
     std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());

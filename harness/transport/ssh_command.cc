@@ -20,8 +20,9 @@ Error parse_error(const std::string& what) {
   return make_error("ssh command: " + what);
 }
 
-// POSIX-shell-like word splitting without any expansion. Refuses what a shell would run.
-Expected<std::vector<std::string>> split_words(std::string_view s) {
+}  // namespace
+
+Expected<std::vector<std::string>> split_shell_words(std::string_view s) {
   std::vector<std::string> words;
   std::string cur;
   bool in_word = false;
@@ -65,6 +66,8 @@ Expected<std::vector<std::string>> split_words(std::string_view s) {
   return words;
 }
 
+namespace {
+
 Expected<int> parse_port(std::string_view text, std::string_view item) {
   int port = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
@@ -89,9 +92,9 @@ bool valid_host(std::string_view h, bool v6) {
   });
 }
 
-// "[user@]host[:port]", "[user@][v6]:port", "ssh://[user@]host[:port]". Port stays at
-// `port` (the caller's default) when absent.
-Expected<deploy::SshEndpoint> parse_endpoint(std::string_view text, std::string_view item, bool allow_port) {
+}  // namespace
+
+Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item, bool allow_port) {
   deploy::SshEndpoint ep;
   ep.port = 0;
   bool uri = text.substr(0, 6) == "ssh://";
@@ -142,6 +145,8 @@ Expected<deploy::SshEndpoint> parse_endpoint(std::string_view text, std::string_
   return ep;
 }
 
+namespace {
+
 std::string lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -157,7 +162,7 @@ Expected<deploy::SshRoute> parse_ssh_command(std::string_view command) {
   }
   while (!command.empty() && command.front() == ' ') command.remove_prefix(1);
   if (command.substr(0, 2) == "$ ") command.remove_prefix(2);  // a copied prompt
-  auto words_or = split_words(command);
+  auto words_or = split_shell_words(command);
   if (!words_or) return words_or.error();
   std::vector<std::string> words = std::move(*words_or);
   std::size_t i = 0;
@@ -234,13 +239,13 @@ Expected<deploy::SshRoute> parse_ssh_command(std::string_view command) {
   if (jump_text->find(',') != std::string::npos) return parse_error("several jump hops are not supported");
   if (!destination) return parse_error("no destination: expected user@host after the options");
 
-  auto jump = parse_endpoint(*jump_text, "jumphost", true);
+  auto jump = parse_ssh_endpoint(*jump_text, "jumphost", true);
   if (!jump) return jump.error();
   if (jump->user.empty())
     return parse_error(fmt::format("jumphost '{}' has no user (expected user@host)", jump->host));
   if (jump->port == 0) jump->port = 22;
 
-  auto sandbox = parse_endpoint(*destination, "destination", false);
+  auto sandbox = parse_ssh_endpoint(*destination, "destination", false);
   if (!sandbox) return sandbox.error();
   if (login_user) {
     if (!valid_user(*login_user))

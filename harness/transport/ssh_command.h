@@ -4,7 +4,9 @@
 // shell would treat as code (; | & $ ` < > ( ) and newlines) is refused.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/common/expected.h"
 #include "harness/deploy/backend.h"
@@ -18,5 +20,14 @@ namespace isoharness::transport {
 // a remote command, a missing user, bad ports or host names, shell syntax. Host keys are
 // left empty: they come from the deployment profile and the backend.
 Expected<deploy::SshRoute> parse_ssh_command(std::string_view command);
+
+// POSIX-shell-like word splitting without any expansion; refuses what a shell would run
+// (; | & $ ` < > ( ) { } * ? ! # and control characters).
+Expected<std::vector<std::string>> split_shell_words(std::string_view text);
+
+// "[user@]host[:port]", "[user@][v6addr]:port", "ssh://[user@]host[:port]". The port is 0
+// when absent; a port without ssh:// is refused unless allow_port. `item` names the place
+// in error messages.
+Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item, bool allow_port);
 
 }  // namespace isoharness::transport

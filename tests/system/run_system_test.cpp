@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "harness/common/subprocess.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/policy/plan.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/run_support.h"
@@ -159,7 +160,7 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   auto profile = scenario::load_deployment(scenarios() + "/deployments/local.yaml");
   const std::string run_id = runner::random_run_id();
   runner::RunKey key(run_id);
-  auto backend = runner::make_backend("local", profile, run_id);
+  auto backend = deploy::make_backend("local", profile, {run_id, dir.path, false, nullptr});
 
   runner::JobContext ctx;
   ctx.use_key(run_id, key);

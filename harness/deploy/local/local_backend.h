@@ -77,6 +77,10 @@ class LocalBackend : public Backend {
 
 std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, LocalOptions options = {});
 
+// The egress targets of every local world (the same addresses in each): what the probes
+// try, also for `isoharness check` on a sandbox from `isoharness local up`.
+std::vector<EgressTarget> world_targets();
+
 // Where isoharness-world-helper is: $ISOHARNESS_WORLD_HELPER, else
 // <prefix>/lib/isoharness/, else the build tree's (harness/common/install_paths.h); empty
 // when none is found.

@@ -1,0 +1,53 @@
+// `isoharness check SCENARIO --item ID --ssh "ssh -J …"`: verify one sandbox that is already
+// running against the item's plan, the way `run` verifies the sandboxes it makes.
+#include <cstdio>
+#include <memory>
+
+#include "harness/cli/commands.h"
+#include "harness/runner/check_run.h"
+
+namespace isoharness::cli {
+
+Command check_command(CLI::App& app) {
+  auto cfg = std::make_shared<runner::CheckConfig>();
+  CLI::App* sub = app.add_subcommand(
+      "check",
+      "Verify one running sandbox (a human baseliner's, one made by hand, one from `isoharness local up`) "
+      "against one item of a scenario's plan, reached with its `ssh -J …` line: same probes, checks, reports "
+      "and exit codes as run. Nothing is deployed or torn down. Exit 0 pass, 1 a check failed, 2 bad input, "
+      "3 infrastructure failure.");
+  sub->add_option("scenario", cfg->scenario_path, "Scenario file or bare eval-set config")->required();
+  sub->add_option("--item", cfg->item_id, "Item id, as `isoharness plan --format json` prints it")
+      ->required();
+  sub->add_option(
+         "--ssh", cfg->ssh_line,
+         "The sandbox's ssh command: ssh -J [user@]jump[:port] [-p PORT] [-i FILE] [-o K=V] [-l USER] "
+         "[user@]host")
+      ->required();
+  sub->add_option("--runtime", cfg->runtime,
+                  "Judge as runc or gvisor (default: as the plan resolves the item)")
+      ->check(CLI::IsMember({"runc", "gvisor"}));
+  sub->add_option("--identity", cfg->identity_file,
+                  "Private key (default: the line's -i, else ~/.ssh/id_ed25519)");
+  auto* kh =
+      sub->add_option("--known-hosts", cfg->known_hosts, "known_hosts file pinning the jumphost and sandbox");
+  sub->add_flag("--accept-new-host-keys", cfg->accept_new_host_keys,
+                "Accept (and record) host keys nothing pins; a changed key is always refused")
+      ->excludes(kh);
+  sub->add_option("--deployment", cfg->deployment_path,
+                  "Deployment profile: runtime classes, egress targets, hawk pins (default: "
+                  "<scenarios-dir>/deployments/local.yaml)");
+  sub->add_option("--scenarios-dir", cfg->scenarios_dir, "Where the default profile lives")
+      ->capture_default_str();
+  sub->add_option("--out", cfg->out_dir, "Output directory for result.json and the reports")
+      ->capture_default_str();
+  sub->add_option("--isoprobe-bundle", cfg->isoprobe_bundle, "Directory of the isoprobe bundle");
+
+  return {sub, [cfg]() -> int {
+            auto outcome = runner::check(*cfg);
+            for (const auto& r : outcome.reports) std::fprintf(stderr, "wrote %s\n", r.c_str());
+            return outcome.exit_code;
+          }};
+}
+
+}  // namespace isoharness::cli

@@ -1,0 +1,230 @@
+#include "harness/deploy/hawk/hawk_backend.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "harness/common/error.h"
+#include "harness/deploy/hawk/one_item_config.h"
+#include "harness/deploy/hawk/ssh_line.h"
+#include "harness/transport/host_key.h"
+
+namespace isoharness::deploy::hawk {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string read_bounded(const std::string& path, std::size_t max) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(max, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max));
+  text.resize(in ? max : static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+// Under `pinned`, the sandbox's key must be listed in the known_hosts file the ssh line names.
+std::string pinned_sandbox_key(const SshLine& line) {
+  const auto& sb = line.route.sandbox;
+  if (line.known_hosts.empty())
+    throw InfraError(
+        "hawk.sandbox_host_keys is pinned, but the ssh-command line names no UserKnownHostsFile "
+        "holding the sandbox's key");
+  auto keys = transport::known_hosts_keys(read_bounded(expand_home(line.known_hosts), 1 << 20),
+                                          line.known_hosts, sb.host, sb.port);
+  if (!keys || keys->empty() || keys->front().revoked)
+    throw InfraError(fmt::format("hawk.sandbox_host_keys is pinned, but {} holds no key for {}:{}{}",
+                                 line.known_hosts, sb.host, sb.port,
+                                 keys ? "" : ": " + keys.error().message));
+  return keys->front().line();
+}
+
+}  // namespace
+
+HawkBackend::HawkBackend(scenario::DeploymentProfile profile, HawkOptions options)
+    : profile_(std::move(profile)), options_(std::move(options)) {
+  ISOHARNESS_CHECK(profile_.hawk.has_value());
+  settings_ = *profile_.hawk;
+  if (!options_.runner)
+    options_.runner = [](const auto& argv, const auto& o) { return run_command(argv, o); };
+  ::mkdir(options_.work_dir.c_str(), 0700);
+}
+
+HawkBackend::~HawkBackend() {
+  std::set<std::pair<std::string, std::string>> left;
+  {
+    std::lock_guard lock(mutex_);
+    left.swap(live_);
+  }
+  for (const auto& [id, node_class] : left) remove(cli_for(node_class), id);
+}
+
+HawkCli HawkBackend::cli_for(const std::string& node_class) const {
+  const auto* nc = profile_.node_class(node_class);
+  return HawkCli(settings_.cli, nc ? nc->env : Env{}, options_.runner);
+}
+
+std::string HawkBackend::write_config(const SandboxRequest& request) const {
+  const auto* nc = profile_.node_class(request.node_class);
+  nlohmann::json config =
+      one_item_config(request.eval_set, {request.task_index, request.item_index, request.add_runtime_class},
+                      nc ? nc->config_overrides : nlohmann::json::object());
+  // JSON is YAML: every string stays quoted, so no YAML reader turns "no" into false.
+  const std::string path = options_.work_dir + "/" + options_.run_id + "-" + request.name + ".yaml";
+  std::ofstream out(path, std::ios::trunc);
+  out << config.dump(2) << "\n";
+  if (!out) throw InfraError("cannot write the eval-set config " + path);
+  return path;
+}
+
+// ssh-command in short rounds, hawk status between them, until the line comes or time is up.
+std::string HawkBackend::wait_for_ssh_line(const HawkCli& cli, const std::string& id) const {
+  const auto until = Clock::now() + std::chrono::seconds(settings_.start_timeout_s);
+  std::string last_error;
+  std::optional<EvalStatus> last_status;
+  while (Clock::now() < until) {
+    if (options_.interrupted && options_.interrupted->load())
+      throw InfraError("interrupted while waiting for eval " + id);
+    auto left = std::chrono::duration_cast<std::chrono::seconds>(until - Clock::now());
+    int step = static_cast<int>(std::max<long>(1, std::min(left.count(), options_.poll_step.count())));
+    auto round = Clock::now();
+    auto out = cli.ssh_command(id, step);
+    if (out && out->find("ssh ") != std::string::npos) return *out;
+    last_error = out ? "ssh-command printed no ssh line" : out.error().message;
+    auto st = cli.status(id);
+    if (st) {
+      last_status = *st;
+      for (const auto& p : st->pods)
+        if (p.component == "sandbox" && p.phase == "Failed")
+          throw InfraError(
+              fmt::format("eval {}: the sandbox pod failed: {}", id, describe_sandbox_pods(*st)));
+    }
+    if (Clock::now() - round < 1s) std::this_thread::sleep_for(1s);
+  }
+  throw InfraError(
+      fmt::format("eval {}: no sandbox answered within {} s (hawk.start_timeout_s); last: {}; {}", id,
+                  settings_.start_timeout_s, last_error,
+                  last_status ? describe_sandbox_pods(*last_status) : "hawk status gave nothing"));
+}
+
+SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
+  const HawkCli cli = cli_for(request.node_class);
+  const std::string config = write_config(request);
+  const auto t0 = Clock::now();
+  auto started = cli.start(config, settings_.human);
+  if (!started) throw InfraError("the platform did not start the eval: " + started.error().message);
+  const std::string id = started->eval_set_id;
+  {
+    std::lock_guard lock(mutex_);
+    live_.insert({id, request.node_class});
+  }
+  try {
+    const double start_s = seconds_since(t0);
+    const std::string text = wait_for_ssh_line(cli, id);
+    auto line = parse_ssh_line(text);
+    if (!line) throw InfraError(fmt::format("eval {}: {}", id, line.error().message));
+    SandboxHandle h;
+    h.name = id;
+    h.route = line->route;
+    h.route.jump.host_key = settings_.jumphost_host_key;
+    if (settings_.sandbox_host_keys == "pinned") h.route.sandbox.host_key = pinned_sandbox_key(*line);
+    nlohmann::json findings = nlohmann::json::array();
+    if (started->unknown_config_keys)
+      findings.push_back({{"code", "platform_unknown_config_keys"},
+                          {"message",
+                           "the platform warned about config keys it does not know (so it may not "
+                           "apply them; verification shows what the sandbox got): " +
+                               started->warning}});
+    h.facts = {
+        {"backend", "hawk"},
+        {"eval_set_id", id},
+        {"node_class", request.node_class},
+        {"runtime_requested", request.add_runtime_class.empty() ? "as written" : request.add_runtime_class},
+        {"config", config},
+        {"jumphost", fmt::format("{}@{}:{}", h.route.jump.user, h.route.jump.host, h.route.jump.port)},
+        {"sandbox",
+         fmt::format("{}@{}:{}", h.route.sandbox.user, h.route.sandbox.host, h.route.sandbox.port)},
+        {"sandbox_host_keys", settings_.sandbox_host_keys},
+        {"hawk_start_s", start_s},
+        {"hawk_ready_s", seconds_since(t0)},
+        {"platform_findings", findings}};
+    return h;
+  } catch (...) {
+    remove(cli, id);
+    throw;
+  }
+}
+
+std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxRequest& request,
+                                                                  std::chrono::seconds watch) {
+  const HawkCli cli = cli_for(request.node_class);
+  auto started = cli.start(write_config(request), settings_.human);
+  if (!started) {
+    // Exit 1 with a message is the platform saying no; anything else (could not run,
+    // timed out, a usage error) says nothing about the config.
+    if (started.error().code < 1 || started.error().code == 2)
+      throw InfraError("submitting a config that must be refused: " + started.error().message);
+    return RefusalProbe{true, started.error().message, false, ""};
+  }
+  const std::string id = started->eval_set_id;
+  {
+    std::lock_guard lock(mutex_);
+    live_.insert({id, request.node_class});
+  }
+  RefusalProbe probe{false, "eval " + id + " was started", false, ""};
+  const auto until = Clock::now() + watch;
+  do {
+    auto st = cli.status(id);
+    bool refused_by_kubelet = false;
+    if (st) {
+      probe.detail = describe_sandbox_pods(*st);
+      probe.sandbox_ran = sandbox_running(*st);
+      for (const auto& pod : st->pods)
+        for (const auto& c : pod.containers) refused_by_kubelet |= c.reason == "CreateContainerConfigError";
+    }
+    if (probe.sandbox_ran || refused_by_kubelet || Clock::now() >= until) break;
+    std::this_thread::sleep_for(2s);
+  } while (!(options_.interrupted && options_.interrupted->load()));
+  remove(cli, id);
+  return probe;
+}
+
+void HawkBackend::remove(const HawkCli& cli, const std::string& id) noexcept {
+  try {
+    auto r = cli.remove(id);
+    if (!r) r = cli.remove(id);
+    if (!r)
+      std::fprintf(stderr, "hawk: %s — delete eval %s by hand\n", r.error().message.c_str(), id.c_str());
+    std::lock_guard lock(mutex_);
+    for (auto it = live_.begin(); it != live_.end();) it = it->first == id ? live_.erase(it) : std::next(it);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hawk: deleting eval %s failed: %s\n", id.c_str(), e.what());
+  }
+}
+
+void HawkBackend::destroy(const SandboxHandle& handle) noexcept {
+  std::string node_class;
+  try {
+    node_class = handle.facts.value("node_class", "");
+  } catch (...) {
+  }
+  remove(cli_for(node_class), handle.name);
+}
+
+nlohmann::json HawkBackend::context() const {
+  return {{"backend", "hawk"},
+          {"hawk_cli", settings_.cli},
+          {"hawk_human", settings_.human},
+          {"deployment", profile_.name},
+          {"sandbox_host_keys", settings_.sandbox_host_keys},
+          {"jumphost_host_key_pinned", !settings_.jumphost_host_key.empty()}};
+}
+
+}  // namespace isoharness::deploy::hawk

@@ -1,0 +1,61 @@
+// The hawk backend: one sandbox = one human-baseline eval on a real deployment.
+//
+//   deploy:  write the one-item eval-set config, `hawk human eval start`, then alternate
+//            `hawk human eval ssh-command ID --timeout T` with `hawk status ID` until the
+//            sandbox answers or hawk.start_timeout_s passes (then: the sandbox pods' phase,
+//            reasons and events in the error, and the eval deleted).
+//   destroy: `hawk delete ID`, always; evals still live when the backend goes are deleted too.
+//
+// The route comes from the ssh-command line; the jumphost key is the profile's pin, a
+// sandbox key is accepted on first use (through the pinned jumphost) or must be pinned.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/deploy/backend.h"
+#include "harness/deploy/hawk/hawk_cli.h"
+#include "harness/scenario/scenario.h"
+
+namespace isoharness::deploy::hawk {
+
+struct HawkOptions {
+  std::string run_id;
+  std::string work_dir;                      // where the submitted configs are written
+  std::vector<EgressTarget> targets;         // what the probes try
+  std::atomic<bool>* interrupted = nullptr;  // stops the wait for a sandbox
+  HawkCli::Runner runner;                    // empty: run_command (tests replace it)
+  std::chrono::seconds poll_step{15};        // ssh-command --timeout per round
+};
+
+class HawkBackend final : public Backend {
+ public:
+  HawkBackend(scenario::DeploymentProfile profile, HawkOptions options);
+  ~HawkBackend() override;
+
+  std::string name() const override { return "hawk"; }
+  SandboxHandle deploy(const SandboxRequest& request) override;
+  void destroy(const SandboxHandle& handle) noexcept override;
+  std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest& request,
+                                                       std::chrono::seconds watch) override;
+  std::vector<EgressTarget> egress_targets() const override { return options_.targets; }
+  nlohmann::json context() const override;
+
+ private:
+  HawkCli cli_for(const std::string& node_class) const;
+  std::string write_config(const SandboxRequest& request) const;
+  std::string wait_for_ssh_line(const HawkCli& cli, const std::string& id) const;
+  void remove(const HawkCli& cli, const std::string& id) noexcept;
+
+  scenario::DeploymentProfile profile_;
+  scenario::HawkSettings settings_;
+  HawkOptions options_;
+  mutable std::mutex mutex_;
+  std::set<std::pair<std::string, std::string>> live_;  // (eval set id, node class)
+};
+
+}  // namespace isoharness::deploy::hawk

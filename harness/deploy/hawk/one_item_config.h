@@ -1,0 +1,25 @@
+// The eval-set config the hawk backend submits for one sandbox: the scenario's eval set
+// reduced to one task and one item, with every isolation block untouched, `limit: 1` and
+// `epochs: 1`, and the node class's config overrides merged in. A matrix runtime the item's
+// plan does not already give (gVisor for a standard item) is asked for the way a user would:
+// `runtime_class: <hardened class>` in that item's isolation block.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace isoharness::deploy::hawk {
+
+struct OneItem {
+  std::size_t task_index = 0;
+  std::size_t item_index = 0;
+  std::string add_runtime_class;  // empty: the item is submitted as written
+};
+
+// Throws UserError when the indices do not name an item of eval_set. Overrides are merged
+// key by key (objects recursively); they may not touch tasks, isolation, limit or epochs.
+nlohmann::json one_item_config(const nlohmann::json& eval_set, const OneItem& which,
+                               const nlohmann::json& overrides);
+
+}  // namespace isoharness::deploy::hawk

@@ -1,0 +1,54 @@
+// Reading what `hawk status ID` prints: JSON whose `pod_status.pods[]` describe the eval's
+// pods (name, namespace, phase, component, container_statuses[], events[]). The text comes
+// from a platform and may be hostile or simply newer than this code: every size is bounded,
+// a value of the wrong type is dropped (and noted), and `pod_status` may be null. Text only.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/common/expected.h"
+
+namespace isoharness::deploy::hawk {
+
+struct ContainerStatus {
+  std::string name, state, reason, message;
+  bool ready = false;
+  long restart_count = 0;
+};
+
+struct PodEvent {
+  std::string type, reason, message, timestamp;
+  long count = 0;
+};
+
+struct Pod {
+  std::string name, namespace_, phase, component;  // component: "runner", "sandbox" or ""
+  std::vector<ContainerStatus> containers;
+  std::vector<PodEvent> events;
+};
+
+struct EvalStatus {
+  bool pod_status_null = false;
+  std::vector<Pod> pods;
+  std::vector<std::string> dropped;  // what was ignored (wrong types, past a bound)
+};
+
+inline constexpr std::size_t kMaxStatusText = 4 << 20;
+inline constexpr std::size_t kMaxPods = 64;
+inline constexpr std::size_t kMaxContainers = 16;
+inline constexpr std::size_t kMaxEvents = 32;
+inline constexpr std::size_t kMaxField = 512;
+
+// Fails only when the text is not a JSON object (or is too large).
+Expected<EvalStatus> parse_status(std::string_view text);
+
+// The sandbox pods (component "sandbox"; every pod when none says so), each with phase,
+// container states and reasons, and events, on one line each: for error messages.
+std::string describe_sandbox_pods(const EvalStatus& status);
+
+// Whether a sandbox pod's phase is Running.
+bool sandbox_running(const EvalStatus& status);
+
+}  // namespace isoharness::deploy::hawk

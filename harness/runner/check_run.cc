@@ -1,0 +1,197 @@
+#include "harness/runner/check_run.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/common/error.h"
+#include "harness/deploy/factory/backend_factory.h"
+#include "harness/deploy/hawk/ssh_line.h"
+#include "harness/runner/matrix.h"
+#include "harness/runner/session.h"
+#include "harness/transport/host_key.h"
+
+namespace isoharness::runner {
+namespace {
+
+namespace hawk = deploy::hawk;
+
+std::string read_bounded(const std::string& path, std::size_t max, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(fmt::format("cannot read {} {}", what, path));
+  std::string text(max, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+// The first value of `Key value` in an ssh config file (only the two keys check needs).
+std::string config_value(const std::string& text, std::string_view key) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    auto space = line.find_first_of(" \t=", first);
+    if (space == std::string::npos) continue;
+    std::string k = line.substr(first, space - first);
+    if (k.size() != key.size() || !std::equal(k.begin(), k.end(), key.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        }))
+      continue;
+    auto v = line.find_first_not_of(" \t=", space);
+    if (v != std::string::npos) return line.substr(v, line.find_last_not_of(" \t\r") + 1 - v);
+  }
+  return "";
+}
+
+// A sandbox that was there before and stays: deploy hands back its route, destroy does nothing.
+class ExistingSandbox final : public deploy::Backend {
+ public:
+  ExistingSandbox(deploy::SshRoute route, std::vector<deploy::EgressTarget> targets, nlohmann::json facts)
+      : route_(std::move(route)), targets_(std::move(targets)), facts_(std::move(facts)) {}
+  std::string name() const override { return "existing"; }
+  deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
+    return {request.name, route_, facts_};
+  }
+  void destroy(const deploy::SandboxHandle&) noexcept override {}
+  std::vector<deploy::EgressTarget> egress_targets() const override { return targets_; }
+  nlohmann::json context() const override { return {{"backend", "existing"}}; }
+
+ private:
+  deploy::SshRoute route_;
+  std::vector<deploy::EgressTarget> targets_;
+  nlohmann::json facts_;
+};
+
+struct Login {
+  deploy::SshRoute route;
+  std::string identity;
+  bool accept_new = false;
+  bool jump_must_be_pinned = false;
+};
+
+// The first key known_hosts text lists for host:port, or "".
+std::string known_key(const std::string& text, const std::string& source, const deploy::SshEndpoint& e) {
+  auto keys = transport::known_hosts_keys(text, source, e.host, e.port);
+  if (!keys) throw UserError(keys.error().message);
+  for (const auto& k : *keys)
+    if (!k.revoked) return k.line();
+  return "";
+}
+
+// Route, key and host-key pins from the ssh line, the flags and the deployment profile.
+Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& profile) {
+  auto line = hawk::parse_ssh_line(config.ssh_line, {.allow_config_file = true});
+  if (!line) throw UserError("--ssh: " + line.error().message);
+  std::string ssh_config;
+  if (!line->config_file.empty())
+    ssh_config = read_bounded(hawk::expand_home(line->config_file), 64 * 1024, "the ssh config (-F)");
+  Login login{line->route, config.identity_file};
+  if (login.identity.empty()) login.identity = line->identity_file;
+  if (login.identity.empty()) login.identity = config_value(ssh_config, "IdentityFile");
+  if (login.identity.empty()) login.identity = "~/.ssh/id_ed25519";
+  login.identity = hawk::expand_home(login.identity);
+
+  std::string known_hosts = config.known_hosts;
+  if (known_hosts.empty()) known_hosts = line->known_hosts;
+  if (known_hosts.empty()) known_hosts = config_value(ssh_config, "UserKnownHostsFile");
+  if (!known_hosts.empty()) {
+    const std::string path = hawk::expand_home(known_hosts);
+    const std::string text = read_bounded(path, 1 << 20, "the known_hosts file");
+    login.route.jump.host_key = known_key(text, path, login.route.jump);
+    login.route.sandbox.host_key = known_key(text, path, login.route.sandbox);
+  }
+  if (login.route.jump.host_key.empty() && profile.hawk)
+    login.route.jump.host_key = profile.hawk->jumphost_host_key;
+  const bool first_use = profile.hawk && profile.hawk->sandbox_host_keys == "first-use";
+  if (config.accept_new_host_keys) {
+    login.accept_new = true;
+  } else if (login.route.jump.host_key.empty()) {
+    throw UserError(
+        "no pinned key for the jumphost " + login.route.jump.host +
+        ": pass --known-hosts FILE (or a deployment with hawk.jumphost_host_key), or --accept-new-host-keys");
+  } else if (login.route.sandbox.host_key.empty()) {
+    if (!first_use)
+      throw UserError("no pinned key for the sandbox " + login.route.sandbox.host +
+                      ": pass --known-hosts FILE, a deployment whose hawk.sandbox_host_keys is first-use, or "
+                      "--accept-new-host-keys");
+    login.accept_new = true;
+    login.jump_must_be_pinned = true;
+  }
+  return login;
+}
+
+// The plan item the sandbox is judged against, under the runtime asked for.
+Job job_for(const CheckConfig& config, const Planned& p, const scenario::DeploymentProfile& profile) {
+  const auto classes = gvisor_runtime_classes(profile);
+  for (const auto& item : p.plan["items"]) {
+    if (item.value("id", "") != config.item_id) continue;
+    std::vector<Job> jobs;
+    std::vector<Skipped> skipped;
+    const std::string runtime = config.runtime.empty() ? runtime_label(item, classes) : config.runtime;
+    nlohmann::json one = p.plan;
+    one["items"] = nlohmann::json::array({item});
+    expand_jobs(p.scenario.name, one, p.gvisor_plan, {runtime}, {"existing"}, 1, classes, jobs, skipped);
+    if (jobs.empty())
+      throw UserError("item " + config.item_id + " under " + runtime + ": " + skipped.front().reason);
+    return jobs.front();
+  }
+  std::string ids;
+  for (const auto& item : p.plan["items"]) ids += "\n  " + item.value("id", "");
+  throw UserError(config.scenario_path + ": no item '" + config.item_id + "'; its items are:" + ids);
+}
+
+// --deployment, else <scenarios_dir>/deployments/local.yaml, else deployments/local.yaml next
+// to the scenario file (where `plan` looks too).
+std::string deployment_for(const CheckConfig& config) {
+  if (config.deployment_path.empty()) {
+    auto beside = std::filesystem::path(config.scenario_path).parent_path() / "deployments" / "local.yaml";
+    if (!std::filesystem::exists(config.scenarios_dir + "/deployments/local.yaml") &&
+        std::filesystem::exists(beside))
+      return beside.string();
+  }
+  return find_deployment(config.deployment_path, config.scenarios_dir, "local");
+}
+
+}  // namespace
+
+RunOutcome check(const CheckConfig& config) {
+  const std::string deployment_path = deployment_for(config);
+  scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
+  std::vector<Planned> planned = plan_scenarios({config.scenario_path}, profile, false);
+  const Planned& p = planned.front();
+  Job job = job_for(config, p, profile);
+  Login login = login_for(config, profile);
+
+  RunSession session({"existing", &profile, deployment_path, config.out_dir, config.argv, login.accept_new,
+                      find_isoprobe_bundle(config.isoprobe_bundle), config.posture_deadline});
+  HeaderParts header;
+  header.scenario_names = {p.scenario.name};
+  header.plans[p.scenario.name] = p.plan;
+  add_plan_findings(p.scenario.name, p.plan, header.findings);
+  session.open_journal(header);
+
+  JobContext& ctx = session.jobs();
+  ctx.credentials.private_key_path = login.identity;
+  ctx.existing_sandbox = true;
+  ctx.jump_key_must_be_pinned = login.jump_must_be_pinned;
+  nlohmann::json facts = {{"backend", "existing"},
+                          {"ssh_command", config.ssh_line.substr(0, 4096)},
+                          {"jumphost", login.route.jump.user + "@" + login.route.jump.host + ":" +
+                                           std::to_string(login.route.jump.port)},
+                          {"sandbox", login.route.sandbox.user + "@" + login.route.sandbox.host + ":" +
+                                          std::to_string(login.route.sandbox.port)}};
+  std::fprintf(stderr, "isoharness check %s: item %s under %s, through %s\n", session.run_id().c_str(),
+               config.item_id.c_str(), job.runtime.c_str(), facts["jumphost"].get<std::string>().c_str());
+  if (session.start_backend(
+          std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile), std::move(facts))))
+    run_job(job, ctx);
+  return session.finish(1);
+}
+
+}  // namespace isoharness::runner

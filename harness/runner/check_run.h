@@ -1,0 +1,35 @@
+// `isoharness check`: verify one sandbox that is already running (a human baseliner's, one
+// made by hand, one from `isoharness local up`) against one item of a plan, reached through
+// the jumphost its `ssh -J …` line names, with the same probes, checks, reports and exit
+// codes as `run`. Nothing is deployed and nothing is torn down.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "harness/runner/runner.h"
+
+namespace isoharness::runner {
+
+struct CheckConfig {
+  std::string scenario_path;  // a scenario or a bare eval-set config
+  std::string item_id;        // as `plan --format json` prints it
+  std::string runtime;        // "runc" / "gvisor"; empty: as the plan resolves the item
+  std::string ssh_line;       // "ssh -J user@jump[:port] … user@sandbox"
+  std::string identity_file;  // empty: the line's -i, else ~/.ssh/id_ed25519
+  std::string known_hosts;    // pinned keys for the jumphost and the sandbox
+  bool accept_new_host_keys = false;
+  std::string deployment_path;  // empty: <scenarios_dir>/deployments/local.yaml
+  std::string scenarios_dir = "scenarios";
+  std::string out_dir = "out";
+  std::string isoprobe_bundle;
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::vector<std::string> argv;
+};
+
+// Throws UserError for bad input (an unknown item, an ssh line outside the contract, no
+// way to pin a host key); everything else is in the outcome, as for `run`.
+RunOutcome check(const CheckConfig& config);
+
+}  // namespace isoharness::runner

@@ -1,0 +1,194 @@
+#include "harness/runner/session.h"
+
+#include <cstdio>
+
+#include "harness/common/error.h"
+#include "harness/deploy/factory/backend_factory.h"
+#include "harness/deploy/hawk/ssh_line.h"
+#include "harness/runner/context.h"
+#include "reports/reports.h"
+
+namespace isoharness::runner {
+namespace {
+
+struct Tally {
+  int checks = 0, pass = 0, fail = 0, na = 0, errors = 0;
+};
+
+Tally tally(const nlohmann::json& sandboxes) {
+  Tally t;
+  for (const auto& s : sandboxes) {
+    if (!s["error"].is_null()) ++t.errors;
+    for (const auto& c : s["checks"]) {
+      ++t.checks;
+      std::string st = c.value("status", "");
+      if (st == "pass")
+        ++t.pass;
+      else if (st == "fail")
+        ++t.fail;
+      else
+        ++t.na;
+    }
+  }
+  return t;
+}
+
+// What a platform said about a sandbox (e.g. config keys it does not know) joins the run's findings.
+void add_platform_findings(nlohmann::json& result) {
+  for (const auto& s : result["sandboxes"]) {
+    if (!s.contains("facts") || !s["facts"].is_object() || !s["facts"].contains("platform_findings"))
+      continue;
+    for (const auto& f : s["facts"]["platform_findings"])
+      result["findings"].push_back({{"scenario", s.value("scenario", "")},
+                                    {"item_id", s.value("item_id", "")},
+                                    {"code", f.value("code", "")},
+                                    {"severity", "note"},
+                                    {"message", f.value("message", "")}});
+  }
+}
+
+nlohmann::json accepted_keys_json(const std::vector<transport::AcceptedKey>& keys) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : keys)
+    out.push_back({{"host", k.host}, {"port", k.port}, {"key", k.key_line}, {"fingerprint", k.fingerprint}});
+  return out;
+}
+
+}  // namespace
+
+void add_plan_findings(const std::string& scenario, const nlohmann::json& plan, nlohmann::json& findings) {
+  for (const auto& item : plan["items"])
+    for (const auto& f : item.value("findings", nlohmann::json::array()))
+      findings.push_back({{"scenario", scenario},
+                          {"item_id", item.value("id", "")},
+                          {"code", f.value("code", "")},
+                          {"severity", f.value("severity", "")},
+                          {"message", f.value("message", "")}});
+}
+
+RunSession::RunSession(SessionSetup setup) : setup_(std::move(setup)), run_id_(random_run_id()) {
+  ctx_.run_id = run_id_;
+  ctx_.isoprobe_bundle = setup_.isoprobe_bundle;
+  ctx_.host = verify::read_host_facts();
+  ctx_.posture_deadline = setup_.posture_deadline;
+  ctx_.interrupted = &g_interrupted;
+  ctx_.host_key_policy.accept_new = setup_.accept_new_host_keys;
+  if (setup_.profile) use_login(*setup_.profile);
+}
+
+RunSession::~RunSession() {
+  stop_backend();
+}
+
+// The local backend puts a key made for this run in each sandbox; on hawk the registered
+// human's key is the one the platform installed, and sandbox keys may be accepted on
+// first use, but only through the pinned jumphost.
+void RunSession::use_login(const scenario::DeploymentProfile& profile) {
+  if (setup_.backend == "hawk" && profile.hawk) {
+    ctx_.credentials.private_key_path = deploy::hawk::expand_home(profile.hawk->identity_file);
+    if (profile.hawk->sandbox_host_keys == "first-use") {
+      ctx_.jump_key_must_be_pinned = !setup_.accept_new_host_keys;
+      ctx_.host_key_policy.accept_new = true;
+    }
+    ctx_.item_targets = [&profile](const nlohmann::json& item) {
+      std::vector<std::string> domains;
+      if (item.contains("expect") && item["expect"].contains("allow_domains"))
+        for (const auto& d : item["expect"]["allow_domains"])
+          if (d.is_string()) domains.push_back(d.get<std::string>());
+      return deploy::allowed_domain_targets(profile, domains);
+    };
+    return;
+  }
+  if (setup_.backend == "local") {
+    key_.emplace(run_id_);
+    ctx_.use_key(run_id_, *key_);
+  }
+}
+
+void RunSession::open_journal(const HeaderParts& parts) {
+  nlohmann::json header = {
+      {"schema", "isoharness.result/v1"},
+      {"context", run_context(setup_.backend, setup_.deployment_path)},
+      {"run", {{"id", run_id_}, {"scenarios", parts.scenario_names}, {"argv", setup_.argv}}},
+      {"plans", parts.plans},
+      {"findings", parts.findings},
+      {"skipped", parts.skipped}};
+  journal_ = std::make_unique<Journal>(setup_.out_dir, header);
+  ctx_.journal = journal_.get();
+}
+
+bool RunSession::start_backend() {
+  try {
+    ISOHARNESS_CHECK(setup_.profile != nullptr);
+    return start_backend(
+        deploy::make_backend(setup_.backend, *setup_.profile,
+                             {run_id_, setup_.out_dir, setup_.accept_new_host_keys, &g_interrupted}));
+  } catch (const InfraError& e) {
+    infra_error_ = e.what();
+    return false;
+  }
+}
+
+bool RunSession::start_backend(std::unique_ptr<deploy::Backend> backend) {
+  try {
+    backend_ = std::move(backend);
+    ctx_.backend = backend_.get();
+    ctx_.targets = backend_->egress_targets();
+    backend_context_ = backend_->context();
+    return true;
+  } catch (const InfraError& e) {
+    infra_error_ = e.what();
+    backend_.reset();
+    ctx_.backend = nullptr;
+    return false;
+  }
+}
+
+void RunSession::stop_backend() {
+  ctx_.close_jumps();
+  backend_.reset();  // every sandbox, and the world, go here, also when a job failed
+  ctx_.backend = nullptr;
+}
+
+RunOutcome RunSession::finish(int planned_sandboxes) {
+  stop_backend();
+  nlohmann::json result = result_from_journal(setup_.out_dir + "/journal.jsonl");
+  for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
+  result["context"]["finished"] = utc_now();
+  result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
+  result["parity"] = nullptr;
+  add_platform_findings(result);
+
+  const Tally t = tally(result["sandboxes"]);
+  const bool interrupted = g_interrupted.load();
+  const bool incomplete = static_cast<int>(result["sandboxes"].size()) < planned_sandboxes;
+  const std::string verdict =
+      (!infra_error_.empty() || t.errors || interrupted || incomplete) ? "error" : (t.fail ? "fail" : "pass");
+  result["summary"] = {
+      {"sandboxes", result["sandboxes"].size()},
+      {"planned_sandboxes", planned_sandboxes},
+      {"checks", t.checks},
+      {"pass", t.pass},
+      {"fail", t.fail},
+      {"na", t.na},
+      {"errors", t.errors},
+      {"interrupted", interrupted},
+      {"infrastructure_error", infra_error_.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error_)},
+      {"verdict", verdict}};
+
+  RunOutcome outcome;
+  outcome.result_path = journal_->finalise(result);
+  outcome.reports = reports::write_all(result, setup_.out_dir);
+  outcome.exit_code =
+      verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+  if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
+  if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");
+  std::fprintf(stderr, "%s: %d sandboxes, %d checks: %d pass, %d fail, %d n/a, %d errors — result %s\n",
+               verdict == "pass" ? "PASS" : (verdict == "fail" ? "FAIL" : "ERROR"),
+               static_cast<int>(result["sandboxes"].size()), t.checks, t.pass, t.fail, t.na, t.errors,
+               outcome.result_path.c_str());
+  outcome.result = std::move(result);
+  return outcome;
+}
+
+}  // namespace isoharness::runner

@@ -1,0 +1,86 @@
+// A run session: what every command that reaches sandboxes shares, in one place. It owns
+// the run id, the signal guard, the login key, the journal with the result header, the
+// backend (and so the teardown of everything it made), and the mapping from the verdict to
+// the exit code. `run` and `check` are short sequences over it:
+//
+//   RunSession s(setup);                 // run id, SIGINT/SIGTERM guard, key, host-key policy
+//   s.open_journal(header);              // result header: context, plans, findings, skipped
+//   if (s.start_backend()) { ...run_job(job, s.jobs())... }
+//   s.stop_backend();                    // jump connections closed, every sandbox destroyed
+//   RunOutcome o = s.finish(planned);    // result.json, reports, summary line, exit code
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/deploy/backend.h"
+#include "harness/runner/journal.h"
+#include "harness/runner/run_support.h"
+#include "harness/runner/runner.h"
+#include "harness/runner/sandbox_job.h"
+#include "harness/scenario/scenario.h"
+
+namespace isoharness::runner {
+
+struct SessionSetup {
+  std::string backend;  // "local", "hawk"; "existing" for `check`
+  const scenario::DeploymentProfile* profile = nullptr;
+  std::string deployment_path;
+  std::string out_dir;
+  std::vector<std::string> argv;
+  bool accept_new_host_keys = false;
+  std::string isoprobe_bundle;  // resolved
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+};
+
+// Plans, findings and skipped jobs for the result header.
+struct HeaderParts {
+  std::vector<std::string> scenario_names;
+  nlohmann::json plans = nlohmann::json::object();
+  nlohmann::json findings = nlohmann::json::array();
+  nlohmann::json skipped = nlohmann::json::array();
+};
+
+class RunSession {
+ public:
+  // Throws InfraError when no key can be made.
+  explicit RunSession(SessionSetup setup);
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  const std::string& run_id() const { return run_id_; }
+  JobContext& jobs() { return ctx_; }
+
+  void open_journal(const HeaderParts& parts);
+  // Makes the backend named by the setup (deploy/factory), or takes the one given. An
+  // InfraError becomes the run's infrastructure error; returns whether a backend runs.
+  bool start_backend();
+  bool start_backend(std::unique_ptr<deploy::Backend> backend);
+  // Closes the jump connections and destroys the backend (every sandbox, the world).
+  void stop_backend();
+  // The result document from the journal, the summary, reports and the exit code.
+  RunOutcome finish(int planned_sandboxes);
+
+ private:
+  void use_login(const scenario::DeploymentProfile& profile);
+
+  SessionSetup setup_;
+  std::string run_id_;
+  SignalGuard signals_;
+  std::optional<RunKey> key_;
+  std::unique_ptr<Journal> journal_;
+  std::unique_ptr<deploy::Backend> backend_;
+  JobContext ctx_;
+  nlohmann::json backend_context_ = nlohmann::json::object();
+  std::string infra_error_;
+};
+
+// Findings of one plan document, flattened for the result (scenario, item_id, code, ...).
+void add_plan_findings(const std::string& scenario, const nlohmann::json& plan, nlohmann::json& findings);
+
+}  // namespace isoharness::runner

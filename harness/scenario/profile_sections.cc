@@ -1,0 +1,173 @@
+#include "harness/scenario/profile_sections.h"
+
+#include <regex>
+
+namespace isoharness::scenario::detail {
+namespace {
+
+using nlohmann::json;
+
+struct Section {
+  const YamlDocument& doc;
+  std::string base;
+  std::vector<Diagnostic>& errors;
+
+  void error(const std::string& key, std::string message) const {
+    errors.push_back(
+        doc.source.diagnostic(key.empty() ? base : pointer_join(base, key), "", std::move(message)));
+  }
+  // A non-empty string at key (when present); false (with an error) otherwise.
+  bool string_at(const json& v, const std::string& key, std::string& out) const {
+    if (!v.contains(key)) return false;
+    if (!v[key].is_string() || v[key].get<std::string>().empty()) {
+      error(key, base.substr(1) + "." + key + " must be a non-empty string, not " + brief_json(v[key]));
+      return false;
+    }
+    out = v[key].get<std::string>();
+    return true;
+  }
+  void unknown_keys(const json& v, std::initializer_list<const char*> known) const {
+    for (const auto& [key, value] : v.items()) {
+      bool ok = false;
+      for (const char* k : known) ok = ok || key == k;
+      if (!ok) error(key, "unknown key '" + key + "' in " + base.substr(1) + " (known: " + join(known) + ")");
+    }
+  }
+  static std::string join(std::initializer_list<const char*> words) {
+    std::string out;
+    for (const char* w : words) out += (out.empty() ? "" : ", ") + std::string(w);
+    return out;
+  }
+};
+
+// "host:port" with a port from 1 to 65535; the host a name or an IPv4 address.
+bool host_port(const std::string& s) {
+  static const std::regex re("[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?:([0-9]{1,5})");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return false;
+  int port = std::stoi(m[2].str());
+  return port >= 1 && port <= 65535;
+}
+
+// "type base64" (an OpenSSH public key line; a comment may follow).
+bool key_line(const std::string& s) {
+  static const std::regex re("(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)|ssh-rsa) [A-Za-z0-9+/]+=*( .*)?");
+  return std::regex_match(s, re);
+}
+
+}  // namespace
+
+}  // namespace isoharness::scenario::detail
+
+namespace isoharness::scenario {
+
+bool config_override_reserved(std::string_view key) {
+  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs";
+}
+
+}  // namespace isoharness::scenario
+
+namespace isoharness::scenario::detail {
+
+void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("hawk")) {
+    if (profile.backend == "hawk")
+      errors.push_back(
+          doc.source.diagnostic("/backend", "", "backend hawk needs a hawk: section (cli, human, ...)"));
+    return;
+  }
+  Section s{doc, "/hawk", errors};
+  if (!v["hawk"].is_object()) {
+    s.error("", "hawk must be a mapping (cli, human, identity_file, jumphost_host_key, ...)");
+    return;
+  }
+  const json& h = v["hawk"];
+  HawkSettings out;
+  s.unknown_keys(
+      h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys", "start_timeout_s"});
+  s.string_at(h, "cli", out.cli);
+  if (!s.string_at(h, "human", out.human) && !h.contains("human"))
+    s.error("", "hawk.human is required: the registered human whose key the harness logs in with");
+  static const std::regex human_re("[A-Za-z0-9][-A-Za-z0-9_.]{0,63}");
+  if (!out.human.empty() && !std::regex_match(out.human, human_re))
+    s.error("human", "hawk.human '" + out.human + "' is not a human name (letters, digits, - _ .)");
+  s.string_at(h, "identity_file", out.identity_file);
+  if (s.string_at(h, "jumphost_host_key", out.jumphost_host_key) && !key_line(out.jumphost_host_key))
+    s.error("jumphost_host_key",
+            "hawk.jumphost_host_key must be an OpenSSH public key line, \"ssh-ed25519 AAAA...\"");
+  if (s.string_at(h, "sandbox_host_keys", out.sandbox_host_keys) && out.sandbox_host_keys != "first-use" &&
+      out.sandbox_host_keys != "pinned")
+    s.error("sandbox_host_keys",
+            "hawk.sandbox_host_keys must be first-use or pinned, not '" + out.sandbox_host_keys + "'");
+  if (h.contains("start_timeout_s")) {
+    if (!h["start_timeout_s"].is_number_integer() || h["start_timeout_s"].get<long>() < 1 ||
+        h["start_timeout_s"].get<long>() > 86400)
+      s.error("start_timeout_s", "hawk.start_timeout_s must be a whole number of seconds from 1 to 86400");
+    else
+      out.start_timeout_s = h["start_timeout_s"].get<int>();
+  }
+  profile.hawk = out;
+}
+
+void read_egress_section(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("egress")) return;
+  Section s{doc, "/egress", errors};
+  if (!v["egress"].is_object()) {
+    s.error("", "egress must be a mapping (allowed_domain_port, internet_canary, metadata, cluster_api)");
+    return;
+  }
+  const json& e = v["egress"];
+  EgressSettings out;
+  s.unknown_keys(e, {"allowed_domain_port", "internet_canary", "metadata", "cluster_api"});
+  if (e.contains("allowed_domain_port")) {
+    if (!e["allowed_domain_port"].is_number_integer() || e["allowed_domain_port"].get<long>() < 1 ||
+        e["allowed_domain_port"].get<long>() > 65535)
+      s.error("allowed_domain_port", "egress.allowed_domain_port must be a port from 1 to 65535");
+    else
+      out.allowed_domain_port = e["allowed_domain_port"].get<int>();
+  }
+  for (auto [key, field] :
+       {std::pair{"internet_canary", &out.internet_canary}, std::pair{"metadata", &out.metadata},
+        std::pair{"cluster_api", &out.cluster_api}}) {
+    if (s.string_at(e, key, *field) && !host_port(*field))
+      s.error(key, std::string("egress.") + key + " must be \"host:port\", not '" + *field + "'");
+  }
+  profile.egress = out;
+}
+
+void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profile,
+                              std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("node_classes") || !v["node_classes"].is_object()) return;
+  static const std::regex env_re("[A-Za-z_][A-Za-z0-9_]{0,127}");
+  static const json kNone = json::object();
+  for (const auto& [name, settings] : v["node_classes"].items()) {
+    NodeClassSettings out;
+    Section s{doc, pointer_join("/node_classes", name), errors};
+    if (settings.is_object() && settings.contains("env")) {
+      const json& env = settings["env"];
+      if (!env.is_object()) s.error("env", "env must map variable names to strings");
+      for (const auto& [var, value] : (env.is_object() ? env : kNone).items()) {
+        if (!std::regex_match(var, env_re) || !value.is_string())
+          s.error("env", "env: '" + var + "' must be a variable name with a string value");
+        else
+          out.env.emplace_back(var, value.get<std::string>());
+      }
+    }
+    if (settings.is_object() && settings.contains("config_overrides")) {
+      const json& o = settings["config_overrides"];
+      if (!o.is_object() && !o.is_null()) s.error("config_overrides", "config_overrides must be a mapping");
+      for (const auto& [key, value] : (o.is_object() ? o : kNone).items())
+        if (config_override_reserved(key))
+          s.error("config_overrides", "config_overrides may not set '" + key +
+                                          "': a node class never changes what is submitted or its isolation");
+      if (o.is_object()) out.config_overrides = o;
+    }
+    profile.node_class_settings.emplace_back(name, std::move(out));
+  }
+}
+
+}  // namespace isoharness::scenario::detail

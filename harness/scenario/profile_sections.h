@@ -1,0 +1,18 @@
+// The sections of a deployment profile that belong to the hawk backend (`hawk:`,
+// `egress:`, and each node class's `env` / `config_overrides`), read and checked with the
+// file and line of every problem. Internal to the scenario module.
+#pragma once
+
+#include <vector>
+
+#include "harness/scenario/scenario.h"
+
+namespace isoharness::scenario::detail {
+
+void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors);
+void read_egress_section(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors);
+void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profile,
+                              std::vector<Diagnostic>& errors);
+
+}  // namespace isoharness::scenario::detail

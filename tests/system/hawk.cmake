@@ -1,0 +1,6 @@
+# System tests of the hawk backend and `isoharness check`: the real binary against the
+# stand-in hawk CLI (tests/hawk_standin/hawk), which runs real sandboxes with `local up`.
+isoharness_test(hawk_system_test SYSTEM TIMEOUT 3000
+  SOURCES system/hawk_system_test.cpp system/local_test_support.cpp
+  LIBS isoharness::runner isoharness::deploy_local)
+add_dependencies(hawk_system_test isoharness isoharness-world-helper isoprobe_bundle)

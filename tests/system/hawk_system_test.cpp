@@ -1,0 +1,375 @@
+// The hawk backend end to end: `isoharness run --backend hawk` drives the stand-in hawk CLI
+// (tests/hawk_standin/hawk), which starts a real runc or gVisor sandbox with `isoharness
+// local up` per eval. Also what a platform can do wrong (drop the runtime class, never
+// bring the sandbox up, answer `Error:`), an interrupted run, and `isoharness check` on a
+// sandbox from `local up` given only its `ssh -J` line.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/common/subprocess.h"
+#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/run_state.h"
+#include "tests/support/test_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::test::local;
+namespace dl = isoharness::deploy::local;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::vector<std::string> kPrograms = {"runc", "runsc",   "sshd", "ssh",     "ssh-keygen",
+                                            "nft",  "dnsmasq", "ip",   "nsenter", "python3"};
+
+std::string isoharness_bin() {
+  return test::binary_dir() + "/harness/cli/isoharness";
+}
+std::string standin() {
+  return test::source_dir() + "/tests/hawk_standin/hawk";
+}
+std::string scenario(const std::string& name) {
+  return test::source_dir() + "/scenarios/" + name;
+}
+std::string bundle() {
+  return test::binary_dir() + "/probes/isoprobe-bundle";
+}
+
+// A scratch platform: the stand-in's state, a registered human, a deployment profile.
+struct Platform {
+  ScratchDir dir;
+  std::string state = dir.path + "/standin";
+  std::string profile = dir.path + "/standin.yaml";
+  std::string mode = "normal";
+  std::map<std::string, std::string> env_extra;
+
+  explicit Platform(int start_timeout_s = 300) {
+    test::require_system(kPrograms);
+    std::string pub = make_login_key(dir.path);
+    auto r = run_command({standin(), "human", "register", "--name", "alice", "--ssh-key", pub},
+                         {.env_set = env()});
+    REQUIRE(r);
+    REQUIRE(r->ok());
+    std::ofstream(profile) << "name: standin\nbackend: hawk\nruntime_classes: [gvisor]\n"
+                              "sandbox_runtime_class: gvisor\nsandbox_runtime_class_is_default: false\n"
+                              "runtime_handlers: { gvisor: runsc }\nhawk:\n  cli: "
+                           << standin() << "\n  human: alice\n  identity_file: " << dir.path
+                           << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: "
+                           << start_timeout_s
+                           << "\nnode_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
+                              "  non-tier: { env: { HAWK_STANDIN_NODE_CLASS: non-tier } }\n";
+  }
+  std::map<std::string, std::string> env() const {
+    std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
+                                            {"HAWK_STANDIN_MODE", mode},
+                                            {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
+                                            {"HAWK_STANDIN_PROFILE", scenario("deployments/local.yaml")}};
+    e.insert(env_extra.begin(), env_extra.end());
+    return e;
+  }
+  std::vector<std::string> run_argv(const std::string& out, const std::vector<std::string>& scenarios) const {
+    std::vector<std::string> argv = {isoharness_bin(),
+                                     "run",
+                                     "--backend",
+                                     "hawk",
+                                     "--deployment",
+                                     profile,
+                                     "--out",
+                                     out,
+                                     "--isoprobe-bundle",
+                                     bundle(),
+                                     "--accept-new-host-keys",
+                                     "--attempts",
+                                     "1",
+                                     "--node-classes",
+                                     "tier",
+                                     "--parallel",
+                                     "2"};
+    argv.insert(argv.end(), scenarios.begin(), scenarios.end());
+    return argv;
+  }
+  RunResult run(const std::string& out, const std::vector<std::string>& scenarios) const {
+    auto r =
+        run_command(run_argv(out, scenarios), {.deadline = 2400s, .env_set = env(), .merge_stderr = true});
+    REQUIRE(r);
+    return *r;
+  }
+  // Every eval the stand-in started, and whether it was deleted.
+  std::map<std::string, std::pair<std::string, bool>> evals() const {
+    std::map<std::string, std::pair<std::string, bool>> out;
+    std::ifstream in(state + "/events.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      json e = json::parse(line);
+      if (e["event"] == "start") out[e["id"]] = {e["run_id"], false};
+      if (e["event"] == "delete") out[e["id"]].second = true;
+    }
+    return out;
+  }
+  // Nothing of any eval is left: each deleted, its `local up` run gone from the machine.
+  void require_nothing_left() const {
+    for (const auto& [id, e] : evals()) {
+      INFO("eval " << id << " (local run " << e.first << ")");
+      CHECK(e.second);
+      CHECK(leftovers_of(dl::kDefaultStateRoot, e.first).empty());
+    }
+    std::error_code ec;
+    CHECK(std::filesystem::is_empty(state + "/evals", ec));
+  }
+};
+
+json result_in(const std::string& out) {
+  return json::parse(test::read_text(out + "/result.json"));
+}
+
+std::vector<std::string> failed_controls(const json& result) {
+  std::vector<std::string> out;
+  for (const auto& s : result["sandboxes"])
+    for (const auto& c : s["checks"])
+      if (c["status"] == "fail") out.push_back(c["control"].get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run --backend hawk passes the default single-service scenarios under both runtimes",
+          "[system][hawk]") {
+  Platform p;
+  const std::string out = p.dir.path + "/out";
+  // gpu-strict is left out: whether a service has a GPU is the task's own sandbox
+  // definition, which the stand-in cannot see in a bare eval-set config.
+  RunResult r = p.run(
+      out, {scenario("gvisor-only.yaml"), scenario("mixed.yaml"), scenario("standard.yaml"),
+            scenario("strict-egress.yaml"), scenario("strict-nonroot-ro.yaml"), scenario("strict.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(out);
+  CHECK(result["summary"]["verdict"] == "pass");
+  std::set<std::string> runtimes;
+  for (const auto& s : result["sandboxes"]) {
+    CHECK(s["facts"]["backend"] == "hawk");
+    CHECK(s["error"].is_null());
+    runtimes.insert(s["runtime"].get<std::string>());
+    std::printf("timing: %-18s %-40s %-6s start->verdict %.1f s (deploy %.1f s)\n",
+                s["scenario"].get<std::string>().c_str(),
+                s["item_id"].get<std::string>().substr(0, 40).c_str(),
+                s["runtime"].get<std::string>().c_str(), s["timings"].value("total_s", 0.0),
+                s["timings"].value("deploy_s", 0.0));
+  }
+  CHECK(runtimes == std::set<std::string>{"runc", "gvisor"});
+  CHECK(result["summary"]["sandboxes"].get<int>() >= 8);
+  CHECK(result["accepted_host_keys"].size() >= result["summary"]["sandboxes"].get<std::size_t>());
+  p.require_nothing_left();
+}
+
+TEST_CASE("a platform that drops runtimeClassName fails the kernel check", "[system][hawk]") {
+  Platform p;
+  p.mode = "drop-runtime-class";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, {scenario("strict.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  auto failed = failed_controls(result_in(out));
+  CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
+  CHECK_THAT(r.out, Catch::Contains("kernel"));
+  p.require_nothing_left();
+}
+
+TEST_CASE("a sandbox that never comes up: exit 3 with the pod events, nothing left", "[system][hawk]") {
+  Platform p(8);
+  p.mode = "never-up";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, {scenario("gvisor-only.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  json result = result_in(out);
+  REQUIRE(result["sandboxes"].size() == 1);
+  std::string error = result["sandboxes"][0]["error"].get<std::string>();
+  CHECK_THAT(error, Catch::Contains("no sandbox answered within 8 s"));
+  CHECK_THAT(error, Catch::Contains("Pending"));
+  CHECK_THAT(error, Catch::Contains("FailedCreatePodSandBox"));
+  REQUIRE(p.evals().size() == 1);
+  p.require_nothing_left();
+}
+
+// A CLI error is an infrastructure failure (exit 3): the platform did not build what was
+// asked, so nothing about isolation was measured; it is not a verdict on a sandbox.
+TEST_CASE("the CLI's Error: ends the run with exit 3 and its message", "[system][hawk]") {
+  Platform p;
+  p.mode = "error";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, {scenario("gvisor-only.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.out, Catch::Contains("Error: the stand-in platform is unavailable"));
+  CHECK(p.evals().empty());
+}
+
+TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[system][hawk]") {
+  Platform p;
+  const std::string out = p.dir.path + "/out";
+  auto argv = p.run_argv(out, {scenario("standard.yaml")});
+  argv.erase(argv.begin() + 11, argv.begin() + 15);  // every attempt and node class: 8 sandboxes
+  auto pid = spawn_detached(argv, p.dir.path + "/run.log", p.env());
+  REQUIRE(pid);
+  for (int i = 0; i < 3000 && p.evals().size() < 2; ++i) std::this_thread::sleep_for(100ms);
+  REQUIRE(p.evals().size() >= 1);
+  std::this_thread::sleep_for(3s);  // somewhere in start, wait or probe
+  ::kill(*pid, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 3000 && ::waitpid(*pid, &status, WNOHANG) != *pid; ++i)
+    std::this_thread::sleep_for(100ms);
+  INFO(dl::read_file_bounded(p.dir.path + "/run.log"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(result_in(out)["summary"]["interrupted"] == true);
+  CHECK(result_in(out)["summary"]["sandboxes"].get<int>() < 8);
+  p.require_nothing_left();
+}
+
+namespace {
+
+// `isoharness local up` with values from the plan's item, and the JSON it prints when ready.
+struct LocalUp {
+  ScratchDir dir;
+  pid_t pid = -1;
+  std::string run_id = "h" + dl::new_run_id().substr(0, 7);
+  json info;
+
+  explicit LocalUp(json values) {
+    test::require_system(kPrograms);
+    make_login_key(dir.path);
+    std::ofstream(dir.path + "/values.json") << values.dump();
+    auto started = spawn_detached({isoharness_bin(), "local", "up", "--values", dir.path + "/values.json",
+                                   "--run-id", run_id, "--authorized-key", dir.path + "/id_ed25519.pub",
+                                   "--identity", dir.path + "/id_ed25519", "--json", "--hold-seconds", "600"},
+                                  dir.path + "/up.log");
+    REQUIRE(started);
+    pid = *started;
+    for (int i = 0; i < 1800 && info.is_null(); ++i) {
+      std::string text = dl::read_file_bounded(dir.path + "/up.log");
+      for (std::istringstream in(text); std::getline(in, text);)
+        if (text.rfind("{", 0) == 0) info = json::parse(text);
+      std::this_thread::sleep_for(100ms);
+    }
+    REQUIRE(info.is_object());
+  }
+  ~LocalUp() {
+    if (pid > 0) terminate_process(pid, 60000ms);
+    CHECK(leftovers_of(dl::kDefaultStateRoot, run_id).empty());
+  }
+};
+
+json plan_item(const std::string& scenario_file) {
+  auto r = run_command({isoharness_bin(), "plan", scenario_file, "--format", "json"});
+  REQUIRE(r);
+  REQUIRE(r->ok());
+  return json::parse(r->out)["items"][0];
+}
+
+RunResult check(const std::string& scenario_file, const json& item, const std::string& ssh,
+                const std::string& out) {
+  auto r = run_command({isoharness_bin(), "check", scenario_file, "--item", item["id"].get<std::string>(),
+                        "--ssh", ssh, "--out", out, "--isoprobe-bundle", bundle()},
+                       {.deadline = 600s, .merge_stderr = true});
+  REQUIRE(r);
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "[system][hawk]") {
+  const json item = plan_item(scenario("strict.yaml"));
+  LocalUp up(item["values"]);
+  const std::string ssh = up.info["ssh_command"];
+  CHECK_THAT(ssh, Catch::StartsWith("ssh ") && Catch::Contains(" -J "));
+  RunResult r = check(scenario("strict.yaml"), item, ssh, up.dir.path + "/out");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(up.dir.path + "/out");
+  REQUIRE(result["sandboxes"].size() == 1);
+  CHECK(result["sandboxes"][0]["facts"]["backend"] == "existing");
+  CHECK(result["accepted_host_keys"].empty());  // both keys pinned by local up's known_hosts
+  CHECK(failed_controls(result).empty());
+}
+
+TEST_CASE("check fails a sandbox weakened behind the plan's back", "[system][hawk]") {
+  const json item = plan_item(scenario("strict.yaml"));
+  json weakened = item["values"];
+  weakened["services"]["default"].erase("runtimeClassName");
+  weakened["services"]["default"].erase("securityContext");
+  LocalUp up(weakened);
+  RunResult r = check(scenario("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  auto failed = failed_controls(result_in(up.dir.path + "/out"));
+  CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
+  CHECK(failed.size() >= 3);
+}
+
+namespace {
+
+std::vector<std::string> refusal_scenarios() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(scenario("refused")))
+    out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("configs the platform must refuse: refused as required, on hawk and on local", "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_ROOT_TASKS"] = "binary_analysis";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, refusal_scenarios());
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(out);
+  REQUIRE(result["sandboxes"].size() == refusal_scenarios().size());
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s.dump());
+    REQUIRE(s["checks"].size() == 1);
+    CHECK(s["checks"][0]["control"] == "fail_loudly");
+    CHECK(s["checks"][0]["status"] == "pass");
+  }
+  p.require_nothing_left();
+
+  std::vector<std::string> argv = {
+      isoharness_bin(),    "run",    "--out",        p.dir.path + "/local",
+      "--isoprobe-bundle", bundle(), "--deployment", scenario("deployments/local.yaml")};
+  for (const auto& f : refusal_scenarios()) argv.push_back(f);
+  auto planner = run_command(argv, {.deadline = 600s, .merge_stderr = true});
+  REQUIRE(planner);
+  INFO(planner->out);
+  CHECK(planner->exit_code == 0);
+  CHECK(failed_controls(result_in(p.dir.path + "/local")).empty());
+}
+
+TEST_CASE("a platform that accepts everything fails fail_loudly, naming each config", "[system][hawk]") {
+  Platform p;
+  p.mode = "accept-everything";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, refusal_scenarios());
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  json result = result_in(out);
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s.dump());
+    CHECK(s["checks"][0]["status"] == "fail");
+    CHECK_THAT(r.out, Catch::Contains(s["scenario"].get<std::string>()));
+    CHECK_THAT(s["checks"][0]["reason"].get<std::string>(),
+               Catch::Contains("accepted a config it must refuse"));
+  }
+  CHECK(result["sandboxes"].size() == refusal_scenarios().size());
+  p.require_nothing_left();
+}

@@ -1,0 +1,2 @@
+isoharness_test(hawk_test SOURCES unit/hawk_ssh_line_test.cpp unit/hawk_status_test.cpp unit/hawk_backend_test.cpp
+  LIBS isoharness::deploy_hawk isoharness::deploy_factory isoharness::scenario)

@@ -1,0 +1,303 @@
+// The hawk backend at its seam: the one-item config, what the CLI prints, the deploy and
+// delete sequence against a scripted CLI, and the deployment profile's hawk sections.
+#include "harness/deploy/hawk/hawk_backend.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "harness/common/error.h"
+#include "harness/deploy/factory/backend_factory.h"
+#include "harness/deploy/hawk/hawk_cli.h"
+#include "harness/deploy/hawk/one_item_config.h"
+#include "harness/scenario/scenario.h"
+
+using namespace isoharness;
+using namespace isoharness::deploy::hawk;
+using nlohmann::json;
+
+namespace {
+
+const json kEvalSet = json::parse(R"({
+  "name": "mixed", "isolation": "standard", "limit": 20, "epochs": 3, "models": ["m"],
+  "tasks": [
+    {"package": "git+https://git.example.com/a@v1", "name": "a", "items": [
+      {"name": "one", "args": {"x": 1}},
+      {"name": "two", "isolation": "strict", "sample_ids": ["s"]}]},
+    {"package": "git+https://git.example.com/b@v1", "name": "b", "items": [
+      {"name": "three", "isolation": {"level": "strict", "allow_domains": ["target.example.com"]}}]}]
+})");
+
+constexpr const char* kProfile = R"(backend: hawk
+runtime_classes: [gvisor]
+sandbox_runtime_class: gvisor
+hawk:
+  cli: /opt/hawk
+  human: alice
+  identity_file: ~/.ssh/id_ed25519
+  jumphost_host_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIATa7TySBAxRWg7jZr8RowgcPkvoBS1hRj1AjCT4GERa"
+  sandbox_host_keys: first-use
+  start_timeout_s: 3
+egress:
+  allowed_domain_port: 443
+  internet_canary: "canary.example.com:443"
+  metadata: "169.254.169.254:80"
+  cluster_api: "kubernetes.default.svc:443"
+node_classes:
+  tier: { env: { HAWK_API_URL: "https://hawk.example.com" }, config_overrides: { runner: { memory: 2Gi } } }
+)";
+
+}  // namespace
+
+TEST_CASE("one-item config: one task, one item, isolation untouched, limit and epochs 1", "[hawk]") {
+  json c = one_item_config(kEvalSet, {0, 1, ""}, json::object());
+  REQUIRE(c["tasks"].size() == 1);
+  REQUIRE(c["tasks"][0]["items"].size() == 1);
+  CHECK(c["tasks"][0]["items"][0]["name"] == "two");
+  CHECK(c["tasks"][0]["items"][0]["isolation"] == "strict");
+  CHECK(c["isolation"] == "standard");
+  CHECK(c["limit"] == 1);
+  CHECK(c["epochs"] == 1);
+  CHECK(c["models"] == json::array({"m"}));
+  CHECK(c["tasks"][0]["package"] == "git+https://git.example.com/a@v1");
+
+  SECTION("a matrix runtime is asked for in the item's isolation, in each of its shapes") {
+    CHECK(one_item_config(kEvalSet, {0, 0, "gvisor"}, {})["tasks"][0]["items"][0]["isolation"] ==
+          json{{"runtime_class", "gvisor"}});
+    CHECK(one_item_config(kEvalSet, {0, 1, "gvisor"}, {})["tasks"][0]["items"][0]["isolation"] ==
+          json{{"level", "strict"}, {"runtime_class", "gvisor"}});
+    json three = one_item_config(kEvalSet, {1, 0, "gvisor"}, {})["tasks"][0]["items"][0]["isolation"];
+    CHECK(three["runtime_class"] == "gvisor");
+    CHECK(three["allow_domains"] == json::array({"target.example.com"}));
+    CHECK(three["level"] == "strict");
+  }
+  SECTION("node-class overrides merge, never into what is submitted") {
+    json o = one_item_config(kEvalSet, {0, 0, ""}, json{{"runner", {{"memory", "2Gi"}}}, {"name", "x"}});
+    CHECK(o["runner"]["memory"] == "2Gi");
+    CHECK(o["name"] == "x");
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {0, 0, ""}, json{{"limit", 5}}), UserError);
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {0, 0, ""}, json{{"isolation", "standard"}}), UserError);
+  }
+  SECTION("indices that name no item") {
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {2, 0, ""}, {}), UserError);
+    CHECK_THROWS_AS(one_item_config(kEvalSet, {0, 2, ""}, {}), UserError);
+  }
+}
+
+TEST_CASE("what the hawk CLI prints: the eval set id and its errors", "[hawk]") {
+  CHECK(parse_eval_set_id("Submitting...\nEval set ID: human-eval-7f3a\nView at https://x.example.com\n")
+            .value() == "human-eval-7f3a");
+  CHECK_FALSE(parse_eval_set_id("Eval set ID: ../../etc").has_value());
+  CHECK_FALSE(parse_eval_set_id("Eval set ID:").has_value());
+  CHECK_FALSE(parse_eval_set_id("nothing").has_value());
+  CHECK(cli_error_message("Traceback...\nError: strict needs a hardened runtime class\n") ==
+        "Error: strict needs a hardened runtime class");
+  CHECK(cli_error_message("\n boom\x1b[0m \n") == "boom [0m");
+  CHECK(cli_error_message("") == "(no message on stderr)");
+}
+
+namespace {
+
+// A scripted hawk CLI: answers by subcommand and records every call.
+struct FakeHawk {
+  std::vector<std::vector<std::string>> calls;
+  int ssh_failures_before_ready = 1;  // < 0: never ready
+  std::string start_err;
+  int start_exit = 0;
+
+  HawkCli::Runner runner() {
+    return [this](const std::vector<std::string>& argv, const RunOptions& o) -> Expected<RunResult> {
+      calls.push_back(argv);
+      CHECK(o.env_set.count("HAWK_API_URL") == 1);
+      RunResult r;
+      r.exited = true;
+      r.exit_code = 0;
+      const std::string& sub = argv.at(1);
+      if (sub == "human" && argv.at(3) == "start") {
+        r.exit_code = start_exit;
+        r.out = start_exit ? "" : "Eval set ID: ev-1\n";
+        r.err = start_err;
+      } else if (sub == "human" && argv.at(3) == "ssh-command") {
+        if (ssh_failures_before_ready < 0 || ssh_failures_before_ready-- > 0) {
+          r.exit_code = 1;
+          r.err = "Error: timed out waiting for the sandbox\n";
+        } else {
+          r.out = "ssh -J jump@198.51.100.130:22 -p 2222 agent@192.0.2.193\n";
+        }
+      } else if (sub == "status") {
+        r.out = R"({"pod_status": {"pods": [{"name": "sb", "namespace": "ev-1", "phase": "Pending",
+          "component": "sandbox", "events": [{"type": "Warning", "reason": "FailedScheduling",
+          "message": "0/3 nodes are available", "count": 4}]}]}})";
+      }
+      return r;
+    };
+  }
+  int count(const std::string& word) const {
+    int n = 0;
+    for (const auto& c : calls)
+      for (const auto& w : c) n += w == word;
+    return n;
+  }
+};
+
+deploy::SandboxRequest request() {
+  deploy::SandboxRequest r;
+  r.run_id = "abc123";
+  r.name = "s1";
+  r.node_class = "tier";
+  r.eval_set = kEvalSet;
+  r.task_index = 0;
+  r.item_index = 0;
+  r.add_runtime_class = "gvisor";
+  return r;
+}
+
+HawkOptions options(FakeHawk& fake, const std::string& dir) {
+  HawkOptions o;
+  o.run_id = "abc123";
+  o.work_dir = dir;
+  o.runner = fake.runner();
+  o.poll_step = std::chrono::seconds(1);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("hawk backend: start, wait, route, delete", "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit";
+  std::filesystem::remove_all(dir);
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  FakeHawk fake;
+  fake.start_err = "Warning: Unknown configuration keys found: isolation\n";
+  {
+    HawkBackend backend(profile, options(fake, dir));
+    auto h = backend.deploy(request());
+    CHECK(h.name == "ev-1");
+    CHECK(h.route.jump.host == "198.51.100.130");
+    CHECK(h.route.jump.host_key == profile.hawk->jumphost_host_key);
+    CHECK(h.route.sandbox.port == 2222);
+    CHECK(h.route.sandbox.host_key.empty());  // first use, through the pinned jumphost
+    CHECK(h.facts["runtime_requested"] == "gvisor");
+    REQUIRE(h.facts["platform_findings"].size() == 1);
+    CHECK(h.facts["platform_findings"][0]["code"] == "platform_unknown_config_keys");
+    REQUIRE(fake.calls.size() >= 4);
+    CHECK(fake.calls[0] == std::vector<std::string>{"/opt/hawk", "human", "eval", "start", fake.calls[0][4],
+                                                    "--human", "alice", "--skip-confirm"});
+    json submitted = json::parse(scenario::read_input_file(fake.calls[0][4]));
+    CHECK(submitted["tasks"][0]["items"][0]["isolation"]["runtime_class"] == "gvisor");
+    CHECK(submitted["runner"]["memory"] == "2Gi");
+    CHECK(fake.count("status") == 1);  // polled while waiting
+    CHECK(fake.count("delete") == 0);
+    backend.destroy(h);
+    CHECK(fake.count("delete") == 1);
+  }
+  CHECK(fake.count("delete") == 1);  // nothing left to delete when the backend goes
+}
+
+TEST_CASE("hawk backend: a sandbox that never comes up fails with its pods' events, and is deleted",
+          "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit2";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  FakeHawk fake;
+  fake.ssh_failures_before_ready = -1;
+  HawkBackend backend(profile, options(fake, dir));
+  try {
+    backend.deploy(request());
+    FAIL("deploy succeeded");
+  } catch (const InfraError& e) {
+    std::string m = e.what();
+    CHECK_THAT(m, Catch::Contains("no sandbox answered within 3 s"));
+    CHECK_THAT(m, Catch::Contains("pod ev-1/sb: Pending"));
+    CHECK_THAT(m, Catch::Contains("FailedScheduling: 0/3 nodes are available (x4)"));
+  }
+  CHECK(fake.count("delete") == 1);
+}
+
+TEST_CASE("hawk backend: the CLI's Error is the deploy error; nothing to delete", "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit3";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  FakeHawk fake;
+  fake.start_exit = 1;
+  fake.start_err = "Error: isolation strict needs a hardened runtime class\n";
+  HawkBackend backend(profile, options(fake, dir));
+  CHECK_THROWS_WITH(backend.deploy(request()),
+                    Catch::Contains("exited 1: Error: isolation strict needs a hardened runtime class"));
+  CHECK(fake.count("delete") == 0);
+}
+
+TEST_CASE("hawk backend: interrupted while waiting deletes the eval", "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit4";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  FakeHawk fake;
+  fake.ssh_failures_before_ready = -1;
+  std::atomic<bool> stop{true};
+  auto o = options(fake, dir);
+  o.interrupted = &stop;
+  HawkBackend backend(profile, o);
+  CHECK_THROWS_WITH(backend.deploy(request()), Catch::Contains("interrupted"));
+  CHECK(fake.count("delete") == 1);
+}
+
+TEST_CASE("deployment profile: the hawk sections, checked with file and line", "[hawk]") {
+  auto p = scenario::parse_deployment(kProfile, "staging.yaml");
+  REQUIRE(p.hawk.has_value());
+  CHECK(p.hawk->human == "alice");
+  CHECK(p.hawk->start_timeout_s == 3);
+  REQUIRE(p.egress.has_value());
+  auto targets = deploy::probe_targets(p);
+  REQUIRE(targets.size() == 3);
+  CHECK(targets[0].name == "internet-canary");
+  CHECK(targets[0].domain == "canary.example.com");
+  CHECK(targets[1].role == "metadata");
+  CHECK(targets[1].domain.empty());
+  CHECK(deploy::allowed_domain_targets(p, {"target.example.com", "*"}).size() == 1);
+  REQUIRE(p.node_class("tier") != nullptr);
+  CHECK(p.node_class("tier")->env.at(0).second == "https://hawk.example.com");
+
+  auto bad = [](const std::string& yaml) {
+    try {
+      scenario::parse_deployment(yaml, "bad.yaml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(bad("backend: hawk\n"), Catch::Contains("needs a hawk: section"));
+  CHECK_THAT(bad("backend: kube\n"), Catch::Contains("bad.yaml:1"));
+  std::string m =
+      bad("backend: hawk\nhawk:\n  human: alice\n  sandbox_host_keys: sometimes\n  start_timeout_s: -1\n"
+          "  jumphost_host_key: nope\n  colour: red\negress:\n  metadata: 169.254.169.254\n"
+          "node_classes:\n  tier: { config_overrides: { isolation: standard } }\n");
+  CHECK_THAT(m, Catch::Contains("bad.yaml:4") && Catch::Contains("first-use or pinned"));
+  CHECK_THAT(m, Catch::Contains("bad.yaml:5") && Catch::Contains("start_timeout_s"));
+  CHECK_THAT(m, Catch::Contains("bad.yaml:6") && Catch::Contains("OpenSSH public key line"));
+  CHECK_THAT(m, Catch::Contains("unknown key 'colour'"));
+  CHECK_THAT(m, Catch::Contains("bad.yaml:9") && Catch::Contains("host:port"));
+  CHECK_THAT(m, Catch::Contains("may not set 'isolation'"));
+  CHECK_THAT(bad("backend: hawk\nhawk: { cli: hawk }\n"), Catch::Contains("hawk.human is required"));
+
+  auto local = scenario::parse_deployment("backend: local\n", "local.yaml");
+  CHECK(deploy::probe_targets(local).size() > 5);  // the local world's
+  CHECK_THROWS_WITH(deploy::make_backend("local", p, {"abc", "/tmp", false, nullptr}),
+                    Catch::Contains("is for backend 'hawk'"));
+  auto unpinned = scenario::parse_deployment("backend: hawk\nhawk: { human: alice }\n", "u.yaml");
+  CHECK_THROWS_WITH(deploy::make_backend("hawk", unpinned, {"abc", "/tmp", false, nullptr}),
+                    Catch::Contains("jumphost_host_key is required"));
+}
+
+TEST_CASE("refusal scenarios: expect, reason, or_never_running", "[hawk]") {
+  auto s = scenario::parse_scenario("expect: refused\nreason: below\neval_set:\n  tasks:\n    - name: t\n"
+                                    "      items: [{ name: i }]\n",
+                                    "r.yaml");
+  CHECK(s.expect_refused);
+  CHECK(s.refusal_reason == "below");
+  CHECK_FALSE(s.refusal_or_never_running);
+  CHECK_FALSE(scenario::parse_scenario("eval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n", "n.yaml")
+                  .expect_refused);
+  CHECK_THROWS_WITH(scenario::parse_scenario("expect: accepted\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n",
+                                             "bad.yaml"),
+                    Catch::Contains("bad.yaml:1") && Catch::Contains("expect must be 'refused'"));
+  CHECK_THROWS_WITH(scenario::parse_scenario("reason: x\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n",
+                                             "bad.yaml"),
+                    Catch::Contains("go with expect: refused"));
+}
