@@ -217,11 +217,12 @@ int main(int argc, char** argv) {
         argvs.push_back(dl::ssh_argv(r, cfg, {"bash", "-c", shell_script(egress_ms)}));
       }
 
-      if (!ctx.jump && !boxes.empty()) {  // the run's one jumphost login is not part of any N
-        auto jump = transport::JumpConnection::connect(boxes.front()->handle().route.jump, ctx.credentials,
-                                                       ctx.host_key_policy, std::chrono::seconds(20));
-        if (!jump) throw std::runtime_error("jumphost: " + jump.error().message);
-        ctx.jump = std::move(*jump);
+      if (!boxes.empty()) {  // the run's one jumphost login is not part of any N
+        try {
+          (void)ctx.jump_for(boxes.front()->handle().route.jump);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(std::string("jumphost: ") + e.what());
+        }
       }
       OursTimes ours = time_isoharness(boxes, opt.parallel, egress_ms, problems);
       if (n == 1) ours_one = ours.wall;

@@ -230,7 +230,7 @@ long peak_child_rss_mib() {
 }  // namespace
 
 TEST_CASE("plan: a 50,000-item eval set is planned in bounded memory", "[plan]") {
-  TempDir dir;
+  test::TempDir dir("ih-plan-test");
   const fs::path file = dir.path / "large.yaml";
   {
     std::ofstream out(file);
@@ -259,7 +259,7 @@ TEST_CASE("plan: a 50,000-item eval set is planned in bounded memory", "[plan]")
 }
 
 TEST_CASE("plan: hostile YAML ends in exit 2 with a located message, never a crash", "[plan]") {
-  TempDir dir;
+  test::TempDir dir("ih-plan-test");
   struct Case {
     std::string text, expected;
   };

@@ -240,7 +240,7 @@ TEST_CASE("local weakenings: unknown names refused, nft accepts come first, OCI 
 
   SandboxSpec spec;
   spec.scratch = {{"work", "/home/agent"}};
-  BundleInputs bi{"runc", "s9", "/var/run/netns/x", "/ih-x", "1", "/usr", {"/usr/sbin/sshd"}, nullptr};
+  BundleInputs bi{"runc", "s9", "/var/run/netns/x", "/ih-x", "1", "/usr", {"/usr/sbin/sshd"}, {}, nullptr};
   json config = make_oci_config(spec, bi);
   std::string dir = (fs::temp_directory_path() / ("ih-selftest-" + std::to_string(::getpid()))).string();
   fs::create_directories(dir);
