@@ -87,6 +87,25 @@ bool jump_lost(JobContext& ctx, const deploy::SshEndpoint& jump) {
   return it == ctx.jumps.end() || !it->second || !it->second->alive();
 }
 
+// Leaves the file and process markers the next attempt must not find. A sandbox that will
+// not take them (a full process table, a closed channel) fails attempt_markers: that is a
+// verdict on this sandbox, and the run goes on. Only a dead jump connection, the harness's
+// own path, is an infrastructure failure.
+void leave_markers(JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record) {
+  try {
+    write_marker(sandbox.session(), ctx.run_id + " " + record.value("id", "") + "\n");
+    leave_process_marker(sandbox.session());
+  } catch (const InfraError& e) {
+    if (jump_lost(ctx, sandbox.handle().route.jump)) throw;
+    record["checks"].push_back(verify::to_json(verify::CheckResult{
+        "attempt_markers", "fail", "the next attempt's file and process markers left in the sandbox", e.what(),
+        std::string("attempt_markers: the sandbox did not take the markers the next attempt is checked "
+                    "against: ") +
+            e.what(),
+        ""}));
+  }
+}
+
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
@@ -136,10 +155,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   check_siblings(job.item.value("values", nlohmann::json::object()), sandbox.handle().facts, posture,
                  ctx.targets, record);
 
-  if (!ctx.existing_sandbox) {
-    write_marker(session, ctx.run_id + " " + record.value("id", "") + "\n");
-    leave_process_marker(session);
-  }
+  if (!ctx.existing_sandbox) leave_markers(ctx, sandbox, record);
 }
 
 // Deploys once the context's gate lets it (a job's later attempts and jobs with more

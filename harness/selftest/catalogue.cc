@@ -186,17 +186,17 @@ std::vector<Weakening> build() {
                                    "gVisor has no debugfs: runsc starts the sandbox without the mount "
                                    "and /sys/kernel/debug does not exist (observed)"),
        .backend = {"oci:debugfs"}});
-  // The sibling-services backend (another branch) names this weakening
-  // "none-sibling-reachable" and catches it with sibling:<service>. Once both are in this
-  // build, add a `none` sibling to scenarios/selftest/hardened.yaml and set .backend.
+  // The local backend knows the weakening "none-sibling-reachable", and verify catches it
+  // with sibling:<service> (tests/system/sibling_system_test.cpp proves both). To run it
+  // here, add a `none` sibling named scorer to scenarios/selftest/hardened.yaml and set
+  // .backend = {"none-sibling-reachable"}.
   w.push_back(
       {.name = "none_sibling_reachable",
        .what = "a networkMode none sibling service reachable from the agent",
        .caught_by = {"sibling:scorer"},
-       .not_applicable = everywhere_not("this build's local backend deploys no sibling services (it records "
-                                        "them as services_not_deployed), so there is no `none` sibling to "
-                                        "open; the sibling-services change brings the backend weakening "
-                                        "none-sibling-reachable and the sibling:<service> checks")});
+       .not_applicable = everywhere_not("the selftest scenario (scenarios/selftest/hardened.yaml) has no "
+                                        "network_mode none sibling to open yet; sibling_system_test applies "
+                                        "none-sibling-reachable and sees sibling:scorer fail")});
   w.push_back({.name = "attempt_disk_reused",
                .what = "attempt 2 reuses attempt 1's home directory",
                .caught_by = {"fresh_sandbox"},

@@ -26,7 +26,8 @@ std::set<std::string> registry_names() {
   REQUIRE(r.has_value());
   REQUIRE(r->ok());
   std::set<std::string> names;
-  for (const auto& w : nlohmann::json::parse(r->out).at("workloads")) names.insert(w.at("name").get<std::string>());
+  const auto listed = nlohmann::json::parse(r->out);  // kept alive: the loop reads into it
+  for (const auto& w : listed.at("workloads")) names.insert(w.at("name").get<std::string>());
   REQUIRE(names.size() > 10);
   return names;
 }

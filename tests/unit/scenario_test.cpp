@@ -194,8 +194,11 @@ TEST_CASE("deployment profiles keep every key and check the policy's", "[scenari
   auto staging = load_deployment(test::source_dir() + "/scenarios/deployments/staging.example.yaml");
   CHECK(staging.backend == "hawk");
   CHECK(staging.sandbox_runtime_class_is_default);
-  CHECK(staging.raw["jumphost"]["host"] == "203.0.113.5");
-  CHECK(staging.raw["jumphost"]["port"] == 22);
+  REQUIRE(staging.hawk.has_value());
+  CHECK(staging.hawk->jumphost_host_key.rfind("ssh-ed25519 ", 0) == 0);
+  CHECK(staging.hawk->sandbox_host_keys == "first-use");
+  REQUIRE(staging.egress.has_value());
+  CHECK(staging.egress->metadata == "169.254.169.254:80");
 
   // Absent class: offered list only. A class not offered: refused.
   auto none = parse_deployment("runtime_classes: [gvisor]\n", "n.yaml");

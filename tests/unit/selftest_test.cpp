@@ -17,6 +17,7 @@
 #include "harness/selftest/detection.h"
 #include "harness/selftest/selftest_jobs.h"
 #include "harness/verify/verify.h"
+#include "tests/unit/policy_test_util.h"
 #include "reports/selftest_reports.h"
 
 using namespace isoharness;
@@ -29,11 +30,12 @@ namespace {
 // Every control verify can name for a strict, non_root, read_only_root item probed against
 // the local world's targets and the peer: an empty posture makes each check fail by name.
 std::set<std::string> verify_controls() {
-  json expect = {{"kernel", "host"},           {"cap_eff", "0000000000000000"},
-                 {"no_new_privs", true},       {"uid", 1000},
-                 {"root_writable", false},     {"root_read_only", true},
-                 {"writable_paths", {"/tmp"}}, {"seccomp", "filtered"},
-                 {"egress_allowed", false}};
+  // The expect block the planner writes for strict (the keys verify reads, and no others).
+  const auto plan = test::plan_yaml(
+      "eval_set:\n  isolation: {level: strict, non_root: true, read_only_root: true}\n  tasks:\n"
+      "    - name: t\n      items:\n        - name: i\n");
+  REQUIRE(plan.accepted());
+  const json expect = plan.items[0].expect;
   // Capabilities observed (the per-capability checks need them); everything else missing.
   json posture = {{"observations",
                    {{{"name", "capabilities"},
