@@ -19,13 +19,13 @@ TEST_CASE("ssh-command lines in every accepted form", "[hawk]") {
   SECTION("the line among others, -J with user and port, -p, -i") {
     auto r = parse_ssh_line(
         "Waiting for the sandbox...\nReady.\n  ssh -J baseliner@jump.example.com:2022 -p 2222 "
-        "-i ~/.ssh/id_ed25519 agent@10.1.2.3\nhave fun\n");
+        "-i ~/.ssh/id_ed25519 agent@192.0.2.77\nhave fun\n");
     REQUIRE(r.has_value());
     CHECK(r->route.jump.user == "baseliner");
     CHECK(r->route.jump.host == "jump.example.com");
     CHECK(r->route.jump.port == 2022);
     CHECK(r->route.sandbox.user == "agent");
-    CHECK(r->route.sandbox.host == "10.1.2.3");
+    CHECK(r->route.sandbox.host == "192.0.2.77");
     CHECK(r->route.sandbox.port == 2222);
     CHECK(r->identity_file == "~/.ssh/id_ed25519");
   }
