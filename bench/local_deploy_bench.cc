@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
 
-    std::printf("\nlocal backend, deploy -> SSH-ready, %d runs each, interleaved (world built once in %.2f s)\n",
-                runs, world_s);
+    std::printf(
+        "\nlocal backend, deploy -> SSH-ready, %d runs each, interleaved (world built once in %.2f s)\n",
+        runs, world_s);
     std::printf("%-28s %10s %10s %10s\n", "", "median s", "min s", "max s");
     auto row = [](const char* name, const std::vector<double>& v) {
       std::printf("%-28s %10.3f %10.3f %10.3f\n", name, median(v), *std::min_element(v.begin(), v.end()),
@@ -112,8 +113,8 @@ int main(int argc, char** argv) {
     row("runsc ready (banner)", runsc.ready);
     row("runc  first ssh -J login", runc.login);
     row("runsc first ssh -J login", runsc.login);
-    std::printf("ratio runsc/runc (median): ready %.2fx, login %.2fx\n", median(runsc.ready) / median(runc.ready),
-                median(runsc.login) / median(runc.login));
+    std::printf("ratio runsc/runc (median): ready %.2fx, login %.2fx\n",
+                median(runsc.ready) / median(runc.ready), median(runsc.login) / median(runc.login));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "local_deploy_bench: %s\n", e.what());

@@ -6,8 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace isoharness::cli {
 

@@ -13,9 +13,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "harness/cli/commands.h"
 #include "harness/common/error.h"
@@ -57,7 +56,8 @@ int do_doctor(const LocalArgs& a) {
   for (const auto& c : checks) width = std::max(width, c.check.size());
   int missing = 0;
   for (const auto& c : checks) {
-    std::printf("%-4s %-*s  %s\n", c.ok ? "ok" : "FAIL", static_cast<int>(width), c.check.c_str(), c.detail.c_str());
+    std::printf("%-4s %-*s  %s\n", c.ok ? "ok" : "FAIL", static_cast<int>(width), c.check.c_str(),
+                c.detail.c_str());
     if (!c.ok) {
       ++missing;
       std::printf("     %-*s  fix: %s\n", static_cast<int>(width), "", c.how_to_fix.c_str());
@@ -70,7 +70,8 @@ int do_doctor(const LocalArgs& a) {
 
 int do_cleanup(const LocalArgs& a) {
   if (a.all == !a.run.empty()) throw UserError("local cleanup: give exactly one of --run ID or --all");
-  dl::CleanupReport r = a.all ? dl::cleanup_all(a.state_dir, a.include_live) : dl::cleanup_run(a.state_dir, a.run);
+  dl::CleanupReport r =
+      a.all ? dl::cleanup_all(a.state_dir, a.include_live) : dl::cleanup_run(a.state_dir, a.run);
   for (const auto& x : r.removed) std::printf("removed %s\n", x.c_str());
   for (const auto& x : r.skipped) std::printf("left run %s alone: its owner is still running\n", x.c_str());
   for (const auto& x : r.problems) std::fprintf(stderr, "problem: %s\n", x.c_str());
@@ -80,7 +81,8 @@ int do_cleanup(const LocalArgs& a) {
 
 std::string read_small_file(const std::string& path, const char* what) {
   std::string text = dl::read_file_bounded(path, 4 << 20);
-  if (text.empty()) throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", std::string("cannot read ") + what}});
+  if (text.empty())
+    throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", std::string("cannot read ") + what}});
   return text;
 }
 
@@ -121,7 +123,8 @@ int do_up(const LocalArgs& a) {
   BlockStopSignals signals;
   json values = json::parse(read_small_file(a.values_file, "the sandbox values"), nullptr, false);
   if (values.is_discarded())
-    throw UserError(std::vector<Diagnostic>{{a.values_file, 0, 0, "", "not valid JSON (docs/CONTRACTS.md §1)"}});
+    throw UserError(
+        std::vector<Diagnostic>{{a.values_file, 0, 0, "", "not valid JSON (docs/CONTRACTS.md §1)"}});
   json profile = a.profile_file.empty() ? dl::default_local_profile() : dl::load_profile_file(a.profile_file);
 
   dl::LocalOptions opts;
@@ -165,23 +168,30 @@ int do_up(const LocalArgs& a) {
                 {"ssh_config", cfg},
                 {"known_hosts", kh},
                 {"deploy_seconds", seconds},
-                {"jump", {{"host", h.route.jump.host}, {"port", h.route.jump.port}, {"user", h.route.jump.user},
-                          {"host_key", h.route.jump.host_key}}},
-                {"sandbox", {{"host", h.route.sandbox.host}, {"port", h.route.sandbox.port},
-                             {"user", h.route.sandbox.user}, {"host_key", h.route.sandbox.host_key}}},
+                {"jump",
+                 {{"host", h.route.jump.host},
+                  {"port", h.route.jump.port},
+                  {"user", h.route.jump.user},
+                  {"host_key", h.route.jump.host_key}}},
+                {"sandbox",
+                 {{"host", h.route.sandbox.host},
+                  {"port", h.route.sandbox.port},
+                  {"user", h.route.sandbox.user},
+                  {"host_key", h.route.sandbox.host_key}}},
                 {"facts", h.facts},
                 {"context", backend->context()}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("sandbox %s is up in %.2f s: runtime %s, node class %s, run %s\n", h.name.c_str(), seconds,
                 h.facts.value("runtime", "").c_str(), a.node_class.c_str(), backend->run_id().c_str());
-    std::printf("jumphost  %s@%s:%d  %s\n", h.route.jump.user.c_str(), h.route.jump.host.c_str(), h.route.jump.port,
-                h.route.jump.host_key.c_str());
+    std::printf("jumphost  %s@%s:%d  %s\n", h.route.jump.user.c_str(), h.route.jump.host.c_str(),
+                h.route.jump.port, h.route.jump.host_key.c_str());
     std::printf("sandbox   %s@%s:%d  %s\n", h.route.sandbox.user.c_str(), h.route.sandbox.host.c_str(),
                 h.route.sandbox.port, h.route.sandbox.host_key.c_str());
     std::printf("known_hosts %s\n\n  %s\n\n", kh.c_str(), cmd.c_str());
-    std::printf("SIGINT (Ctrl-C) or SIGTERM tears it down%s.\n",
-                a.hold_seconds > 0 ? (", or it goes after " + std::to_string(a.hold_seconds) + " s").c_str() : "");
+    std::printf(
+        "SIGINT (Ctrl-C) or SIGTERM tears it down%s.\n",
+        a.hold_seconds > 0 ? (", or it goes after " + std::to_string(a.hold_seconds) + " s").c_str() : "");
   }
   std::fflush(stdout);
   int sig = signals.wait(a.hold_seconds);
@@ -200,21 +210,28 @@ Command local_command(CLI::App& app) {
   sub->require_subcommand(1);
   sub->add_option("--state-dir", args->state_dir, "where runs keep their state")->capture_default_str();
 
-  CLI::App* doctor = sub->add_subcommand("doctor", "check every prerequisite and say how to install what is missing");
+  CLI::App* doctor =
+      sub->add_subcommand("doctor", "check every prerequisite and say how to install what is missing");
   CLI::App* cleanup = sub->add_subcommand("cleanup", "remove what a crashed run left behind");
   cleanup->add_option("--run", args->run, "the run id to remove");
   cleanup->add_flag("--all", args->all, "every recorded run whose owner is gone");
-  cleanup->add_flag("--include-live", args->include_live, "with --all: also runs whose owner is still running");
+  cleanup->add_flag("--include-live", args->include_live,
+                    "with --all: also runs whose owner is still running");
 
-  CLI::App* up = sub->add_subcommand("up", "deploy one sandbox, print how to reach it, tear down on SIGINT/SIGTERM");
+  CLI::App* up =
+      sub->add_subcommand("up", "deploy one sandbox, print how to reach it, tear down on SIGINT/SIGTERM");
   up->add_option("--values", args->values_file, "the item's rendered sandbox values (JSON)")->required();
-  up->add_option("--node-class", args->node_class, "a node class of the deployment profile")->capture_default_str();
-  up->add_option("--authorized-key", args->authorized_key_file, "public key file to log in with (default: a new key)");
+  up->add_option("--node-class", args->node_class, "a node class of the deployment profile")
+      ->capture_default_str();
+  up->add_option("--authorized-key", args->authorized_key_file,
+                 "public key file to log in with (default: a new key)");
   up->add_option("--identity", args->identity_file, "private key to name in the printed ssh config");
-  up->add_option("--profile", args->profile_file, "deployment profile (YAML or JSON; default: built-in local profile)");
+  up->add_option("--profile", args->profile_file,
+                 "deployment profile (YAML or JSON; default: built-in local profile)");
   up->add_option("--run-id", args->run_id, "run id ([a-z0-9]{1,8}; default: random)");
   up->add_option("--name", args->name, "sandbox name")->capture_default_str();
-  up->add_option("--hold-seconds", args->hold_seconds, "tear down after this many seconds (0: wait for a signal)");
+  up->add_option("--hold-seconds", args->hold_seconds,
+                 "tear down after this many seconds (0: wait for a signal)");
   up->add_flag("--json", args->json_out, "print the route, host keys and facts as one JSON line");
 
   return {sub, [args, doctor, cleanup, up]() -> int {

@@ -8,16 +8,18 @@
 
 int main(int argc, char** argv) {
   using namespace isoharness;
-  CLI::App app{"isoharness: proves eval sandboxes get the isolation their config asks for, "
-               "and measures what it costs in time."};
+  CLI::App app{
+      "isoharness: proves eval sandboxes get the isolation their config asks for, "
+      "and measures what it costs in time."};
   app.require_subcommand(1);
   std::string log_level;
   app.add_option("--log-level", log_level,
                  "diagnostic log on stderr: trace, debug, info, warn (default), error, off; "
                  "else $ISOHARNESS_LOG. A run directory always gets the debug log in isoharness.log.");
   std::vector<cli::Command> commands = {
-      cli::version_command(app), cli::plan_command(app),    cli::local_command(app),    cli::run_command(app),
-      cli::parity_command(app),  cli::history_command(app), cli::selftest_command(app), cli::check_command(app),
+      cli::version_command(app),  cli::plan_command(app),   cli::local_command(app),
+      cli::run_command(app),      cli::parity_command(app), cli::history_command(app),
+      cli::selftest_command(app), cli::check_command(app),
   };
   try {
     app.parse(argc, argv);

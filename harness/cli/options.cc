@@ -35,7 +35,8 @@ void add_sandbox_options(CLI::App* sub, const SandboxOptions& o) {
     ResolvedPath found = resolve_path(kScenariosDir);
     target = found.found() ? found.path : "";
   });
-  sub->add_option("--out", o.out_dir, "Output directory for result.json and the reports")->capture_default_str();
+  sub->add_option("--out", o.out_dir, "Output directory for result.json and the reports")
+      ->capture_default_str();
   sub->add_option("--isoprobe-bundle", o.isoprobe_bundle,
                   "Directory of the isoprobe bundle (default: $ISOHARNESS_PROBE_DIR, else "
                   "<prefix>/lib/isoharness/isoprobe-bundle, else the build tree's)");

@@ -18,17 +18,23 @@ Command parity_command(CLI::App& app) {
       "Time the scenario's workloads in one sandbox per cell (RUNTIME/NODE_CLASS), interleaved rounds, and "
       "compare every candidate cell with the baseline: ratio, 95% interval, and a verdict against the "
       "scenario's tolerance. Exit 0 parity or inconclusive, 1 regression, 2 bad input, 3 infrastructure.");
-  sub->add_option("scenario", cfg->scenario_path, "Scenario file (default: <scenarios-dir>/parity/default.yaml)");
+  sub->add_option("scenario", cfg->scenario_path,
+                  "Scenario file (default: <scenarios-dir>/parity/default.yaml)");
   add_sandbox_options(sub, {cfg->backend, cfg->deployment_path, cfg->scenarios_dir, cfg->out_dir,
                             cfg->isoprobe_bundle, cfg->accept_new_host_keys});
   sub->add_option("--baseline", cfg->baseline, "Baseline cell")->capture_default_str();
-  sub->add_option("--candidate", cfg->candidates,
-                  "Candidate cell, repeatable (default: every other cell of the scenario's matrix; the baseline "
-                  "itself gives an A/A run, the noise floor)");
-  sub->add_option("--rounds", cfg->rounds, "Rounds (default 12, or 5 with --quick)")->check(CLI::Range(1, 200));
+  sub->add_option(
+      "--candidate", cfg->candidates,
+      "Candidate cell, repeatable (default: every other cell of the scenario's matrix; the baseline "
+      "itself gives an A/A run, the noise floor)");
+  sub->add_option("--rounds", cfg->rounds, "Rounds (default 12, or 5 with --quick)")
+      ->check(CLI::Range(1, 200));
   sub->add_flag("--quick", cfg->quick, "Fewer rounds and shorter runs: a smoke check");
-  sub->add_option("--workloads", *workloads, "Comma-separated workloads (default: the scenario's); ssh_rtt is timed by the harness");
-  sub->add_option("--max-minutes", *max_minutes, "Stop starting rounds after this long")->capture_default_str()->check(CLI::Range(1, 240));
+  sub->add_option("--workloads", *workloads,
+                  "Comma-separated workloads (default: the scenario's); ssh_rtt is timed by the harness");
+  sub->add_option("--max-minutes", *max_minutes, "Stop starting rounds after this long")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 240));
   return {sub, [cfg, workloads, max_minutes]() -> int {
             cfg->workloads = split_list(*workloads);
             cfg->max_duration = std::chrono::minutes(*max_minutes);

@@ -52,11 +52,10 @@ class InfraError : public std::runtime_error {
 }  // namespace isoharness
 
 // Aborting check for programming errors (never for user input).
-#define ISOHARNESS_CHECK(cond)                                                       \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      std::fprintf(stderr, "isoharness: internal check failed: %s (%s:%d)\n", #cond, \
-                   __FILE__, __LINE__);                                              \
-      std::abort();                                                                  \
-    }                                                                                \
+#define ISOHARNESS_CHECK(cond)                                                                            \
+  do {                                                                                                    \
+    if (!(cond)) {                                                                                        \
+      std::fprintf(stderr, "isoharness: internal check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      std::abort();                                                                                       \
+    }                                                                                                     \
   } while (0)

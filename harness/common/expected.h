@@ -19,8 +19,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Expected(Error error) : v_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Expected(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Expected(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -55,6 +55,8 @@ class [[nodiscard]] Expected {
 struct Ok {};
 using Status = Expected<Ok>;
 
-inline Error make_error(std::string message, int code = 0) { return Error{std::move(message), code}; }
+inline Error make_error(std::string message, int code = 0) {
+  return Error{std::move(message), code};
+}
 
 }  // namespace isoharness

@@ -16,16 +16,16 @@ namespace isoharness {
 
 struct RunOptions {
   std::chrono::milliseconds deadline{std::chrono::seconds(60)};
-  std::size_t max_output = 1 << 20;         // bytes kept of stdout and of stderr, each
-  std::optional<std::string> stdin_data;    // written to the child's stdin, then closed
+  std::size_t max_output = 1 << 20;       // bytes kept of stdout and of stderr, each
+  std::optional<std::string> stdin_data;  // written to the child's stdin, then closed
   std::optional<std::string> cwd;
   std::map<std::string, std::string> env_set;  // added to (or replacing in) our environment
-  bool merge_stderr = false;                // child's stderr goes to the stdout capture
+  bool merge_stderr = false;                   // child's stderr goes to the stdout capture
 };
 
 struct RunResult {
-  int exit_code = -1;      // valid when exited
-  int term_signal = 0;     // set when killed by a signal
+  int exit_code = -1;   // valid when exited
+  int term_signal = 0;  // set when killed by a signal
   bool exited = false;
   bool timed_out = false;  // the deadline passed; the child was killed (SIGKILL)
   std::string out;

@@ -136,7 +136,8 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
     std::string what;
     if (!eff.allow_domains.empty()) what += fmt::format("domains {}", fmt::join(eff.allow_domains, ", "));
     if (!eff.allow_cidr.empty())
-      what += std::string(what.empty() ? "" : "; ") + fmt::format("ranges {}", fmt::join(eff.allow_cidr, ", "));
+      what +=
+          std::string(what.empty() ? "" : "; ") + fmt::format("ranges {}", fmt::join(eff.allow_cidr, ", "));
     add(item, "egress_opened", Severity::note,
         "strict with egress opened by name: " + what + " (in-cluster addresses stay unreachable)");
   }

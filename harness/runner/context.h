@@ -1,9 +1,8 @@
 // The context block that opens every result document: where and with what it ran.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace isoharness::runner {
 

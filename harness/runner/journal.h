@@ -5,9 +5,8 @@
 
 #include <cstdio>
 #include <mutex>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace isoharness::runner {
 

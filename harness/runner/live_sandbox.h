@@ -4,10 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/deploy/backend.h"
 #include "harness/runner/sandbox_job.h"

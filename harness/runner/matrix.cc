@@ -7,8 +7,8 @@
 
 namespace isoharness::runner {
 
-std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths, const scenario::DeploymentProfile& profile,
-                                    bool deny_known_risks) {
+std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths,
+                                    const scenario::DeploymentProfile& profile, bool deny_known_risks) {
   std::vector<Diagnostic> errors;
   std::vector<Planned> planned;
   for (const auto& path : paths) {
@@ -17,7 +17,8 @@ std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths, const
     errors.insert(errors.end(), plan.errors.begin(), plan.errors.end());
     p.plan = policy::to_json(plan);
     if (profile.sandbox_runtime_class) {
-      policy::Plan g = policy::plan_scenario(p.scenario, profile, {deny_known_risks, profile.sandbox_runtime_class});
+      policy::Plan g =
+          policy::plan_scenario(p.scenario, profile, {deny_known_risks, profile.sandbox_runtime_class});
       if (g.accepted()) p.gvisor_plan = policy::to_json(g);
     }
     planned.push_back(std::move(p));
@@ -49,9 +50,10 @@ const nlohmann::json* find_item(const nlohmann::json& plan, const std::string& i
 }
 }  // namespace
 
-void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan, const nlohmann::json& gvisor_plan,
-                 const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
-                 int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan,
+                 const nlohmann::json& gvisor_plan, const std::vector<std::string>& runtimes,
+                 const std::vector<std::string>& node_classes, int attempts,
+                 const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                  std::vector<Skipped>& skipped) {
   for (const auto& item : base_plan["items"]) {
     const std::string id = item.value("id", std::string());

@@ -8,22 +8,21 @@
 // gVisor's. GPU items stay on the node default (gVisor has no GPU passthrough).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::runner {
 
 struct Job {
-  std::string scenario;    // scenario name
-  nlohmann::json item;     // the plan item (isoharness.plan/v1 item) that applies
-  std::string runtime;     // "runc" or "gvisor" (or another class name)
+  std::string scenario;  // scenario name
+  nlohmann::json item;   // the plan item (isoharness.plan/v1 item) that applies
+  std::string runtime;   // "runc" or "gvisor" (or another class name)
   std::string node_class;
   int attempts = 1;
-  std::vector<std::string> weakenings;  // selftest only: applied by JobContext::weaken
+  std::vector<std::string> weakenings;       // selftest only: applied by JobContext::weaken
   const nlohmann::json* eval_set = nullptr;  // the scenario's eval set (backends that submit it)
 };
 
@@ -36,8 +35,8 @@ struct Planned {
 };
 
 // Loads and plans every scenario; all errors of all scenarios together in one UserError.
-std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths, const scenario::DeploymentProfile& profile,
-                                    bool deny_known_risks);
+std::vector<Planned> plan_scenarios(const std::vector<std::string>& paths,
+                                    const scenario::DeploymentProfile& profile, bool deny_known_risks);
 
 // The profile's runtime classes that run the gVisor kernel.
 std::vector<std::string> gvisor_runtime_classes(const scenario::DeploymentProfile& profile);
@@ -52,9 +51,10 @@ std::string runtime_label(const nlohmann::json& item, const std::vector<std::str
 
 // base_plan: the scenario's plan; gvisor_plan: the same scenario planned with the runtime
 // class override (may be null when the deployment has no hardened class).
-void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan, const nlohmann::json& gvisor_plan,
-                 const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
-                 int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan,
+                 const nlohmann::json& gvisor_plan, const std::vector<std::string>& runtimes,
+                 const std::vector<std::string>& node_classes, int attempts,
+                 const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                  std::vector<Skipped>& skipped);
 
 }  // namespace isoharness::runner

@@ -14,13 +14,13 @@
 
 #include "harness/common/error.h"
 #include "harness/common/median.h"
+#include "harness/deploy/factory/backend_factory.h"
 #include "harness/parity/parity.h"
 #include "harness/runner/bench_output.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
-#include "harness/deploy/factory/backend_factory.h"
 #include "harness/runner/run_support.h"
 #include "harness/verify/verify.h"
 #include "reports/reports.h"
@@ -61,7 +61,8 @@ std::optional<TestSlowdown> test_slowdown() {
   char* end = nullptr;
   const double s = eq == std::string::npos ? 0 : std::strtod(text.c_str() + eq + 1, &end);
   if (eq == std::string::npos || eq == 0 || *end != '\0' || !(s > 0 && s <= 10))
-    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text + "' is not CELL=SECONDS with 0 < SECONDS <= 10");
+    throw UserError("ISOHARNESS_TEST_SLOW_SSH_RTT: '" + text +
+                    "' is not CELL=SECONDS with 0 < SECONDS <= 10");
   return TestSlowdown{text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -405,7 +406,8 @@ nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const 
   section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
   section["getpid_crosscheck"] = getpid_crosscheck(section);
   if (in.mix.slowdown)
-    section["test_slowdown"] = {{"cell", in.mix.slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", in.mix.slowdown->seconds}};
+    section["test_slowdown"] = {
+        {"cell", in.mix.slowdown->cell}, {"workload", kSshRtt}, {"sleep_s", in.mix.slowdown->seconds}};
   warn_not_ready(section, baseline, m);
   return section;
 }

@@ -19,7 +19,7 @@
 namespace isoharness::runner {
 
 struct ParityConfig {
-  std::string scenario_path;          // empty: <scenarios_dir>/parity/default.yaml
+  std::string scenario_path;  // empty: <scenarios_dir>/parity/default.yaml
   std::string deployment_path;
   std::string scenarios_dir = "scenarios";
   std::string backend = "local";

@@ -101,9 +101,9 @@ RunOutcome run(const RunConfig& config) {
 
   // 2. The run's session: id, key, signals, journal, backend. Posture needs no timing
   // workloads: the small static agent is uploaded, unless a bundle is named.
-  RunSession session({config.backend, &profile, deployment_path, config.out_dir, config.argv,
-                      config.accept_new_host_keys, find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir),
-                      config.posture_deadline});
+  RunSession session(
+      {config.backend, &profile, deployment_path, config.out_dir, config.argv, config.accept_new_host_keys,
+       find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir), config.posture_deadline});
   HeaderParts header;
   for (const auto& p : planned) {
     header.plans[p.scenario.name] = p.plan;
@@ -117,9 +117,10 @@ RunOutcome run(const RunConfig& config) {
   session.open_journal(header);
 
   const int deploy_parallel = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
-  std::fprintf(stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
-               session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel,
-               deploy_parallel);
+  std::fprintf(
+      stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
+      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel,
+      deploy_parallel);
 
   JobContext& ctx = session.jobs();
   ctx.tamper = config.tamper;
@@ -138,12 +139,14 @@ RunOutcome run(const RunConfig& config) {
   if (session.start_backend()) {
     for (const auto& r : refusals) run_refusal(r, ctx);
     // Fan-out (fanout.h): jobs with more attempts first, deploys gated, teardown behind.
-    std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
     DeployGate deploy_gate(deploy_parallel);
     Background teardowns;
     ctx.deploy_gate = &deploy_gate;
     ctx.teardowns = &teardowns;
-    for_each_parallel(jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
+    for_each_parallel(
+        jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
     teardowns.wait();
     ctx.deploy_gate = nullptr;
     ctx.teardowns = nullptr;

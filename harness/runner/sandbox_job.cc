@@ -8,8 +8,8 @@
 
 #include "harness/common/error.h"
 #include "harness/runner/live_sandbox.h"
-#include "harness/runner/sibling_probe.h"
 #include "harness/runner/probe_output.h"
+#include "harness/runner/sibling_probe.h"
 
 namespace isoharness::runner {
 namespace {
@@ -98,7 +98,8 @@ void leave_markers(JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record
   } catch (const InfraError& e) {
     if (jump_lost(ctx, sandbox.handle().route.jump)) throw;
     record["checks"].push_back(verify::to_json(verify::CheckResult{
-        "attempt_markers", "fail", "the next attempt's file and process markers left in the sandbox", e.what(),
+        "attempt_markers", "fail", "the next attempt's file and process markers left in the sandbox",
+        e.what(),
         std::string("attempt_markers: the sandbox did not take the markers the next attempt is checked "
                     "against: ") +
             e.what(),
@@ -123,9 +124,10 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
     for (auto& t : ctx.item_targets(job.item)) targets.push_back(std::move(t));
-  std::vector<std::string> argv = {kRemoteProbe, "posture", "--deadline-ms",
-                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
-                                   "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
+  std::vector<std::string> argv = {
+      kRemoteProbe,           "posture",
+      "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
+      "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
   for (const auto& target : targets) {
     argv.push_back("--target");
     argv.push_back(target_flag(target));
@@ -141,7 +143,8 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   // connection (the harness's own path, not the sandbox's) is an infrastructure failure.
   auto read = read_posture(result, ctx.posture_deadline);
   if (!read) {
-    if (!result && jump_lost(ctx, sandbox.handle().route.jump)) throw InfraError("the jump connection died while isoprobe ran: " + result.error().message);
+    if (!result && jump_lost(ctx, sandbox.handle().route.jump))
+      throw InfraError("the jump connection died while isoprobe ran: " + result.error().message);
     record["checks"].push_back(verify::to_json(posture_unreadable(read.error().message)));
     return;
   }

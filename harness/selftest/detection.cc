@@ -41,7 +41,8 @@ Seen collect(const json& sandboxes, const std::vector<std::string>& weakenings, 
   for (const auto& s : sandboxes) {
     if (s.value("runtime", std::string()) != runtime || record_weakenings(s) != weakenings) continue;
     seen.sandboxes.push_back(s.value("id", std::string()));
-    if (s.contains("error") && s["error"].is_string() && seen.error.empty()) seen.error = s["error"].get<std::string>();
+    if (s.contains("error") && s["error"].is_string() && seen.error.empty())
+      seen.error = s["error"].get<std::string>();
     for (const auto& c : s.value("checks", json::array())) {
       std::string control = c.value("control", std::string());
       if (c.value("status", std::string()) == "fail" && !is_disabled(control, disabled))

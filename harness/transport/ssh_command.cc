@@ -94,7 +94,8 @@ bool valid_host(std::string_view h, bool v6) {
 
 }  // namespace
 
-Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item, bool allow_port) {
+Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item,
+                                                 bool allow_port) {
   deploy::SshEndpoint ep;
   ep.port = 0;
   bool uri = text.substr(0, 6) == "ssh://";

@@ -28,6 +28,7 @@ Expected<std::vector<std::string>> split_shell_words(std::string_view text);
 // "[user@]host[:port]", "[user@][v6addr]:port", "ssh://[user@]host[:port]". The port is 0
 // when absent; a port without ssh:// is refused unless allow_port. `item` names the place
 // in error messages.
-Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item, bool allow_port);
+Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item,
+                                                 bool allow_port);
 
 }  // namespace isoharness::transport

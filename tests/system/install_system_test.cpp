@@ -26,7 +26,8 @@ RunResult run_in(const std::vector<std::string>& argv, const std::string& cwd,
   o.deadline = deadline;
   o.env_set["NO_COLOR"] = "1";
   // Empty counts as unset: nothing from the caller's environment points the tool anywhere.
-  for (const char* v : {"ISOHARNESS_SCENARIOS_DIR", "ISOHARNESS_PROBE_DIR", "ISOHARNESS_POSTURE_AGENT_DIR", "ISOHARNESS_WORLD_HELPER"})
+  for (const char* v : {"ISOHARNESS_SCENARIOS_DIR", "ISOHARNESS_PROBE_DIR", "ISOHARNESS_POSTURE_AGENT_DIR",
+                        "ISOHARNESS_WORLD_HELPER"})
     o.env_set[v] = "";
   auto r = run_command(argv, o);
   REQUIRE(r.has_value());

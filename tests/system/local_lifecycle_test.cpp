@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -162,6 +163,29 @@ TEST_CASE("local up killed with SIGKILL: `local cleanup --run` removes what it l
     CHECK_THAT(cleanup->out, Catch::Contains("netns ih-" + run + "-node"));
   }
   left = leftovers_of(dl::kDefaultStateRoot, run);
+  for (const auto& l : left) UNSCOPED_INFO(l);
+  CHECK(left.empty());
+}
+
+// A run whose record is gone but whose host objects stayed (a guard table left in the
+// host namespace breaks every later test that routes world addresses over links not named
+// ih-*): `cleanup --all` finds them by name and removes them.
+TEST_CASE("local cleanup --all removes host objects of a run with no record", "[system][local]") {
+  test::require_system({"nft", "ip"});
+  const std::string run = fresh_run_id();
+  REQUIRE_FALSE(std::filesystem::exists(std::string(dl::kDefaultStateRoot) + "/" + run));
+  REQUIRE(dl::run_quietly({"nft", "-f", "-"}, 10s, dl::host_guard_ruleset(run)));
+  REQUIRE(dl::run_quietly({"ip", "netns", "add", dl::netns_name(run, "node")}));
+  RunOptions opts;
+  opts.deadline = 120s;
+  auto all = run_command({isoharness_bin(), "local", "cleanup", "--all"}, opts);
+  REQUIRE(all);
+  INFO(all->out << all->err);
+  CHECK(all->exit_code == 0);
+  CHECK_THAT(all->out, Catch::Contains("host nftables table " + dl::nft_table_name(run)));
+  CHECK_THAT(all->out, Catch::Contains("netns " + dl::netns_name(run, "node")));
+  CHECK_FALSE(dl::run_quietly({"nft", "list", "table", "inet", dl::nft_table_name(run)}));
+  auto left = leftovers_of(dl::kDefaultStateRoot, run);
   for (const auto& l : left) UNSCOPED_INFO(l);
   CHECK(left.empty());
 }

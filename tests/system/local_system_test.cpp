@@ -2,9 +2,10 @@
 // runc, reached with OpenSSH's own client through the jumphost, looked at with plain
 // shell commands. One world serves every case of this program; the last case tears it
 // down and checks that nothing of the run is left.
-#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <catch2/catch.hpp>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -306,7 +307,8 @@ TEST_CASE("a destroyed sandbox's address and veth are reusable at once", "[syste
     if (i == 0) address = h.route.sandbox.host;
     CHECK(h.route.sandbox.host == address);
     if (held >= 0) ::close(held);
-    held = ::open(dl::netns_path(dl::netns_name(s.backend->run_id(), "s-" + req.name)).c_str(), O_RDONLY | O_CLOEXEC);
+    held = ::open(dl::netns_path(dl::netns_name(s.backend->run_id(), "s-" + req.name)).c_str(),
+                  O_RDONLY | O_CLOEXEC);
     REQUIRE(held >= 0);
     s.backend->destroy(h);
   }

@@ -23,13 +23,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kPrograms = {"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip"};
+const std::vector<std::string> kPrograms = {"runc",       "runsc", "sshd",    "ssh",
+                                            "ssh-keygen", "nft",   "dnsmasq", "ip"};
 
-std::string scenarios() { return test::source_dir() + "/scenarios"; }
-std::string isoharness_bin() { return test::binary_dir() + "/harness/cli/isoharness"; }
-std::string bundle() { return test::binary_dir() + "/probes/isoprobe-bundle"; }
+std::string scenarios() {
+  return test::source_dir() + "/scenarios";
+}
+std::string isoharness_bin() {
+  return test::binary_dir() + "/harness/cli/isoharness";
+}
+std::string bundle() {
+  return test::binary_dir() + "/probes/isoprobe-bundle";
+}
 
-json read_json(const std::string& path) { return json::parse(test::read_text(path)); }
+json read_json(const std::string& path) {
+  return json::parse(test::read_text(path));
+}
 
 std::vector<std::string> failed_controls(const json& result) {
   std::vector<std::string> out;
@@ -54,14 +63,15 @@ runner::RunConfig config_for(const std::string& scenario, const std::string& out
 TEST_CASE("run: strict and standard under both runtimes pass and write every report", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
-  auto r = run_command({isoharness_bin(), "run", scenarios() + "/strict.yaml", scenarios() + "/standard.yaml",
-                        "--scenarios-dir", scenarios(), "--runtimes", "runc,gvisor", "--attempts", "2", "--out",
-                        dir.path},
-                       RunOptions{.deadline = std::chrono::minutes(15)});
+  auto r = run_command(
+      {isoharness_bin(), "run", scenarios() + "/strict.yaml", scenarios() + "/standard.yaml",
+       "--scenarios-dir", scenarios(), "--runtimes", "runc,gvisor", "--attempts", "2", "--out", dir.path},
+      RunOptions{.deadline = std::chrono::minutes(15)});
   REQUIRE(r.has_value());
   INFO(r->err);
   CHECK(r->exit_code == 0);
-  for (const char* f : {"result.json", "report.md", "junit.xml", "journal.jsonl"}) CHECK(fs::exists(dir.path + "/" + f));
+  for (const char* f : {"result.json", "report.md", "junit.xml", "journal.jsonl"})
+    CHECK(fs::exists(dir.path + "/" + f));
   json result = read_json(dir.path + "/result.json");
   CHECK(result["summary"]["verdict"] == "pass");
   CHECK(failed_controls(result).empty());
@@ -96,7 +106,8 @@ TEST_CASE("run: strict and standard under both runtimes pass and write every rep
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }
 
-TEST_CASE("run: a sandbox started under runc behind the plan's back fails the kernel check", "[system][run]") {
+TEST_CASE("run: a sandbox started under runc behind the plan's back fails the kernel check",
+          "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
   auto cfg = config_for("strict.yaml", dir.path);
@@ -124,7 +135,8 @@ TEST_CASE("run: CAP_SYS_ADMIN kept behind the plan's back is named", "[system][r
   auto cfg = config_for("gpu-strict.yaml", dir.path);
   cfg.runtimes = {"runc"};
   cfg.tamper = [](const std::string&, const std::string&, json& values) {
-    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()}, {"add", {"SYS_ADMIN"}}};
+    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()},
+                                                                        {"add", {"SYS_ADMIN"}}};
   };
   auto outcome = runner::run(cfg);
   CHECK(outcome.exit_code == kExitVerdictFailed);
@@ -144,7 +156,8 @@ TEST_CASE("run: CAP_SYS_ADMIN kept under gVisor is named through the bounding se
   cfg.runtimes = {"gvisor"};
   cfg.attempts = 1;
   cfg.tamper = [](const std::string&, const std::string&, json& values) {
-    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()}, {"add", {"SYS_ADMIN"}}};
+    values["services"]["default"]["securityContext"]["capabilities"] = {{"drop", json::array()},
+                                                                        {"add", {"SYS_ADMIN"}}};
   };
   auto outcome = runner::run(cfg);
   CHECK(outcome.exit_code == kExitVerdictFailed);
@@ -177,7 +190,8 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
     INFO(scenario_file);
     auto planned = runner::plan_scenarios({scenarios() + "/" + scenario_file}, profile, false);
     const json& item = planned.front().plan["items"][0];
-    runner::Job job{planned.front().scenario.name, item, item["runtime_class"].is_null() ? "runc" : "gvisor", "tier", 1};
+    runner::Job job{planned.front().scenario.name, item, item["runtime_class"].is_null() ? "runc" : "gvisor",
+                    "tier", 1};
     {
       runner::LiveSandbox sandbox(ctx, runner::make_request(job, 1, "cmp" + std::to_string(++n), ctx));
       auto& session = sandbox.connect(std::chrono::seconds(45));
@@ -190,11 +204,12 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
       std::map<std::string, json> obs;
       for (const auto& o : posture["observations"]) obs[o["name"].get<std::string>()] = o["value"];
 
-      auto shell = test::local::ssh_through_jumphost(
-          dir.path, job.scenario, sandbox.handle().route,
-          {"sh", "-c",
-           "uname -r; grep CapEff /proc/self/status | awk '{print $2}'; "
-           "if timeout 3 bash -c 'exec 3<>/dev/tcp/203.0.113.10/80' 2>/dev/null; then echo open; else echo closed; fi"});
+      auto shell =
+          test::local::ssh_through_jumphost(dir.path, job.scenario, sandbox.handle().route,
+                                            {"sh", "-c",
+                                             "uname -r; grep CapEff /proc/self/status | awk '{print $2}'; "
+                                             "if timeout 3 bash -c 'exec 3<>/dev/tcp/203.0.113.10/80' "
+                                             "2>/dev/null; then echo open; else echo closed; fi"});
       REQUIRE(shell.exit_code == 0);
       std::istringstream lines(shell.out);
       std::string release, capeff, egress;
@@ -207,7 +222,8 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
       std::string probe_egress = obs["egress"]["targets"][0]["result"];
       CHECK((probe_egress == "connected") == (egress == "open"));
       // And the two agree with the plan.
-      bool allowed = policy::egress_permitted(item["expect"], "internet", "target.example.com", "203.0.113.10");
+      bool allowed =
+          policy::egress_permitted(item["expect"], "internet", "target.example.com", "203.0.113.10");
       CHECK((egress == "open") == allowed);
     }
   }

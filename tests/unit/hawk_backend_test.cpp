@@ -286,18 +286,20 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
 }
 
 TEST_CASE("refusal scenarios: expect, reason, or_never_running", "[hawk]") {
-  auto s = scenario::parse_scenario("expect: refused\nreason: below\neval_set:\n  tasks:\n    - name: t\n"
-                                    "      items: [{ name: i }]\n",
-                                    "r.yaml");
+  auto s = scenario::parse_scenario(
+      "expect: refused\nreason: below\neval_set:\n  tasks:\n    - name: t\n"
+      "      items: [{ name: i }]\n",
+      "r.yaml");
   CHECK(s.expect_refused);
   CHECK(s.refusal_reason == "below");
   CHECK_FALSE(s.refusal_or_never_running);
   CHECK_FALSE(scenario::parse_scenario("eval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n", "n.yaml")
                   .expect_refused);
-  CHECK_THROWS_WITH(scenario::parse_scenario("expect: accepted\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n",
-                                             "bad.yaml"),
-                    Catch::Contains("bad.yaml:1") && Catch::Contains("expect must be 'refused'"));
-  CHECK_THROWS_WITH(scenario::parse_scenario("reason: x\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n",
-                                             "bad.yaml"),
+  CHECK_THROWS_WITH(
+      scenario::parse_scenario("expect: accepted\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n",
+                               "bad.yaml"),
+      Catch::Contains("bad.yaml:1") && Catch::Contains("expect must be 'refused'"));
+  CHECK_THROWS_WITH(scenario::parse_scenario(
+                        "reason: x\neval_set:\n  tasks: [{ name: t, items: [{ name: i }] }]\n", "bad.yaml"),
                     Catch::Contains("go with expect: refused"));
 }

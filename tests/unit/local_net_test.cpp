@@ -36,8 +36,8 @@ TEST_CASE("a world's host link is a free /30 of 198.51.100.128/25", "[local]") {
   CHECK(host_link(0).host_address == "198.51.100.129");
   CHECK(host_link(0).jump_address == "198.51.100.130");
   CHECK(host_link(31).cidr == "198.51.100.252/30");
-  std::vector<Cidr> used = {*parse_cidr("0.0.0.0/0"), *parse_cidr("192.0.2.0/24"), *parse_cidr("198.51.100.129/32"),
-                            *parse_cidr("198.51.100.136/30")};
+  std::vector<Cidr> used = {*parse_cidr("0.0.0.0/0"), *parse_cidr("192.0.2.0/24"),
+                            *parse_cidr("198.51.100.129/32"), *parse_cidr("198.51.100.136/30")};
   CHECK(free_world_slot(used, {}) == 1);
   CHECK(free_world_slot(used, {1}) == 3);
   CHECK_FALSE(free_world_slot({*parse_cidr("198.51.100.0/24")}, {}).has_value());
@@ -91,7 +91,8 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   std::string node = node_ruleset("abc123", "to-jump");
   CHECK_THAT(node, Catch::Contains("table inet ih_abc123"));
   CHECK_THAT(node, Catch::Contains("hook forward priority 0; policy drop;"));
-  CHECK_THAT(node, Catch::Contains("iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222"));
+  CHECK_THAT(node, Catch::Contains(
+                       "iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222"));
   CHECK_THAT(node, Catch::Contains("iifname vmap @from_sandbox"));
 
   SandboxEgress e{3, "sb3", "192.0.2.196", true, {"203.0.113.10"}, {"198.51.100.0/24"}};
@@ -117,12 +118,14 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
 
 TEST_CASE("the sshd configurations match the field notes and the jumphost's limits", "[local]") {
   std::string sb = sandbox_sshd_config("agent");
-  for (const char* line : {"Port 2222", "UsePAM no", "PidFile none", "StrictModes no", "Subsystem sftp internal-sftp",
-                           "PasswordAuthentication no", "AllowUsers agent", "AuthorizedKeysFile /etc/ssh/authorized_keys"})
+  for (const char* line :
+       {"Port 2222", "UsePAM no", "PidFile none", "StrictModes no", "Subsystem sftp internal-sftp",
+        "PasswordAuthentication no", "AllowUsers agent", "AuthorizedKeysFile /etc/ssh/authorized_keys"})
     CHECK_THAT(sb, Catch::Contains(line));
   std::string jump = jumphost_sshd_config("jump", "198.51.100.130", {"192.0.2.193:2222", "192.0.2.194:2222"});
-  for (const char* line : {"ListenAddress 198.51.100.130", "PermitTTY no", "ForceCommand /bin/false",
-                           "AllowTcpForwarding local", "PermitOpen 192.0.2.193:2222 192.0.2.194:2222", "PasswordAuthentication no"})
+  for (const char* line :
+       {"ListenAddress 198.51.100.130", "PermitTTY no", "ForceCommand /bin/false", "AllowTcpForwarding local",
+        "PermitOpen 192.0.2.193:2222 192.0.2.194:2222", "PasswordAuthentication no"})
     CHECK_THAT(jump, Catch::Contains(line));
   CHECK_THAT(jumphost_sshd_config("jump", "198.51.100.130", {}), Catch::Contains("PermitOpen none"));
 }
@@ -153,12 +156,13 @@ TEST_CASE("run ids, names and client files", "[local]") {
 
   deploy::SshRoute r{{"198.51.100.130", 22, "jump", "ssh-ed25519 AAAAjump"},
                      {"192.0.2.193", 2222, "agent", "ssh-ed25519 AAAAsb"}};
-  CHECK(known_hosts_lines(r) == "198.51.100.130 ssh-ed25519 AAAAjump\n[192.0.2.193]:2222 ssh-ed25519 AAAAsb\n");
+  CHECK(known_hosts_lines(r) ==
+        "198.51.100.130 ssh-ed25519 AAAAjump\n[192.0.2.193]:2222 ssh-ed25519 AAAAsb\n");
   auto argv = ssh_argv(r, "/x/cfg", {"id", "-u"});
   CHECK(argv == std::vector<std::string>{"ssh", "-F", "/x/cfg", "-J", "jump@198.51.100.130:22", "-p", "2222",
                                          "agent@192.0.2.193", "--", "id -u"});
   CHECK(ssh_argv(r, "/c", {"bash", "-c", "echo a b"}).back() == "bash -c 'echo a b'");
   CHECK_THAT(ssh_client_config("/x/kh", "/x/id"), Catch::Contains("StrictHostKeyChecking yes") &&
-                                                     Catch::Contains("UserKnownHostsFile /x/kh") &&
-                                                     Catch::Contains("IdentityFile /x/id"));
+                                                      Catch::Contains("UserKnownHostsFile /x/kh") &&
+                                                      Catch::Contains("IdentityFile /x/id"));
 }

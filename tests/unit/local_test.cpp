@@ -74,7 +74,8 @@ TEST_CASE("non_root and read_only_root give uid 1000, a read-only root and tmpfs
 
 TEST_CASE("capability drop and add lists are applied to the default set", "[local]") {
   json v = fixture("values_standard_runc.json");
-  v["services"]["default"]["securityContext"] = {{"capabilities", {{"drop", {"NET_RAW", "CAP_MKNOD"}}, {"add", {"SYS_PTRACE"}}}}};
+  v["services"]["default"]["securityContext"] = {
+      {"capabilities", {{"drop", {"NET_RAW", "CAP_MKNOD"}}, {"add", {"SYS_PTRACE"}}}}};
   SandboxSpec s = parse_sandbox_values(v);
   std::uint64_t mask = capability_mask(s.capabilities);
   CHECK_FALSE(mask & (1ULL << 13));  // NET_RAW
@@ -158,7 +159,8 @@ TEST_CASE("the deployment profile's node classes are read and checked", "[local]
     parse_local_profile(bad);
     FAIL("a bad profile must be refused");
   } catch (const UserError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("node_classes.tier.cpuset") && Catch::Contains("runtime_handlers.gvisor"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("node_classes.tier.cpuset") && Catch::Contains("runtime_handlers.gvisor"));
   }
 }
 
@@ -175,7 +177,8 @@ TEST_CASE("seccomp conversion honours arch, capability and kernel conditions", "
   auto names_of = [](const json& converted) {
     std::vector<std::string> out;
     for (const auto& r : converted["syscalls"])
-      for (const auto& n : r["names"]) out.push_back(n.get<std::string>() + ":" + r["action"].get<std::string>());
+      for (const auto& n : r["names"])
+        out.push_back(n.get<std::string>() + ":" + r["action"].get<std::string>());
     return out;
   };
   SeccompTarget no_caps{"amd64", "6.1.0-13-amd64", {}};
@@ -228,7 +231,8 @@ TEST_CASE("seccomp conversion refuses a profile of the wrong shape", "[local]") 
   SeccompTarget t;
   CHECK_FALSE(convert_seccomp_profile(json::array(), t));
   CHECK_FALSE(convert_seccomp_profile(json{{"defaultAction", "SCMP_ACT_ERRNO"}}, t));
-  json no_arch = {{"defaultAction", "SCMP_ACT_ERRNO"}, {"syscalls", json::array()}, {"archMap", json::array()}};
+  json no_arch = {
+      {"defaultAction", "SCMP_ACT_ERRNO"}, {"syscalls", json::array()}, {"archMap", json::array()}};
   auto r = convert_seccomp_profile(no_arch, t);
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("SCMP_ARCH_X86_64"));
@@ -241,7 +245,8 @@ TEST_CASE("seccomp conversion refuses a profile of the wrong shape", "[local]") 
 }
 
 TEST_CASE("Debian's maintained default profile converts", "[local]") {
-  auto r = load_default_seccomp(kContainersSeccompPath, SeccompTarget{"amd64", "6.1.0", containerd_default_capabilities()});
+  auto r = load_default_seccomp(kContainersSeccompPath,
+                                SeccompTarget{"amd64", "6.1.0", containerd_default_capabilities()});
   INFO((r ? "" : r.error().message));
   REQUIRE(r);
   CHECK((*r)["syscalls"].size() > 10);
@@ -302,7 +307,8 @@ TEST_CASE("the OCI config carries every control of the values", "[local]") {
         ++found;
         CHECK(std::find(m["options"].begin(), m["options"].end(), "uid=1000") != m["options"].end());
       }
-      if (m["destination"] == "/usr") CHECK(std::find(m["options"].begin(), m["options"].end(), "ro") != m["options"].end());
+      if (m["destination"] == "/usr")
+        CHECK(std::find(m["options"].begin(), m["options"].end(), "ro") != m["options"].end());
     }
     CHECK(found == 2);
   }

@@ -74,9 +74,8 @@ TEST_CASE("plan --format json follows the contract", "[plan]") {
          {"id", "task", "item", "level", "runtime_class", "gpu", "values", "expect", "findings"}) {
       CHECK(item.contains(key));
     }
-    for (const char* key :
-         {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable", "writable_paths",
-          "seccomp", "allow_domains", "allow_cidr", "egress_roles"}) {
+    for (const char* key : {"kernel", "cap_eff", "cap_eff_forbidden", "no_new_privs", "uid", "root_writable",
+                            "writable_paths", "seccomp", "allow_domains", "allow_cidr", "egress_roles"}) {
       CHECK(item["expect"].contains(key));
     }
   }
@@ -241,7 +240,12 @@ TEST_CASE("plan: a 50,000-item eval set is planned in bounded memory", "[plan]")
     }
     out << "sandbox_defaults: { image: registry.example.com/evals/cyber-task:v1, image_user: root }\n";
   }
-  std::vector<std::string> argv = {binary(), "plan", file.string(), "--format", "json", "--deployment",
+  std::vector<std::string> argv = {binary(),
+                                   "plan",
+                                   file.string(),
+                                   "--format",
+                                   "json",
+                                   "--deployment",
                                    test::source_dir() + "/scenarios/deployments/local.yaml"};
   RunOptions o;
   o.deadline = std::chrono::minutes(5);

@@ -1,8 +1,8 @@
 #include "harness/scenario/scenario.h"
-#include "harness/scenario/yaml_text.h"
 
 #include <catch2/catch.hpp>
 
+#include "harness/scenario/yaml_text.h"
 #include "tests/support/test_support.h"
 
 using namespace isoharness;
@@ -225,11 +225,13 @@ TEST_CASE("describe_item names package, task, item, args and sample_ids", "[scen
 }
 
 TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {
-  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms == kDefaultEgressDeadlineMs);
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms ==
+        kDefaultEgressDeadlineMs);
   CHECK(parse_deployment("egress_deadline_ms: 1500\n", "d.yaml").egress_deadline_ms == 1500);
   CHECK(load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml").egress_deadline_ms < 3000);
-  CHECK_THAT(error_of([] { parse_deployment("name: x\negress_deadline_ms: fast\n", "d.yaml"); }),
-             Catch::Contains("d.yaml:2:1: egress_deadline_ms must be a whole number of milliseconds from 100 to"));
+  CHECK_THAT(
+      error_of([] { parse_deployment("name: x\negress_deadline_ms: fast\n", "d.yaml"); }),
+      Catch::Contains("d.yaml:2:1: egress_deadline_ms must be a whole number of milliseconds from 100 to"));
   CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 50\n", "d.yaml"); }),
              Catch::Contains("got 50"));
   CHECK_THAT(error_of([] { parse_deployment("egress_deadline_ms: 1.5\n", "d.yaml"); }),
@@ -286,11 +288,13 @@ TEST_CASE("a billion-laughs document is refused once aliases copied kMaxAliasNod
 }
 
 TEST_CASE("non-scalar keys are refused and their values dropped; parsing goes on", "[scenario]") {
-  std::string msg = error_of([] { parse_yaml("? [a, b]\n: 1\nok: 2\n? { x: 1 }\n: { y: 2 }\n", "keys.yaml"); });
+  std::string msg =
+      error_of([] { parse_yaml("? [a, b]\n: 1\nok: 2\n? { x: 1 }\n: { y: 2 }\n", "keys.yaml"); });
   CHECK_THAT(msg, Catch::Contains("keys.yaml:1:3: mapping keys must be plain strings"));
   CHECK_THAT(msg, Catch::Contains("keys.yaml:4:3: mapping keys must be plain strings"));
-  CHECK(error_of([] { parse_yaml("&k a: 1\n*k : 2\n", "alias-key.yaml"); })
-            .find("mapping keys must be plain strings") != std::string::npos);
+  CHECK(error_of([] {
+          parse_yaml("&k a: 1\n*k : 2\n", "alias-key.yaml");
+        }).find("mapping keys must be plain strings") != std::string::npos);
 }
 
 TEST_CASE("deep nesting is a clear error, not a stack overflow", "[scenario]") {

@@ -17,8 +17,8 @@
 #include "harness/selftest/detection.h"
 #include "harness/selftest/selftest_jobs.h"
 #include "harness/verify/verify.h"
-#include "tests/unit/policy_test_util.h"
 #include "reports/selftest_reports.h"
+#include "tests/unit/policy_test_util.h"
 
 using namespace isoharness;
 using namespace isoharness::selftest;

@@ -1,10 +1,10 @@
 #include "harness/verify/verify.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <set>
 
 #include "tests/unit/policy_test_util.h"
-#include <fstream>
 
 using namespace isoharness;
 using nlohmann::json;
@@ -74,8 +74,9 @@ json plan_expect(const std::string& isolation, const std::string& facts = "") {
 // on the host kernel (a GPU service keeps the node's runtime).
 json strict_expect(bool gvisor) {
   const std::string isolation = "{level: strict, non_root: true, read_only_root: true}";
-  return gvisor ? plan_expect(isolation)
-                : plan_expect(isolation, "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
+  return gvisor
+             ? plan_expect(isolation)
+             : plan_expect(isolation, "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
 }
 
 verify::HostFacts host() {

@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 DoctorCheck program_check(const std::string& program, const std::string& package, const std::string& why) {
-  std::string path = program[0] == '/' ? (::access(program.c_str(), X_OK) == 0 ? program : "") : find_program(program);
+  std::string path =
+      program[0] == '/' ? (::access(program.c_str(), X_OK) == 0 ? program : "") : find_program(program);
   return DoctorCheck{program + " (" + why + ")", !path.empty(), path.empty() ? "not found" : path,
                      "apt-get install " + package};
 }
@@ -26,7 +27,8 @@ DoctorCheck scratch_namespace_check() {
   const std::string id = "d" + new_run_id().substr(0, 6);
   const std::string ns = netns_name(id, "doctor");
   DoctorCheck c{"network namespaces, veth pairs and nftables work", false, "", ""};
-  c.how_to_fix = "run as root on a kernel with network namespaces, veth and nf_tables (modprobe veth nf_tables)";
+  c.how_to_fix =
+      "run as root on a kernel with network namespaces, veth and nf_tables (modprobe veth nf_tables)";
   RunOptions opts;
   opts.deadline = 15s;
   auto step = [&](const std::vector<std::string>& argv, const std::string& what, const std::string& in = "") {
@@ -39,10 +41,13 @@ DoctorCheck scratch_namespace_check() {
     }
     return true;
   };
-  bool ok = step({"ip", "netns", "add", ns}, "ip netns add") &&
-            step({"ip", "-n", ns, "link", "add", "name", "ihd0", "type", "veth", "peer", "name", "ihd1"}, "veth pair") &&
-            step(in_netns(ns, {"nft", "-f", "-"}), "nft table",
-                 "table inet ih_doctor {\n chain f {\n  type filter hook forward priority 0; policy drop;\n }\n}\n");
+  bool ok =
+      step({"ip", "netns", "add", ns}, "ip netns add") &&
+      step({"ip", "-n", ns, "link", "add", "name", "ihd0", "type", "veth", "peer", "name", "ihd1"},
+           "veth pair") &&
+      step(
+          in_netns(ns, {"nft", "-f", "-"}), "nft table",
+          "table inet ih_doctor {\n chain f {\n  type filter hook forward priority 0; policy drop;\n }\n}\n");
   run_quietly({"ip", "netns", "delete", ns}, 10s);
   c.ok = ok;
   if (ok) c.detail = "created and removed " + ns;
@@ -75,7 +80,8 @@ std::vector<DoctorCheck> shipped_path_checks(const LocalOptions& options) {
 
 std::vector<DoctorCheck> doctor(const LocalOptions& options) {
   std::vector<DoctorCheck> out;
-  out.push_back({"running as root", ::geteuid() == 0, ::geteuid() == 0 ? "uid 0" : "uid " + std::to_string(::geteuid()),
+  out.push_back({"running as root", ::geteuid() == 0,
+                 ::geteuid() == 0 ? "uid 0" : "uid " + std::to_string(::geteuid()),
                  "run isoharness as root (sudo)"});
   out.push_back(program_check("ip", "iproute2", "namespaces, links, routes"));
   out.push_back(program_check("nsenter", "util-linux", "enter sandbox namespaces"));
@@ -91,20 +97,23 @@ std::vector<DoctorCheck> doctor(const LocalOptions& options) {
   for (auto& c : shipped_path_checks(options)) out.push_back(std::move(c));
 
   auto seccomp = load_default_seccomp(options.seccomp_profile, SeccompTarget{});
-  out.push_back({"default seccomp profile converts to OCI", bool(seccomp),
-                 seccomp ? options.seccomp_profile + ": " + std::to_string((*seccomp)["syscalls"].size()) + " rules"
-                         : seccomp.error().message,
-                 "apt-get install golang-github-containers-common"});
+  out.push_back(
+      {"default seccomp profile converts to OCI", bool(seccomp),
+       seccomp ? options.seccomp_profile + ": " + std::to_string((*seccomp)["syscalls"].size()) + " rules"
+               : seccomp.error().message,
+       "apt-get install golang-github-containers-common"});
 
-  bool cpuset = fs::exists("/sys/fs/cgroup/cpuset/cpuset.cpus") ||
-                read_file_bounded("/sys/fs/cgroup/cgroup.controllers", 4096).find("cpuset") != std::string::npos;
+  bool cpuset =
+      fs::exists("/sys/fs/cgroup/cpuset/cpuset.cpus") ||
+      read_file_bounded("/sys/fs/cgroup/cgroup.controllers", 4096).find("cpuset") != std::string::npos;
   out.push_back({"cgroup cpuset controller (node classes pin CPUs)", cpuset,
                  cpuset ? "available" : "no cpuset controller under /sys/fs/cgroup",
                  "boot with the cpuset cgroup controller enabled (cgroup v1 cpuset or v2 +cpuset)"});
 
   bool kvm = ::access("/dev/kvm", R_OK | W_OK) == 0;
-  out.push_back({"runsc platform", true, kvm ? "/dev/kvm present; isoharness still uses ptrace for comparable figures"
-                                             : "no /dev/kvm: runsc uses --platform=ptrace",
+  out.push_back({"runsc platform", true,
+                 kvm ? "/dev/kvm present; isoharness still uses ptrace for comparable figures"
+                     : "no /dev/kvm: runsc uses --platform=ptrace",
                  ""});
 
   std::error_code ec;
@@ -113,7 +122,8 @@ std::vector<DoctorCheck> doctor(const LocalOptions& options) {
   out.push_back({"state directory is writable", writable, options.state_root,
                  "make " + options.state_root + " writable by root, or pass --state-dir"});
 
-  if (::geteuid() == 0 && !find_program("ip").empty() && !find_program("nft").empty() && !find_program("nsenter").empty())
+  if (::geteuid() == 0 && !find_program("ip").empty() && !find_program("nft").empty() &&
+      !find_program("nsenter").empty())
     out.push_back(scratch_namespace_check());
   return out;
 }

@@ -54,17 +54,21 @@ void run_detaching(const std::vector<std::string>& argv, const std::string& log_
       ::kill(*pid, SIGKILL);
       ::waitpid(*pid, &status, 0);
       throw InfraError(what + ": `" + render_argv(argv) + "` did not finish within " +
-                       std::to_string(deadline.count()) + " ms; log " + log_path + ":\n" + log_tail(log_path));
+                       std::to_string(deadline.count()) + " ms; log " + log_path + ":\n" +
+                       log_tail(log_path));
     }
     std::this_thread::sleep_for(5ms);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw InfraError(what + ": `" + render_argv(argv) + "` failed (" +
-                     (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("signal")) +
-                     "); log " + log_path + ":\n" + log_tail(log_path));
+    throw InfraError(
+        what + ": `" + render_argv(argv) + "` failed (" +
+        (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("signal")) +
+        "); log " + log_path + ":\n" + log_tail(log_path));
 }
 
-std::string netns_path(const std::string& ns) { return "/var/run/netns/" + ns; }
+std::string netns_path(const std::string& ns) {
+  return "/var/run/netns/" + ns;
+}
 
 std::vector<std::string> in_netns(const std::string& ns, std::vector<std::string> argv) {
   std::vector<std::string> out = {"nsenter", "--net=" + netns_path(ns), "--"};
@@ -90,7 +94,8 @@ std::vector<std::string> list_netns() {
 
 std::string find_program(const std::string& name) {
   const char* path = std::getenv("PATH");
-  std::stringstream ss(std::string(path ? path : "") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  std::stringstream ss(std::string(path ? path : "") +
+                       ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
   std::string dir;
   while (std::getline(ss, dir, ':')) {
     if (dir.empty()) continue;

@@ -33,8 +33,10 @@ void copy_from_host_etc(const std::string& etc, const std::string& name) {
   fs::path src = fs::path("/etc") / name;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(src, ec))) return;
-  fs::copy(src, fs::path(etc) / name,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
+  fs::copy(
+      src, fs::path(etc) / name,
+      fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing,
+      ec);
   if (ec) throw InfraError("image: cannot copy /etc/" + name + ": " + ec.message());
 }
 
@@ -64,7 +66,8 @@ std::string check_public_key_line(const std::string& line) {
   return "";
 }
 
-void add_authorized_key(const std::string& path, const std::string& key_line, std::int64_t uid, std::int64_t gid) {
+void add_authorized_key(const std::string& path, const std::string& key_line, std::int64_t uid,
+                        std::int64_t gid) {
   std::string err = check_public_key_line(key_line);
   if (!err.empty()) throw InfraError("authorized key: " + err);
   std::string text = read_file_bounded(path, 4 << 20);
@@ -89,8 +92,8 @@ std::string build_image(const ImageSpec& s) {
 
   const std::string etc = r + "/etc";
   make_dir(etc, 0755);
-  for (const char* n : {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "os-release", "localtime",
-                        "bash.bashrc", "profile", "inputrc", "shells", "login.defs"})
+  for (const char* n : {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "os-release",
+                        "localtime", "bash.bashrc", "profile", "inputrc", "shells", "login.defs"})
     copy_from_host_etc(etc, n);
   write_file(etc + "/passwd", image_passwd(s));
   write_file(etc + "/group", image_group(s));
@@ -98,13 +101,15 @@ std::string build_image(const ImageSpec& s) {
   write_file(etc + "/hostname", s.hostname + "\n");
   write_file(etc + "/hosts", "127.0.0.1\tlocalhost\n127.0.1.1\t" + s.hostname + "\n");
   write_file(etc + "/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n");
-  write_file(etc + "/resolv.conf",
-             s.resolver.empty() ? "# no resolver\n" : "nameserver " + s.resolver + "\noptions timeout:1 attempts:1\n");
+  write_file(etc + "/resolv.conf", s.resolver.empty()
+                                       ? "# no resolver\n"
+                                       : "nameserver " + s.resolver + "\noptions timeout:1 attempts:1\n");
 
   make_dir(etc + "/ssh", 0755);
   write_file(etc + "/ssh/sshd_config", s.sshd_config);
   const std::string key = etc + "/ssh/ssh_host_ed25519_key";
-  run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", s.key_comment, "-f", key}, "image: host key", 20s);
+  run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", s.key_comment, "-f", key},
+              "image: host key", 20s);
   if (::chown(key.c_str(), static_cast<uid_t>(s.uid), static_cast<gid_t>(s.gid)) != 0 ||
       ::chmod(key.c_str(), 0600) != 0)
     throw InfraError("image: cannot hand the host key to uid " + std::to_string(s.uid));
@@ -112,7 +117,8 @@ std::string build_image(const ImageSpec& s) {
   while (!pub.empty() && (pub.back() == '\n' || pub.back() == '\r')) pub.pop_back();
   if (pub.rfind("ssh-ed25519 ", 0) != 0) throw InfraError("image: ssh-keygen wrote no ed25519 public key");
   write_file(etc + "/ssh/authorized_keys", "", 0600, s.uid, s.gid);
-  if (!s.authorized_keys.empty()) add_authorized_key(etc + "/ssh/authorized_keys", s.authorized_keys, s.uid, s.gid);
+  if (!s.authorized_keys.empty())
+    add_authorized_key(etc + "/ssh/authorized_keys", s.authorized_keys, s.uid, s.gid);
   return pub;
 }
 

@@ -12,16 +12,16 @@
 namespace isoharness::deploy::local {
 
 struct ImageSpec {
-  std::string rootfs;          // directory to create (bundle/rootfs)
+  std::string rootfs;  // directory to create (bundle/rootfs)
   std::string hostname;
   std::string user = "agent";  // the image's configured user
   std::int64_t uid = 1000;
   std::int64_t gid = 1000;
   std::string home = "/home/agent";
-  std::string sshd_config;     // /etc/ssh/sshd_config
-  std::string authorized_keys; // /etc/ssh/authorized_keys
-  std::string resolver;        // nameserver address; empty = no resolv.conf entries
-  std::string key_comment;     // comment of the generated host key (carries the run id)
+  std::string sshd_config;      // /etc/ssh/sshd_config
+  std::string authorized_keys;  // /etc/ssh/authorized_keys
+  std::string resolver;         // nameserver address; empty = no resolv.conf entries
+  std::string key_comment;      // comment of the generated host key (carries the run id)
 };
 
 // Builds the tree and returns the host key's public line ("ssh-ed25519 AAAA... comment").
@@ -33,7 +33,8 @@ std::string image_passwd(const ImageSpec& spec);
 std::string image_group(const ImageSpec& spec);
 
 // Adds a key line to an authorized_keys file owned by uid/gid, once.
-void add_authorized_key(const std::string& path, const std::string& key_line, std::int64_t uid, std::int64_t gid);
+void add_authorized_key(const std::string& path, const std::string& key_line, std::int64_t uid,
+                        std::int64_t gid);
 
 // Checks that a string is one OpenSSH public key line ("type base64 [comment]") without
 // options or line breaks. Returns an error message, empty when fine.

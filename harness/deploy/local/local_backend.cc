@@ -285,7 +285,9 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
   release(*sb);
 }
 
-std::vector<EgressTarget> LocalBackend::egress_targets() const { return world_targets(); }
+std::vector<EgressTarget> LocalBackend::egress_targets() const {
+  return world_targets();
+}
 
 std::vector<EgressTarget> world_targets() {
   using A = EgressTarget;

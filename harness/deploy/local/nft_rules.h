@@ -22,15 +22,15 @@
 namespace isoharness::deploy::local {
 
 struct SandboxEgress {
-  int index = 0;                       // the sandbox's index in its world
-  std::string veth;                    // node-side interface name, e.g. "sb3"
-  std::string address;                 // the sandbox's own address
-  bool dns = false;                    // may query the world resolver
-  std::vector<std::string> addresses;  // opened by allowDomains
-  std::vector<std::string> cidrs;      // opened by allowCIDR (and "everything")
-  std::vector<std::string> peers;      // sibling services of the same item it may reach
-  std::string item_resolver;           // the item's own resolver (udp/tcp 53); empty = none
-  bool sealed = false;                 // networkMode none: no flow in from anywhere
+  int index = 0;                              // the sandbox's index in its world
+  std::string veth;                           // node-side interface name, e.g. "sb3"
+  std::string address;                        // the sandbox's own address
+  bool dns = false;                           // may query the world resolver
+  std::vector<std::string> addresses;         // opened by allowDomains
+  std::vector<std::string> cidrs;             // opened by allowCIDR (and "everything")
+  std::vector<std::string> peers;             // sibling services of the same item it may reach
+  std::string item_resolver;                  // the item's own resolver (udp/tcp 53); empty = none
+  bool sealed = false;                        // networkMode none: no flow in from anywhere
   std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
 };
 

@@ -218,20 +218,13 @@ std::vector<std::string> recorded_runs(const std::string& state_root) {
   return out;
 }
 
-CleanupReport cleanup_run(const std::string& state_root, const std::string& run_id) {
-  CleanupReport report;
-  if (!valid_run_id(run_id)) {
-    report.problems.push_back("not a run id: " + run_id);
-    return report;
-  }
-  RunPaths paths{state_root, run_id};
-  if (!fs::exists(paths.dir())) {
-    report.problems.push_back("no run " + run_id + " recorded under " + state_root);
-    return report;
-  }
-  remove_containers(paths, "runc", report);
-  remove_containers(paths, "runsc", report);
-  const std::string prefix = "ih-" + run_id + "-";
+namespace {
+
+// What a run leaves in the host's shared tables, found by name alone: its namespaces
+// (processes in them first), its host veth and its host guard table. Needs no record, so
+// it also removes what a run left behind after its directory was gone.
+void remove_host_resources(const std::string& run_id, CleanupReport& report) {
+  const std::string prefix = netns_name(run_id, "");
   std::vector<std::string> mine;
   for (const auto& ns : list_netns())
     if (ns.rfind(prefix, 0) == 0) mine.push_back(ns);
@@ -256,6 +249,50 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
     else
       report.problems.push_back("cannot delete the host nftables table inet " + guard);
   }
+}
+
+// Run ids named by isoharness objects in the host namespace (netns "ih-<run>-<role>",
+// links "ih-<run>", nftables tables "inet ih_<run>"), whether or not a record exists.
+std::vector<std::string> runs_named_on_host() {
+  std::vector<std::string> ids;
+  auto take = [&](const std::string& id) {
+    if (valid_run_id(id) && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  for (const auto& ns : list_netns())
+    if (ns.rfind("ih-", 0) == 0) take(ns.substr(3, ns.find('-', 3) - 3));
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/sys/class/net", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("ih-", 0) == 0) take(name.substr(3));
+  }
+  try {
+    auto tables = run_checked({"nft", "list", "tables"}, "list the host's nftables tables", 10s);
+    for (const auto& line : lines_of(tables.out)) {
+      const std::string lead = "table inet ih_";
+      if (line.rfind(lead, 0) == 0) take(line.substr(lead.size()));
+    }
+  } catch (const std::exception&) {
+    // No nft, or it failed: the records above still name every recorded run's table.
+  }
+  return ids;
+}
+
+}  // namespace
+
+CleanupReport cleanup_run(const std::string& state_root, const std::string& run_id) {
+  CleanupReport report;
+  if (!valid_run_id(run_id)) {
+    report.problems.push_back("not a run id: " + run_id);
+    return report;
+  }
+  RunPaths paths{state_root, run_id};
+  if (!fs::exists(paths.dir())) {
+    report.problems.push_back("no run " + run_id + " recorded under " + state_root);
+    return report;
+  }
+  remove_containers(paths, "runc", report);
+  remove_containers(paths, "runsc", report);
+  remove_host_resources(run_id, report);
   unmount_under(paths.dir(), report);
   remove_cgroups(run_id, report);
   std::error_code ec;
@@ -269,14 +306,29 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
 
 CleanupReport cleanup_all(const std::string& state_root, bool include_live) {
   CleanupReport all;
-  for (const auto& id : recorded_runs(state_root)) {
+  auto merge = [&all](const CleanupReport& r) {
+    all.removed.insert(all.removed.end(), r.removed.begin(), r.removed.end());
+    all.problems.insert(all.problems.end(), r.problems.begin(), r.problems.end());
+  };
+  const auto recorded = recorded_runs(state_root);
+  for (const auto& id : recorded) {
     if (!include_live && run_owner_alive(RunPaths{state_root, id})) {
       all.skipped.push_back(id);
       continue;
     }
-    auto r = cleanup_run(state_root, id);
-    all.removed.insert(all.removed.end(), r.removed.begin(), r.removed.end());
-    all.problems.insert(all.problems.end(), r.problems.begin(), r.problems.end());
+    merge(cleanup_run(state_root, id));
+  }
+  // Orphans: host objects of a run whose record is gone (a crash between removing the
+  // directory and the tables, or a record removed by hand). A run records itself before
+  // it creates any of them, so no record means no owner. A run under another --state-dir
+  // is recorded there: only names that neither this root nor the default root records are
+  // taken, so cleaning with a non-default root never touches the default root's runs.
+  for (const auto& id : runs_named_on_host()) {
+    if (fs::exists(RunPaths{state_root, id}.dir()) || fs::exists(RunPaths{kDefaultStateRoot, id}.dir()))
+      continue;
+    CleanupReport r;
+    remove_host_resources(id, r);
+    merge(r);
   }
   return all;
 }

@@ -23,12 +23,12 @@ struct RunPaths {
   std::string runtime_root(const std::string& runtime) const { return dir() + "/" + runtime; }
 };
 
-bool valid_run_id(const std::string& id);        // [a-z0-9]{1,8}
+bool valid_run_id(const std::string& id);          // [a-z0-9]{1,8}
 bool valid_sandbox_name(const std::string& name);  // [a-z0-9-]{1,24}, not starting with '-'
 std::string new_run_id();                          // 8 random [a-z0-9]
 
-std::string netns_name(const std::string& run_id, const std::string& role);  // "ih-<run>-<role>"
-std::string host_iface_name(const std::string& run_id);                      // "ih-<run>"
+std::string netns_name(const std::string& run_id, const std::string& role);    // "ih-<run>-<role>"
+std::string host_iface_name(const std::string& run_id);                        // "ih-<run>"
 std::string container_id(const std::string& run_id, const std::string& name);  // "ih-<run>-<name>"
 
 // Creates the run directory and records this process as its owner (pid + start time).

@@ -13,8 +13,8 @@ using nlohmann::json;
 // Go arch name -> libseccomp's name for the native architecture.
 const std::map<std::string, std::string>& native_arches() {
   static const std::map<std::string, std::string> m = {
-      {"amd64", "SCMP_ARCH_X86_64"}, {"arm64", "SCMP_ARCH_AARCH64"}, {"386", "SCMP_ARCH_X86"},
-      {"arm", "SCMP_ARCH_ARM"},      {"ppc64le", "SCMP_ARCH_PPC64LE"}, {"s390x", "SCMP_ARCH_S390X"},
+      {"amd64", "SCMP_ARCH_X86_64"},    {"arm64", "SCMP_ARCH_AARCH64"},   {"386", "SCMP_ARCH_X86"},
+      {"arm", "SCMP_ARCH_ARM"},         {"ppc64le", "SCMP_ARCH_PPC64LE"}, {"s390x", "SCMP_ARCH_S390X"},
       {"riscv64", "SCMP_ARCH_RISCV64"},
   };
   return m;
@@ -23,8 +23,7 @@ const std::map<std::string, std::string>& native_arches() {
 std::pair<int, int> major_minor(std::string_view v) {
   int major = 0, minor = 0;
   auto r1 = std::from_chars(v.data(), v.data() + v.size(), major);
-  if (r1.ptr < v.data() + v.size() && *r1.ptr == '.')
-    std::from_chars(r1.ptr + 1, v.data() + v.size(), minor);
+  if (r1.ptr < v.data() + v.size() && *r1.ptr == '.') std::from_chars(r1.ptr + 1, v.data() + v.size(), minor);
   return {major, minor};
 }
 
@@ -83,9 +82,11 @@ void gate_namespaces_on_sys_admin(json& rules, const SeccompTarget& t) {
     if (!rule["names"].empty()) pruned.push_back(std::move(rule));
   rules = std::move(pruned);
   constexpr unsigned long kNamespaceFlags = 0x7E020000UL;  // CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}
-  rules.push_back({{"names", {"clone"}},
-                   {"action", "SCMP_ACT_ALLOW"},
-                   {"args", {{{"index", 0}, {"value", kNamespaceFlags}, {"valueTwo", 0}, {"op", "SCMP_CMP_MASKED_EQ"}}}}});
+  rules.push_back(
+      {{"names", {"clone"}},
+       {"action", "SCMP_ACT_ALLOW"},
+       {"args",
+        {{{"index", 0}, {"value", kNamespaceFlags}, {"valueTwo", 0}, {"op", "SCMP_CMP_MASKED_EQ"}}}}});
   rules.push_back({{"names", {"clone3"}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", 38}});
 }
 
@@ -101,7 +102,8 @@ Expected<json> convert_seccomp_profile(const json& profile, const SeccompTarget&
   if (!profile.contains("syscalls") || !profile["syscalls"].is_array())
     return make_error("seccomp profile: no syscalls list");
   auto native = native_arches().find(t.go_arch);
-  if (native == native_arches().end()) return make_error("seccomp profile: unknown architecture " + t.go_arch);
+  if (native == native_arches().end())
+    return make_error("seccomp profile: unknown architecture " + t.go_arch);
 
   json out = {{"defaultAction", profile["defaultAction"]}};
   if (profile.contains("defaultErrnoRet") && profile["defaultErrnoRet"].is_number_unsigned())
@@ -131,7 +133,9 @@ Expected<json> convert_seccomp_profile(const json& profile, const SeccompTarget&
       for (const auto& a : r["args"]) {
         if (!a.is_object() || !a.contains("index") || !a.contains("value") || !a.contains("op"))
           return make_error(where + ": an argument condition lacks index, value or op");
-        args.push_back({{"index", a["index"]}, {"value", a["value"]}, {"valueTwo", a.value("valueTwo", 0)},
+        args.push_back({{"index", a["index"]},
+                        {"value", a["value"]},
+                        {"valueTwo", a.value("valueTwo", 0)},
                         {"op", a["op"]}});
       }
       rule["args"] = args;
@@ -145,8 +149,9 @@ Expected<json> convert_seccomp_profile(const json& profile, const SeccompTarget&
 
 Expected<json> load_default_seccomp(const std::string& path, const SeccompTarget& target) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read the default seccomp profile " + path +
-                             " (install it: apt-get install golang-github-containers-common)");
+  if (!in)
+    return make_error("cannot read the default seccomp profile " + path +
+                      " (install it: apt-get install golang-github-containers-common)");
   std::string text(4 << 20, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));

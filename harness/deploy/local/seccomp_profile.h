@@ -5,11 +5,10 @@
 // capability set are left out, exactly as containerd does when it loads the profile.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/common/expected.h"
 

@@ -60,10 +60,15 @@ std::string ssh_client_config(const std::string& known_hosts_path, const std::st
 
 std::vector<std::string> ssh_argv(const SshRoute& route, const std::string& config_path,
                                   const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {"ssh", "-F", config_path, "-J",
-                                   route.jump.user + "@" + route.jump.host + ":" + std::to_string(route.jump.port),
-                                   "-p", std::to_string(route.sandbox.port),
-                                   route.sandbox.user + "@" + route.sandbox.host};
+  std::vector<std::string> argv = {
+      "ssh",
+      "-F",
+      config_path,
+      "-J",
+      route.jump.user + "@" + route.jump.host + ":" + std::to_string(route.jump.port),
+      "-p",
+      std::to_string(route.sandbox.port),
+      route.sandbox.user + "@" + route.sandbox.host};
   if (!command.empty()) {
     // sshd hands the command line to the remote user's shell: quote every word.
     argv.push_back("--");
@@ -74,7 +79,8 @@ std::vector<std::string> ssh_argv(const SshRoute& route, const std::string& conf
 
 nlohmann::json load_profile_file(const std::string& path) {
   std::string text = read_file_bounded(path, 1 << 20);
-  if (text.empty()) throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", "cannot read the deployment profile"}});
+  if (text.empty())
+    throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", "cannot read the deployment profile"}});
   try {
     return yaml_to_json(YAML::Load(text));
   } catch (const YAML::Exception& e) {

@@ -4,9 +4,8 @@
 // a file given with -F is).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/deploy/backend.h"
 

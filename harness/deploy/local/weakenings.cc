@@ -89,7 +89,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"oci:host-device", "oci", "the host's /dev/kmsg is passed in (read access)"},
       {"oci:debugfs", "oci", "debugfs is mounted at /sys/kernel/debug"},
       {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
-      {"none-sibling-reachable", "nftables", "an item's network_mode none siblings accept the agent (not sealed)"},
+      {"none-sibling-reachable", "nftables",
+       "an item's network_mode none siblings accept the agent (not sealed)"},
   };
   return all;
 }

@@ -69,6 +69,10 @@ std::string dnsmasq_config(const std::string& what, const std::string& listen,
                   "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
   c += "listen-address=" + listen + "\nport=53\nuser=nobody\ngroup=nogroup\n";
   c += "log-facility=-\n";
+  // No pid file: the default is one shared /var/run/dnsmasq.pid, which every resolver of
+  // every run would race for (dnsmasq refuses to start when another one just created it).
+  // The harness tracks each resolver by the PID it spawned.
+  c += "pid-file=\n";
   c += "address=/#/\n";  // every other name: NXDOMAIN
   for (const auto& [name, address] : names) c += "address=/" + name + "/" + address + "\n";
   return c;
