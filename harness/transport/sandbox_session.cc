@@ -13,7 +13,7 @@
 namespace isoharness::transport {
 namespace {
 
-constexpr auto kCloseGrace = std::chrono::seconds(2);
+constexpr auto kChannelCloseGrace = std::chrono::seconds(2);
 
 // Reads what is queued on one stream. Returns a libssh2 error (< 0, not EAGAIN) on failure,
 // else the number of bytes read; `cut` is set once more than `cap` bytes arrived.
@@ -61,7 +61,7 @@ Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
   int rc = s.call(until, [&] { return libssh2_channel_exec(ch, command.c_str()); });
   if (rc != 0) {
     std::string why = describe_rc(s, rc);
-    s.call(Clock::now() + kCloseGrace, [&] { return libssh2_channel_free(ch); });
+    s.call(Clock::now() + kChannelCloseGrace, [&] { return libssh2_channel_free(ch); });
     return make_error(fmt::format("{}: cannot start `{}`: {}", s.what(), command, why));
   }
 
@@ -87,7 +87,7 @@ Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
     }
   }
 
-  const Deadline grace = Clock::now() + kCloseGrace;
+  const Deadline grace = Clock::now() + kChannelCloseGrace;
   if (finished) {
     // Normal end: exit-status and CHANNEL_CLOSE follow the EOF.
     rc = s.call(grace, [&] { return libssh2_channel_close(ch); });

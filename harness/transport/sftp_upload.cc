@@ -20,7 +20,7 @@ constexpr std::size_t kMaxFiles = 4096;
 // Bytes handed to one libssh2_sftp_write/read call. libssh2 splits a call into SFTP
 // packets and keeps them in flight together, so a large chunk pipelines where 32 KiB
 // waited a round trip through the jumphost per call.
-constexpr std::size_t kChunk = 1024 * 1024;
+constexpr std::size_t kSftpChunk = 1024 * 1024;
 
 class Sha256 {
  public:
@@ -85,10 +85,10 @@ Expected<std::string> Sftp::read_back_sha256(const std::string& remote, std::uin
   if (!h) return make_error(error("reopening " + remote + " to verify it"));
   Sha256 sha;
   std::uintmax_t seen = 0;
-  std::vector<char> chunk(kChunk);
+  std::vector<char> chunk(kSftpChunk);
   char* buf = chunk.data();
   for (;;) {
-    ssize_t n = s_.call(until, [&] { return libssh2_sftp_read(h, buf, kChunk); });
+    ssize_t n = s_.call(until, [&] { return libssh2_sftp_read(h, buf, kSftpChunk); });
     if (n == 0) break;
     if (n < 0) {
       (void)close(h, until, remote);
@@ -122,10 +122,10 @@ Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string&
   if (!h) return make_error(error("creating " + remote));
   Sha256 sha;
   std::uintmax_t sent = 0;
-  std::vector<char> chunk(kChunk);
+  std::vector<char> chunk(kSftpChunk);
   char* buf = chunk.data();
   while (sent < size) {
-    in.read(buf, static_cast<std::streamsize>(kChunk));
+    in.read(buf, static_cast<std::streamsize>(kSftpChunk));
     std::size_t got = static_cast<std::size_t>(in.gcount());
     if (got == 0) break;
     sha.update(buf, got);

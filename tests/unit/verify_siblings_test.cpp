@@ -37,7 +37,7 @@ json posture_with(const json& targets) {
                                          {"evidence", "egress lines"}}})}};
 }
 
-const CheckResult* find(const std::vector<CheckResult>& cs, const std::string& control) {
+const CheckResult* check_named(const std::vector<CheckResult>& cs, const std::string& control) {
   for (const auto& c : cs)
     if (c.control == control) return &c;
   return nullptr;
@@ -60,35 +60,35 @@ TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
   auto cs = verify_siblings_from_agent(values(), siblings(), good);
   REQUIRE(cs.size() == 2);
-  REQUIRE(find(cs, "sibling:scorer"));
-  CHECK(find(cs, "sibling:scorer")->status == "pass");
-  CHECK(find(cs, "sibling:helper")->status == "pass");
-  CHECK_THAT(find(cs, "sibling:scorer")->observed, Catch::Contains("by address 192.0.2.194: timeout"));
+  REQUIRE(check_named(cs, "sibling:scorer"));
+  CHECK(check_named(cs, "sibling:scorer")->status == "pass");
+  CHECK(check_named(cs, "sibling:helper")->status == "pass");
+  CHECK_THAT(check_named(cs, "sibling:scorer")->observed, Catch::Contains("by address 192.0.2.194: timeout"));
 
   json leaky =
       posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
   auto bad = verify_siblings_from_agent(values(), siblings(), leaky);
-  CHECK(find(bad, "sibling:scorer")->status == "fail");
-  CHECK_THAT(find(bad, "sibling:scorer")->reason,
+  CHECK(check_named(bad, "sibling:scorer")->status == "fail");
+  CHECK_THAT(check_named(bad, "sibling:scorer")->reason,
              Catch::Contains("networkMode none but the agent reaches it"));
 
   json walled =
       posture_with({target("sibling-scorer", "timeout"), target("sibling-scorer-addr", "timeout"),
                     target("sibling-helper", "dns_failed"), target("sibling-helper-addr", "connected")});
   auto cut = verify_siblings_from_agent(values(), siblings(), walled);
-  CHECK(find(cut, "sibling:helper")->status == "fail");
-  CHECK_THAT(find(cut, "sibling:helper")->reason, Catch::Contains("should be reachable"));
+  CHECK(check_named(cut, "sibling:helper")->status == "fail");
+  CHECK_THAT(check_named(cut, "sibling:helper")->reason, Catch::Contains("should be reachable"));
 }
 
 TEST_CASE("from the agent: the plan decides, a missing sibling or observation fails", "[verify]") {
   json only_helper = json::array({siblings()[1]});
   json p = posture_with({target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
   auto cs = verify_siblings_from_agent(values(), only_helper, p);
-  CHECK(find(cs, "sibling:scorer")->status == "fail");
-  CHECK(find(cs, "sibling:scorer")->observed == "not deployed");
+  CHECK(check_named(cs, "sibling:scorer")->status == "fail");
+  CHECK(check_named(cs, "sibling:scorer")->observed == "not deployed");
   auto none_seen = verify_siblings_from_agent(values(), siblings(), json::object());
-  CHECK(find(none_seen, "sibling:helper")->status == "fail");
+  CHECK(check_named(none_seen, "sibling:helper")->status == "fail");
   CHECK(verify_siblings_from_agent(json::object(), siblings(), p).empty());
   // Backend facts that call the scorer "default" change nothing: the plan says none.
   json lying = siblings();
@@ -96,7 +96,7 @@ TEST_CASE("from the agent: the plan decides, a missing sibling or observation fa
   json leaky =
       posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
-  CHECK(find(verify_siblings_from_agent(values(), lying, leaky), "sibling:scorer")->status == "fail");
+  CHECK(check_named(verify_siblings_from_agent(values(), lying, leaky), "sibling:scorer")->status == "fail");
 }
 
 TEST_CASE("inside a none sibling: harness exec answers and nothing is reachable", "[verify]") {
@@ -120,21 +120,21 @@ TEST_CASE("inside a none sibling: harness exec answers and nothing is reachable"
   for (const auto& n : p.names) all_blocked.push_back(target(n, n == "item-dns" ? "dns_failed" : "timeout"));
   o.posture = posture_with(all_blocked);
   auto cs = verify_none_sibling(o);
-  CHECK(find(cs, "sibling:scorer:harness_exec")->status == "pass");
-  CHECK(find(cs, "sibling:scorer:isolated")->status == "pass");
+  CHECK(check_named(cs, "sibling:scorer:harness_exec")->status == "pass");
+  CHECK(check_named(cs, "sibling:scorer:isolated")->status == "pass");
 
   o.posture["observations"][0]["value"]["targets"][0]["result"] = "connected";
   auto leak = verify_none_sibling(o);
-  CHECK(find(leak, "sibling:scorer:isolated")->status == "fail");
-  CHECK_THAT(find(leak, "sibling:scorer:isolated")->reason, Catch::Contains("reaches agent"));
+  CHECK(check_named(leak, "sibling:scorer:isolated")->status == "fail");
+  CHECK_THAT(check_named(leak, "sibling:scorer:isolated")->reason, Catch::Contains("reaches agent"));
 
   o.posture = posture_with(json::array({target("agent", "timeout")}));  // the rest unreported
-  CHECK(find(verify_none_sibling(o), "sibling:scorer:isolated")->status == "fail");
+  CHECK(check_named(verify_none_sibling(o), "sibling:scorer:isolated")->status == "fail");
 
   NoneSiblingObservation failed;
   failed.service = "scorer";
   failed.exec_detail = "runc exec: container not running";
   auto f = verify_none_sibling(failed);
-  CHECK(find(f, "sibling:scorer:harness_exec")->status == "fail");
-  CHECK(find(f, "sibling:scorer:isolated")->status == "n/a");
+  CHECK(check_named(f, "sibling:scorer:harness_exec")->status == "fail");
+  CHECK(check_named(f, "sibling:scorer:isolated")->status == "n/a");
 }
