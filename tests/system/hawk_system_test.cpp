@@ -418,10 +418,19 @@ json require_refusal_verdicts(const std::string& out, std::size_t expected, cons
   return result;
 }
 
-// The run's output names each config the platform accepted.
-void require_each_named(const RunResult& r, const json& result) {
-  for (const auto& s : result["sandboxes"])
+// A platform that accepted all `expected` configs: the run exits 1 naming each, the report
+// says so, and every eval the stand-in started was deleted at once.
+void require_all_accepted(const Platform& p, const RunResult& r, const std::string& out,
+                          std::size_t expected) {
+  CHECK(r.exit_code == 1);
+  for (const auto& s : require_refusal_verdicts(out, expected, "fail")["sandboxes"])
     CHECK_THAT(r.out, Catch::Contains("the platform accepted '" + s["scenario"].get<std::string>() + "'"));
+  for (const auto& [name, cells] : refused_rows(out)) {
+    INFO(name);
+    CHECK(cells[2] == "❌ accepted");
+  }
+  CHECK(p.evals().size() == expected);
+  p.require_nothing_left();
 }
 
 }  // namespace
@@ -455,15 +464,7 @@ TEST_CASE("a platform that accepts everything fails fail_loudly, naming each con
   const std::string out = p.dir.path + "/out";
   RunResult r = p.run(out, refusal_scenarios());
   INFO(r.out);
-  CHECK(r.exit_code == 1);
-  require_each_named(r, require_refusal_verdicts(out, refusal_scenarios().size(), "fail"));
-  for (const auto& [name, cells] : refused_rows(out)) {
-    INFO(name);
-    CHECK(cells[2] == "❌ accepted");
-  }
-  // Every config was started, and every one deleted at once.
-  CHECK(p.evals().size() == refusal_scenarios().size());
-  p.require_nothing_left();
+  require_all_accepted(p, r, out, refusal_scenarios().size());
 }
 
 TEST_CASE("strict without a hardened runtime class is refused at submission, on hawk and on local",
@@ -498,8 +499,5 @@ TEST_CASE("a platform that runs strict without a hardened class fails fail_loudl
   const std::string out = p.dir.path + "/out";
   RunResult r = p.run(out, strict_scenarios());
   INFO(r.out);
-  CHECK(r.exit_code == 1);
-  require_each_named(r, require_refusal_verdicts(out, strict_scenarios().size(), "fail"));
-  CHECK(p.evals().size() == strict_scenarios().size());
-  p.require_nothing_left();
+  require_all_accepted(p, r, out, strict_scenarios().size());
 }
