@@ -3,6 +3,7 @@
 
 #include "reports/document_shape.h"
 #include "reports/parity_view.h"
+#include "reports/refusal_view.h"
 #include "reports/reports.h"
 #include "reports/text_format.h"
 
@@ -10,7 +11,7 @@ namespace isoharness::reports {
 
 namespace {
 
-constexpr std::size_t kEvidenceBytes = 3000;  // per check; keeps the summary far below 1 MiB
+constexpr std::size_t kMdEvidenceBytes = 3000;  // per check; keeps the summary far below 1 MiB
 
 struct Counts {
   int pass = 0, fail = 0, na = 0;
@@ -31,12 +32,14 @@ bool has_error(const nlohmann::json& sandbox) {
   return sandbox.contains("error") && !sandbox["error"].is_null();
 }
 
-std::string error_text(const nlohmann::json& error) {
+std::string md_error_text(const nlohmann::json& error) {
   if (error.is_object()) return str_or(error, "message", json_to_text(error));
   return json_to_text(error);
 }
 
 std::string where(const nlohmann::json& sb) {
+  if (is_refusal_record(sb))
+    return fmt::format("{} · a config the platform must refuse", sb["scenario"].get<std::string>());
   return fmt::format("{} · {} · {} / {} · attempt {}", sb["scenario"].get<std::string>(),
                      sb["item_id"].get<std::string>(), sb["runtime"].get<std::string>(),
                      sb["node_class"].get<std::string>(), sb["attempt"].get<int>());
@@ -67,11 +70,99 @@ std::string context_line(const nlohmann::json& ctx) {
   return escape_md_inline(out);
 }
 
+// The table of sandboxes (refusal records have their own section).
+std::string sandbox_table(const std::vector<const nlohmann::json*>& sandboxes) {
+  std::string out = "| scenario | item | runtime / node | attempt | pass | fail | n/a | result |\n";
+  out += "|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const auto* sbp : sandboxes) {
+    const auto& sb = *sbp;
+    if (is_refusal_record(sb)) continue;
+    const Counts c = count_checks(sb);
+    const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
+    out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
+                       escape_md_inline(sb["scenario"].get<std::string>()),
+                       escape_md_inline(sb["item_id"].get<std::string>()),
+                       escape_md_inline(sb["runtime"].get<std::string>()),
+                       escape_md_inline(sb["node_class"].get<std::string>()), sb["attempt"].get<int>(),
+                       c.pass, c.fail, c.na, res);
+  }
+  return out;
+}
+
+std::string failures_section(const std::vector<const nlohmann::json*>& sandboxes, int failures) {
+  std::string out = fmt::format("\n### Failures ({})\n", failures);
+  for (const auto* sbp : sandboxes) {
+    const auto& sb = *sbp;
+    for (const auto& check : sb["checks"]) {
+      if (check["status"] != "fail") continue;
+      out += fmt::format("\n#### ❌ `{}` — {}\n\n", escape_md_inline(check["control"].get<std::string>()),
+                         escape_md_inline(where(sb)));
+      out += "- **expected:** " + inline_code(check.value("expected", nlohmann::json())) + "\n";
+      out += "- **observed:** " + inline_code(check.value("observed", nlohmann::json())) + "\n";
+      const std::string reason = str_or(check, "reason");
+      if (!reason.empty()) out += "- **reason:** " + escape_md_inline(reason) + "\n";
+      const std::string evidence = str_or(check, "evidence");
+      if (!evidence.empty()) {
+        out += "\n<details><summary>evidence</summary>\n\n" +
+               md_code_block(truncate_text(evidence, kMdEvidenceBytes)) + "\n</details>\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string errors_section(const std::vector<const nlohmann::json*>& sandboxes, int errors) {
+  std::string out = fmt::format("\n### Sandboxes that could not be checked ({})\n\n", errors);
+  for (const auto* sbp : sandboxes) {
+    const auto& sb = *sbp;
+    if (!has_error(sb)) continue;
+    out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " +
+           escape_md_inline(truncate_text(md_error_text(sb["error"]), 1000)) + "\n";
+  }
+  return out;
+}
+
+std::string findings_section(const nlohmann::json& findings) {
+  std::string out = fmt::format("\n### Known risks and findings ({})\n\n", findings.size());
+  out += "| scenario | item | finding | message |\n|---|---|---|---|\n";
+  for (const auto& f : findings) {
+    out += fmt::format("| {} | {} | `{}` | {} |\n", escape_md_inline(f["scenario"].get<std::string>()),
+                       escape_md_inline(str_or(f, "item_id", "-")),
+                       escape_md_inline(f["code"].get<std::string>()),
+                       escape_md_inline(f["message"].get<std::string>()));
+  }
+  return out;
+}
+
+std::string not_applicable_section(const std::vector<const nlohmann::json*>& sandboxes, int na) {
+  std::string out = fmt::format("\n### Not applicable ({})\n\n", na);
+  for (const auto* sbp : sandboxes) {
+    const auto& sb = *sbp;
+    for (const auto& check : sb["checks"]) {
+      if (check["status"] != "n/a") continue;
+      out += fmt::format("- {}: `{}` — {}\n", escape_md_inline(where(sb)),
+                         escape_md_inline(check["control"].get<std::string>()),
+                         escape_md_inline(str_or(check, "reason", "no reason given")));
+    }
+  }
+  return out;
+}
+
+std::string headline(const std::string& verdict, const Counts& total, int checks, int errors) {
+  if (verdict == "pass")
+    return fmt::format("## ✅ isoharness: PASS — all {} applicable checks passed\n\n", total.pass);
+  if (verdict == "fail")
+    return fmt::format("## ❌ isoharness: FAIL — {} of {} checks failed\n\n", total.fail, checks);
+  return fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n",
+                     escape_md_inline(verdict), errors);
+}
+
 }  // namespace
 
 std::string render_markdown(const nlohmann::json& result) {
   check_result_shape(result);
   const auto sandboxes = sandboxes_in_order(result);
+  const auto refusals = refusal_rows(sandboxes);
   const auto& findings = result["findings"];
   Counts total;
   int errors = 0;
@@ -83,92 +174,22 @@ std::string render_markdown(const nlohmann::json& result) {
     errors += has_error(*sb) ? 1 : 0;
   }
   const int checks = total.pass + total.fail + total.na;
-  const std::string verdict = result["summary"]["verdict"];
-  std::string out;
-  if (verdict == "pass") {
-    out += fmt::format("## ✅ isoharness: PASS — all {} applicable checks passed\n\n", total.pass);
-  } else if (verdict == "fail") {
-    out += fmt::format("## ❌ isoharness: FAIL — {} of {} checks failed\n\n", total.fail, checks);
-  } else {
-    out += fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n",
-                       escape_md_inline(verdict), errors);
-  }
-  out += fmt::format("**{} sandboxes · {} checks · {} pass · {} fail · {} n/a · {} errors**",
-                     sandboxes.size(), checks, total.pass, total.fail, total.na, errors);
+  std::string out = headline(result["summary"]["verdict"], total, checks, errors);
+  out += fmt::format("**{} sandboxes", sandboxes.size() - refusals.size());
+  if (!refusals.empty()) out += fmt::format(" · {} refusal scenarios", refusals.size());
+  out += fmt::format(" · {} checks · {} pass · {} fail · {} n/a · {} errors**", checks, total.pass,
+                     total.fail, total.na, errors);
   if (result.contains("run") && result["run"].is_object()) {
     const std::string id = str_or(result["run"], "id");
     if (!id.empty()) out += " · run `" + escape_md_inline(id) + "`";
   }
   out += "\n\n";
-
-  out += "| scenario | item | runtime / node | attempt | pass | fail | n/a | result |\n";
-  out += "|---|---|---|---:|---:|---:|---:|---|\n";
-  for (const auto* sbp : sandboxes) {
-    const auto& sb = *sbp;
-    const Counts c = count_checks(sb);
-    const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
-    out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
-                       escape_md_inline(sb["scenario"].get<std::string>()),
-                       escape_md_inline(sb["item_id"].get<std::string>()),
-                       escape_md_inline(sb["runtime"].get<std::string>()),
-                       escape_md_inline(sb["node_class"].get<std::string>()), sb["attempt"].get<int>(),
-                       c.pass, c.fail, c.na, res);
-  }
-
-  if (total.fail > 0) {
-    out += fmt::format("\n### Failures ({})\n", total.fail);
-    for (const auto* sbp : sandboxes) {
-      const auto& sb = *sbp;
-      for (const auto& check : sb["checks"]) {
-        if (check["status"] != "fail") continue;
-        out += fmt::format("\n#### ❌ `{}` — {}\n\n", escape_md_inline(check["control"].get<std::string>()),
-                           escape_md_inline(where(sb)));
-        out += "- **expected:** " + inline_code(check.value("expected", nlohmann::json())) + "\n";
-        out += "- **observed:** " + inline_code(check.value("observed", nlohmann::json())) + "\n";
-        const std::string reason = str_or(check, "reason");
-        if (!reason.empty()) out += "- **reason:** " + escape_md_inline(reason) + "\n";
-        const std::string evidence = str_or(check, "evidence");
-        if (!evidence.empty()) {
-          out += "\n<details><summary>evidence</summary>\n\n" +
-                 md_code_block(truncate_text(evidence, kEvidenceBytes)) + "\n</details>\n";
-        }
-      }
-    }
-  }
-
-  if (errors > 0) {
-    out += fmt::format("\n### Sandboxes that could not be checked ({})\n\n", errors);
-    for (const auto* sbp : sandboxes) {
-      const auto& sb = *sbp;
-      if (!has_error(sb)) continue;
-      out += "- ⚠️ " + escape_md_inline(where(sb)) + ": " +
-             escape_md_inline(truncate_text(error_text(sb["error"]), 1000)) + "\n";
-    }
-  }
-
-  if (!findings.empty()) {
-    out += fmt::format("\n### Known risks and findings ({})\n\n", findings.size());
-    out += "| scenario | item | finding | message |\n|---|---|---|---|\n";
-    for (const auto& f : findings) {
-      out += fmt::format("| {} | {} | `{}` | {} |\n", escape_md_inline(f["scenario"].get<std::string>()),
-                         escape_md_inline(str_or(f, "item_id", "-")),
-                         escape_md_inline(f["code"].get<std::string>()),
-                         escape_md_inline(f["message"].get<std::string>()));
-    }
-  }
-
-  if (total.na > 0) {
-    out += fmt::format("\n### Not applicable ({})\n\n", total.na);
-    for (const auto* sbp : sandboxes) {
-      const auto& sb = *sbp;
-      for (const auto& check : sb["checks"]) {
-        if (check["status"] != "n/a") continue;
-        out += fmt::format("- {}: `{}` — {}\n", escape_md_inline(where(sb)),
-                           escape_md_inline(check["control"].get<std::string>()),
-                           escape_md_inline(str_or(check, "reason", "no reason given")));
-      }
-    }
-  }
+  if (sandboxes.size() > refusals.size()) out += sandbox_table(sandboxes);
+  out += refusal_markdown(refusals);
+  if (total.fail > 0) out += failures_section(sandboxes, total.fail);
+  if (errors > 0) out += errors_section(sandboxes, errors);
+  if (!findings.empty()) out += findings_section(findings);
+  if (total.na > 0) out += not_applicable_section(sandboxes, total.na);
 
   const auto sections = parity_sections(result.contains("parity") ? result["parity"] : nlohmann::json());
   if (!sections.empty()) {
@@ -176,9 +197,7 @@ std::string render_markdown(const nlohmann::json& result) {
     out += parity_mix_table(sections);
     out += "\nPer-workload ratios: `parity.md`; charts: `parity.html`.\n";
   }
-
-  const nlohmann::json ctx = result["context"];
-  out += "\n---\n<sub>" + context_line(ctx) + "</sub>\n";
+  out += "\n---\n<sub>" + context_line(result["context"]) + "</sub>\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -52,7 +53,9 @@ struct Platform {
   std::string mode = "normal";
   std::map<std::string, std::string> env_extra;
 
-  explicit Platform(int start_timeout_s = 300) {
+  // hardened_class false: the profile configures no hardened runtime class (the stand-in
+  // is told the same with HAWK_STANDIN_HARDENED_CLASS).
+  explicit Platform(int start_timeout_s = 300, bool hardened_class = true) {
     test::require_system(kPrograms);
     std::string pub = make_login_key(dir.path);
     auto r = run_command({standin(), "human", "register", "--name", "alice", "--ssh-key", pub},
@@ -60,13 +63,15 @@ struct Platform {
     REQUIRE(r);
     REQUIRE(r->ok());
     std::ofstream(profile) << "name: standin\nbackend: hawk\nruntime_classes: [gvisor]\n"
-                              "sandbox_runtime_class: gvisor\nsandbox_runtime_class_is_default: false\n"
+                           << (hardened_class ? "sandbox_runtime_class: gvisor\n" : "")
+                           << "sandbox_runtime_class_is_default: false\n"
                               "runtime_handlers: { gvisor: runsc }\nhawk:\n  cli: "
                            << standin() << "\n  human: alice\n  identity_file: " << dir.path
                            << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: "
                            << start_timeout_s
                            << "\nnode_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
                               "  non-tier: { env: { HAWK_STANDIN_NODE_CLASS: non-tier } }\n";
+    if (!hardened_class) env_extra["HAWK_STANDIN_HARDENED_CLASS"] = "";
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
@@ -121,8 +126,8 @@ struct Platform {
       CHECK(e.second);
       CHECK(leftovers_of(dl::kDefaultStateRoot, e.first).empty());
     }
-    std::error_code ec;
-    CHECK(std::filesystem::is_empty(state + "/evals", ec));
+    std::error_code ec;  // no evals/ at all: none was ever started
+    CHECK((!std::filesystem::exists(state + "/evals") || std::filesystem::is_empty(state + "/evals", ec)));
   }
 };
 
@@ -325,6 +330,109 @@ std::vector<std::string> refusal_scenarios() {
   return out;
 }
 
+// Strict scenarios that a deployment without a hardened runtime class must refuse.
+std::vector<std::string> strict_scenarios() {
+  return {scenario("mixed.yaml"), scenario("strict-egress.yaml"), scenario("strict.yaml")};
+}
+
+// report.md's "Refused as required" table: scenario -> its cells (rule and reason
+// expected, what the platform answered, verdict).
+std::map<std::string, std::vector<std::string>> refused_rows(const std::string& out) {
+  const std::string md = test::read_text(out + "/report.md");
+  const auto at = md.find("\n### Refused as required (");
+  REQUIRE(at != std::string::npos);
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(md.substr(at + 1));
+  std::string line;
+  std::getline(in, line);  // the heading
+  bool in_table = false;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') {
+      if (in_table) break;
+      continue;
+    }
+    in_table = true;
+    if (line.rfind("|---", 0) == 0) continue;
+    std::vector<std::string> cells;
+    std::size_t from = 2;
+    for (auto bar = line.find(" | ", from); bar != std::string::npos; bar = line.find(" | ", from)) {
+      cells.push_back(line.substr(from, bar - from));
+      from = bar + 3;
+    }
+    cells.push_back(line.substr(from, line.size() - from - 2));
+    if (cells.size() == 4 && cells[0] != "scenario") rows[cells[0]] = {cells[1], cells[2], cells[3]};
+  }
+  return rows;
+}
+
+std::size_t junit_refusal_cases(const std::string& out) {
+  const std::string xml = test::read_text(out + "/junit.xml");
+  std::size_t n = 0;
+  for (auto at = xml.find("<testcase classname=\"refused."); at != std::string::npos;
+       at = xml.find("<testcase classname=\"refused.", at + 1))
+    ++n;
+  return n;
+}
+
+// `isoharness run` on the local backend (the planner stands in for the platform).
+RunResult run_local(const std::string& out, const std::string& deployment,
+                    const std::vector<std::string>& files) {
+  std::vector<std::string> argv = {isoharness_bin(),    "run",    "--out",        out,
+                                   "--isoprobe-bundle", bundle(), "--deployment", deployment};
+  argv.insert(argv.end(), files.begin(), files.end());
+  auto r = run_command(argv, {.deadline = 600s, .merge_stderr = true});
+  REQUIRE(r);
+  return *r;
+}
+
+// Both runs judged each refusal scenario the same: same rule and reason, same verdict mark.
+void require_same_rows(const std::string& hawk_out, const std::string& local_out, std::size_t expected) {
+  const auto hawk_rows = refused_rows(hawk_out);
+  const auto local_rows = refused_rows(local_out);
+  CHECK(hawk_rows.size() == expected);
+  REQUIRE(local_rows.size() == hawk_rows.size());
+  for (const auto& [name, cells] : hawk_rows) {
+    INFO(name);
+    REQUIRE(local_rows.count(name));
+    CHECK(local_rows.at(name)[0] == cells[0]);
+    // The same mark; the words may differ by what each platform did: the planner knows the
+    // image user and refuses non_root on a root image, the stand-in accepts it and never runs it.
+    auto mark = [](const std::string& verdict) { return verdict.substr(0, verdict.find(' ')); };
+    CHECK(mark(local_rows.at(name)[2]) == mark(cells[2]));
+  }
+  CHECK(junit_refusal_cases(hawk_out) == expected);
+  CHECK(junit_refusal_cases(local_out) == expected);
+}
+
+// Every record of the run is a refusal scenario's, its one check fail_loudly at `status`.
+json require_refusal_verdicts(const std::string& out, std::size_t expected, const std::string& status) {
+  json result = result_in(out);
+  REQUIRE(result["sandboxes"].size() == expected);
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s.dump());
+    CHECK(s["refusal"].is_object());
+    REQUIRE(s["checks"].size() == 1);
+    CHECK(s["checks"][0]["control"] == "fail_loudly");
+    CHECK(s["checks"][0]["status"] == status);
+  }
+  return result;
+}
+
+// A platform that accepted all `expected` configs: the run exits 1 naming each, the report
+// says so, and every eval the stand-in started was deleted at once.
+void require_all_accepted(const Platform& p, const RunResult& r, const std::string& out,
+                          std::size_t expected) {
+  CHECK(r.exit_code == 1);
+  for (const auto& s : require_refusal_verdicts(out, expected, "fail")["sandboxes"])
+    CHECK_THAT(r.out, Catch::Contains("the platform accepted '" + s["scenario"].get<std::string>() + "'"));
+  for (const auto& [name, cells] : refused_rows(out)) {
+    INFO(name);
+    CHECK(cells[2] == "❌ accepted");
+  }
+  CHECK(p.evals().size() == expected);
+  p.require_nothing_left();
+}
+
 }  // namespace
 
 TEST_CASE("configs the platform must refuse: refused as required, on hawk and on local", "[system][hawk]") {
@@ -334,25 +442,20 @@ TEST_CASE("configs the platform must refuse: refused as required, on hawk and on
   RunResult r = p.run(out, refusal_scenarios());
   INFO(r.out);
   CHECK(r.exit_code == 0);
-  json result = result_in(out);
-  REQUIRE(result["sandboxes"].size() == refusal_scenarios().size());
-  for (const auto& s : result["sandboxes"]) {
-    INFO(s.dump());
-    REQUIRE(s["checks"].size() == 1);
-    CHECK(s["checks"][0]["control"] == "fail_loudly");
-    CHECK(s["checks"][0]["status"] == "pass");
-  }
+  require_refusal_verdicts(out, refusal_scenarios().size(), "pass");
+  // Only the root-image config is accepted (kubelet refuses its container); it is deleted.
+  CHECK(p.evals().size() == 1);
   p.require_nothing_left();
+  for (const auto& [name, cells] : refused_rows(out)) {
+    INFO(name);
+    CHECK_THAT(cells[2], Catch::StartsWith("✅ "));
+  }
 
-  std::vector<std::string> argv = {
-      isoharness_bin(),    "run",    "--out",        p.dir.path + "/local",
-      "--isoprobe-bundle", bundle(), "--deployment", scenario("deployments/local.yaml")};
-  for (const auto& f : refusal_scenarios()) argv.push_back(f);
-  auto planner = run_command(argv, {.deadline = 600s, .merge_stderr = true});
-  REQUIRE(planner);
-  INFO(planner->out);
-  CHECK(planner->exit_code == 0);
-  CHECK(failed_controls(result_in(p.dir.path + "/local")).empty());
+  RunResult local = run_local(p.dir.path + "/local", scenario("deployments/local.yaml"), refusal_scenarios());
+  INFO(local.out);
+  CHECK(local.exit_code == 0);
+  require_refusal_verdicts(p.dir.path + "/local", refusal_scenarios().size(), "pass");
+  require_same_rows(out, p.dir.path + "/local", refusal_scenarios().size());
 }
 
 TEST_CASE("a platform that accepts everything fails fail_loudly, naming each config", "[system][hawk]") {
@@ -361,15 +464,40 @@ TEST_CASE("a platform that accepts everything fails fail_loudly, naming each con
   const std::string out = p.dir.path + "/out";
   RunResult r = p.run(out, refusal_scenarios());
   INFO(r.out);
-  CHECK(r.exit_code == 1);
-  json result = result_in(out);
-  for (const auto& s : result["sandboxes"]) {
+  require_all_accepted(p, r, out, refusal_scenarios().size());
+}
+
+TEST_CASE("strict without a hardened runtime class is refused at submission, on hawk and on local",
+          "[system][hawk]") {
+  Platform p(300, false);
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, strict_scenarios());
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  for (const auto& s : require_refusal_verdicts(out, strict_scenarios().size(), "pass")["sandboxes"]) {
     INFO(s.dump());
-    CHECK(s["checks"][0]["status"] == "fail");
-    CHECK_THAT(r.out, Catch::Contains(s["scenario"].get<std::string>()));
-    CHECK_THAT(s["checks"][0]["reason"].get<std::string>(),
-               Catch::Contains("accepted a config it must refuse"));
+    CHECK(s["refusal"]["reason"] == "hardened runtime class");
+    CHECK_THAT(s["facts"]["refusal_message"].get<std::string>(),
+               Catch::Contains("Error: ") && Catch::Contains("hardened runtime class"));
   }
-  CHECK(result["sandboxes"].size() == refusal_scenarios().size());
+  CHECK(p.evals().empty());  // refused at submission: the stand-in never started one
   p.require_nothing_left();
+
+  const std::string local_out = p.dir.path + "/local";
+  RunResult local =
+      run_local(local_out, scenario("deployments/local-no-hardened-class.yaml"), strict_scenarios());
+  INFO(local.out);
+  CHECK(local.exit_code == 0);
+  require_refusal_verdicts(local_out, strict_scenarios().size(), "pass");
+  require_same_rows(out, local_out, strict_scenarios().size());
+}
+
+TEST_CASE("a platform that runs strict without a hardened class fails fail_loudly, nothing left",
+          "[system][hawk]") {
+  Platform p(300, false);
+  p.mode = "accept-everything";
+  const std::string out = p.dir.path + "/out";
+  RunResult r = p.run(out, strict_scenarios());
+  INFO(r.out);
+  require_all_accepted(p, r, out, strict_scenarios().size());
 }

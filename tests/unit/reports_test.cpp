@@ -246,3 +246,123 @@ TEST_CASE("a parity cell without a weighted mix says so", "[reports]") {
   CHECK_THAT(render_parity_html(result["parity"], result["context"]), Catch::Contains("no weighted mix"));
   CHECK_THAT(render_junit(result), Catch::Contains("no weighted mix"));
 }
+
+namespace {
+
+// A refusal scenario's record as harness/runner/refusal.cc journals it.
+nlohmann::json refusal_record(const std::string& scenario, const std::string& rule, const std::string& reason,
+                              bool refused, const std::string& message, const std::string& status,
+                              const std::string& check_reason) {
+  nlohmann::json sb = {
+      {"id", "r-" + scenario},
+      {"scenario", scenario},
+      {"item_id", scenario + "/refusal"},
+      {"task", ""},
+      {"item", ""},
+      {"level", ""},
+      {"runtime", "-"},
+      {"node_class", "-"},
+      {"attempt", 1},
+      {"refusal", {{"rule", rule}, {"reason", reason}, {"or_never_running", false}}},
+      {"facts", {{"refused", refused}, {"refusal_message", message}, {"sandbox_ran", false}}},
+      {"posture", nullptr},
+      {"checks", nlohmann::json::array()},
+      {"error", nullptr}};
+  if (!status.empty()) {
+    sb["checks"].push_back({{"control", "fail_loudly"},
+                            {"status", status},
+                            {"expected", "refused with an Error: message naming '" + reason + "'"},
+                            {"observed", refused ? message : "accepted: " + message},
+                            {"reason", check_reason},
+                            {"evidence", ""}});
+  }
+  return sb;
+}
+
+// The fixture plus four refusal scenarios: refused (pass), accepted (fail), accepted and never
+// running (pass), and one that could not be submitted (error).
+nlohmann::json result_with_refusals() {
+  auto r = test::result_fixture();
+  r["sandboxes"].push_back(refusal_record(
+      "refused-unknown-level", "an unknown isolation level is refused", "unknown isolation level", true,
+      "Error: unknown isolation level 'paranoid'", "pass", "refused as required"));
+  r["sandboxes"].push_back(refusal_record(
+      "refused-strict-allow-all-cidr", "an all-addresses CIDR is refused under strict", "strict refuses",
+      false, "eval hs-4k2p9q was started", "fail",
+      "fail_loudly: the platform accepted 'refused-strict-allow-all-cidr', a config it must refuse (eval "
+      "hs-4k2p9q was started); a weaker sandbox would have run. The eval was deleted at once."));
+  r["sandboxes"].push_back(refusal_record("refused-non-root-on-root-image", "non_root on a root image",
+                                          "root", false, "eval hs-77aa01 was started", "pass",
+                                          "accepted, but its sandbox never ran"));
+  auto errored =
+      refusal_record("refused-level-below-floor", "below the floor", "below the eval set", false, "", "", "");
+  errored["error"] = "submitting a config that must be refused: hawk timed out after 120 s";
+  r["sandboxes"].push_back(errored);
+  r["summary"]["verdict"] = "error";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Markdown: a 'Refused as required' row per refusal scenario, kept out of the sandbox table",
+          "[reports]") {
+  const auto md = render_markdown(result_with_refusals());
+  CHECK_THAT(md, Catch::Contains("### Refused as required (2 of 4)"));
+  CHECK_THAT(md, Catch::Contains("| scenario | rule · reason expected | the platform answered | verdict |"));
+  CHECK_THAT(
+      md, Catch::Contains("| refused-unknown-level | an unknown isolation level is refused · refused with an "
+                          "Error: message naming 'unknown isolation level' | Error: unknown isolation level "
+                          "'paranoid' | ✅ refused |"));
+  CHECK_THAT(
+      md, Catch::Contains("| refused-strict-allow-all-cidr | an all-addresses CIDR is refused under strict · "
+                          "refused with an Error: message naming 'strict refuses' | eval hs-4k2p9q was "
+                          "started | ❌ accepted |"));
+  CHECK_THAT(md, Catch::Contains("| eval hs-77aa01 was started | ✅ accepted, never ran |"));
+  CHECK_THAT(md, Catch::Contains(
+                     "| submitting a config that must be refused: hawk timed out after 120 s | ⚠️ could "
+                     "not be submitted |"));
+  // The failure is listed with the others, under the scenario's name; the sandbox table and
+  // its count hold only sandboxes.
+  CHECK_THAT(md,
+             Catch::Contains("#### ❌ `fail_loudly` — refused-strict-allow-all-cidr · a config the platform "
+                             "must refuse"));
+  CHECK_THAT(md,
+             Catch::Contains("**4 sandboxes · 4 refusal scenarios · 21 checks · 18 pass · 2 fail · 1 n/a · 1 "
+                             "errors**"));
+  CHECK_THAT(md, !Catch::Contains("| refused-unknown-level | refused-unknown-level/refusal |"));
+  // Without refusal records there is no such section.
+  CHECK_THAT(render_markdown(test::result_fixture()), !Catch::Contains("Refused as required"));
+}
+
+TEST_CASE("JUnit: one testcase per refusal scenario, the failure naming what was accepted", "[reports]") {
+  const auto xml = render_junit(result_with_refusals());
+  CHECK(count_of(xml, "<testcase classname=\"refused.") == 4);
+  CHECK_THAT(xml,
+             Catch::Contains(
+                 R"(<testsuite name="refused as required" tests="4" failures="1" errors="1" skipped="0")"));
+  CHECK_THAT(xml, Catch::Contains(R"(<testcase classname="refused.refused-unknown-level" )"
+                                  R"(name="refused-unknown-level: fail_loudly" time="0"/>)"));
+  CHECK_THAT(
+      xml, Catch::Contains(R"(<testcase classname="refused.refused-strict-allow-all-cidr" )"
+                           R"(name="refused-strict-allow-all-cidr: fail_loudly" time="0">)"
+                           "\n"
+                           R"(      <failure type="fail_loudly" message="fail_loudly: the platform )"
+                           R"(accepted &apos;refused-strict-allow-all-cidr&apos;, a config it must refuse)"));
+  CHECK_THAT(xml, Catch::Contains("the platform answered: eval hs-4k2p9q was started"));
+  CHECK_THAT(xml,
+             Catch::Contains(R"(<error message="submitting a config that must be refused: hawk timed out)"));
+  // Counted once, in their own suite: the fixture's 18 testcases and these four.
+  CHECK_THAT(xml, Catch::Contains(R"(<testsuites name="isoharness" tests="22" failures="2" errors="1")"));
+  CHECK_THAT(xml, !Catch::Contains(R"(<testsuite name="refused-unknown-level")"));
+  CHECK_THAT(render_junit(test::result_fixture()), !Catch::Contains("refused as required"));
+}
+
+TEST_CASE("a document written before refusal records carried their rule still lists them", "[reports]") {
+  auto r = result_with_refusals();
+  for (auto& sb : r["sandboxes"])
+    if (sb.contains("refusal")) sb["refusal"] = true;
+  CHECK_THAT(render_markdown(r),
+             Catch::Contains("| refused-unknown-level | refused with an Error: message naming "
+                             "'unknown isolation level' | Error: unknown isolation level"));
+  CHECK(count_of(render_junit(r), "<testcase classname=\"refused.") == 4);
+}
