@@ -172,6 +172,60 @@ json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
   return {{"capabilities", spec.capabilities}, {"expected_cap_eff", capability_hex(mask)}};
 }
 
+// The agent sandbox's node class: a bounded noisy neighbour on its CPUs when the class
+// asks for one.
+void start_noisy_neighbour(DeployedSandbox& sb, const NodeClass& node_class,
+                           const std::string& node_class_name, const LaunchContext& ctx) {
+  if (!node_class.noisy_neighbour) return;
+  auto pid = spawn_detached(
+      in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus", node_class.cpuset,
+                          "--duty-percent", std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
+      sb.dir + "/noise.log");
+  if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
+  sb.noise_pid = *pid;
+}
+
+// What the result records about an agent sandbox (docs/CONTRACTS.md, sandbox facts).
+json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                         const std::string& node_class_name, const std::string& run_id,
+                         std::size_t seccomp_rules) {
+  json egress = {{"dns", sb.egress.dns},
+                 {"addresses", sb.egress.addresses},
+                 {"cidrs", sb.egress.cidrs},
+                 {"enforced_by", "nftables in the node namespace"}};
+  json scratch = json::array();
+  for (const auto& s : spec.scratch) scratch.push_back(s.path);
+  return {
+      {"backend", "local"},
+      {"run_id", run_id},
+      {"container_id", sb.container},
+      {"runtime", sb.runtime},
+      {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
+      {"runtime_binary", sb.runtime_bin},
+      {"runtime_version", runtime_version(sb.runtime_bin)},
+      {"platform", sb.runtime == "runsc" ? "ptrace" : "native"},
+      {"network_mode", sb.runtime == "runsc" ? "host-in-netns" : "netns"},
+      {"oci_seccomp_inside_gvisor", false},
+      {"node_class", node_class_name},
+      {"cpus", node_class.cpuset},
+      {"noisy_neighbour", node_class.noisy_neighbour},
+      {"address", sb.address},
+      {"netns", sb.netns},
+      {"image", "host-os-view"},
+      {"requested_image", spec.image},
+      {"uid", spec.uid},
+      {"gid", spec.gid},
+      {"no_new_privileges", spec.no_new_privileges},
+      {"seccomp", spec.seccomp},
+      {"seccomp_rules", seccomp_rules},
+      {"read_only_root", spec.read_only_root},
+      {"scratch", scratch},
+      {"gpu_requested", spec.gpu},
+      {"gpu_available", false},
+      {"egress", egress},
+  };
+}
+
 }  // namespace
 
 std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
@@ -209,15 +263,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
                     {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
   write_file(sb.dir + "/config.json", config.dump(2));
 
-  if (node_class.noisy_neighbour) {
-    auto pid =
-        spawn_detached(in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus",
-                                           node_class.cpuset, "--duty-percent",
-                                           std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
-                       sb.dir + "/noise.log");
-    if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
-    sb.noise_pid = *pid;
-  }
+  start_noisy_neighbour(sb, node_class, node_class_name, ctx);
 
   start_container(sb, ctx);
   try {
@@ -231,41 +277,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   h.name = sb.name;
   h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
   h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
-  json egress = {{"dns", sb.egress.dns},
-                 {"addresses", sb.egress.addresses},
-                 {"cidrs", sb.egress.cidrs},
-                 {"enforced_by", "nftables in the node namespace"}};
-  json scratch = json::array();
-  for (const auto& s : spec.scratch) scratch.push_back(s.path);
-  h.facts = {
-      {"backend", "local"},
-      {"run_id", paths.run_id},
-      {"container_id", sb.container},
-      {"runtime", sb.runtime},
-      {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
-      {"runtime_binary", sb.runtime_bin},
-      {"runtime_version", runtime_version(sb.runtime_bin)},
-      {"platform", sb.runtime == "runsc" ? "ptrace" : "native"},
-      {"network_mode", sb.runtime == "runsc" ? "host-in-netns" : "netns"},
-      {"oci_seccomp_inside_gvisor", false},
-      {"node_class", node_class_name},
-      {"cpus", node_class.cpuset},
-      {"noisy_neighbour", node_class.noisy_neighbour},
-      {"address", sb.address},
-      {"netns", sb.netns},
-      {"image", "host-os-view"},
-      {"requested_image", spec.image},
-      {"uid", spec.uid},
-      {"gid", spec.gid},
-      {"no_new_privileges", spec.no_new_privileges},
-      {"seccomp", spec.seccomp},
-      {"seccomp_rules", seccomp_rules},
-      {"read_only_root", spec.read_only_root},
-      {"scratch", scratch},
-      {"gpu_requested", spec.gpu},
-      {"gpu_available", false},
-      {"egress", egress},
-  };
+  h.facts = agent_sandbox_facts(sb, spec, node_class, node_class_name, paths.run_id, seccomp_rules);
   if (!sb.weakenings.empty()) h.facts["weakenings"] = sb.weakenings;
   h.facts.update(capability_facts(sb, spec));
 }
