@@ -172,6 +172,20 @@ json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
   return {{"capabilities", spec.capabilities}, {"expected_cap_eff", capability_hex(mask)}};
 }
 
+// What every container of a sandbox has in its bundle: runtime, namespace, cgroup and CPUs
+// of the node class, and the converted seccomp profile; the caller adds its process.
+BundleInputs bundle_inputs(const DeployedSandbox& sb, const NodeClass& node_class,
+                           const std::string& hostname, const json& seccomp) {
+  BundleInputs in;
+  in.runtime = sb.runtime;
+  in.hostname = hostname;
+  in.netns_path = netns_path(sb.netns);
+  in.cgroups_path = "/" + sb.container;
+  in.cpuset = node_class.cpuset;
+  in.seccomp = seccomp;
+  return in;
+}
+
 // The agent sandbox's node class: a bounded noisy neighbour on its CPUs when the class
 // asks for one.
 void start_noisy_neighbour(DeployedSandbox& sb, const NodeClass& node_class,
@@ -250,14 +264,8 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   image.authorized_keys = authorized_key;
   std::string host_key = key_type_and_blob(build_image(image));
 
-  BundleInputs in;
-  in.runtime = sb.runtime;
-  in.hostname = sb.name;
-  in.netns_path = netns_path(sb.netns);
-  in.cgroups_path = "/" + sb.container;
-  in.cpuset = node_class.cpuset;
+  BundleInputs in = bundle_inputs(sb, node_class, sb.name, seccomp);
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
-  in.seccomp = seccomp;
   json config = make_oci_config(spec, in);
   weaken_oci_config(sb.weakenings, config,
                     {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
@@ -293,12 +301,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   fs::create_directories(image.rootfs + kSiblingProbeDir, ec);
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
 
-  BundleInputs in;
-  in.runtime = sb.runtime;
-  in.hostname = spec.service;
-  in.netns_path = netns_path(sb.netns);
-  in.cgroups_path = "/" + sb.container;
-  in.cpuset = node_class.cpuset;
+  BundleInputs in = bundle_inputs(sb, node_class, spec.service, seccomp);
   in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
              "serve",
              "--port",
@@ -308,7 +311,6 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
              "--max-seconds",
              "7200"};
   in.ro_binds = {{probe_bundle, kSiblingProbeDir}};
-  in.seccomp = seccomp;
   write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
   start_container(sb, ctx);
 
