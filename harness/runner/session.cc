@@ -113,6 +113,7 @@ void RunSession::open_journal(const HeaderParts& parts) {
       {"plans", parts.plans},
       {"findings", parts.findings},
       {"skipped", parts.skipped}};
+  if (!parts.kind.empty()) header["run"]["kind"] = parts.kind;
   journal_ = std::make_unique<Journal>(setup_.out_dir, header);
   ctx_.journal = journal_.get();
 }
@@ -150,11 +151,16 @@ void RunSession::stop_backend() {
   ctx_.backend = nullptr;
 }
 
-RunOutcome RunSession::finish(int planned_sandboxes) {
+nlohmann::json RunSession::collect() {
   stop_backend();
   nlohmann::json result = result_from_journal(setup_.out_dir + "/journal.jsonl");
   for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
+  return result;
+}
+
+RunOutcome RunSession::finish(int planned_sandboxes) {
+  nlohmann::json result = collect();
   result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
   result["parity"] = nullptr;
   add_platform_findings(result);
