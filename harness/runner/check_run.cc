@@ -10,6 +10,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/ssh_line.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/plan_item.h"
 #include "harness/runner/session.h"
 #include "harness/transport/host_key.h"
 
@@ -130,7 +131,7 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
 Job job_for(const CheckConfig& config, const Planned& p, const scenario::DeploymentProfile& profile) {
   const auto classes = gvisor_runtime_classes(profile);
   for (const auto& item : p.plan["items"]) {
-    if (item.value("id", "") != config.item_id) continue;
+    if (read_plan_item(item).id != config.item_id) continue;
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
     const std::string runtime = config.runtime.empty() ? runtime_label(item, classes) : config.runtime;
@@ -142,7 +143,7 @@ Job job_for(const CheckConfig& config, const Planned& p, const scenario::Deploym
     return jobs.front();
   }
   std::string ids;
-  for (const auto& item : p.plan["items"]) ids += "\n  " + item.value("id", "");
+  for (const auto& item : p.plan["items"]) ids += "\n  " + read_plan_item(item).id;
   throw UserError(config.scenario_path + ": no item '" + config.item_id + "'; its items are:" + ids);
 }
 

@@ -20,6 +20,7 @@
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/plan_item.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/session.h"
 #include "harness/verify/verify.h"
@@ -139,7 +140,7 @@ struct Measurements {
 
 std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) {
   const Planned& p = *in.planned;
-  const std::string item_id = p.plan["items"][0].value("id", "");
+  const std::string item_id = read_plan_item(p.plan["items"][0]).id;
   std::vector<std::string> names = {config.baseline};
   if (config.candidates.empty()) {
     for (const auto& r : p.scenario.matrix.runtimes)
@@ -282,7 +283,7 @@ void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
     m.cells_json.push_back({{"cell", cell.key},
                             {"runtime", cell.runtime},
                             {"node_class", cell.node_class},
-                            {"item_id", cell.item.value("id", "")},
+                            {"item_id", read_plan_item(cell.item).id},
                             {"facts", cell.sandbox->handle().facts},
                             {"timings", cell.sandbox->timings()}});
     std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),

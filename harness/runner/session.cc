@@ -6,6 +6,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/ssh_line.h"
 #include "harness/runner/context.h"
+#include "harness/runner/plan_item.h"
 #include "reports/reports.h"
 
 namespace isoharness::runner {
@@ -57,13 +58,15 @@ nlohmann::json accepted_keys_json(const std::vector<transport::AcceptedKey>& key
 }  // namespace
 
 void add_plan_findings(const std::string& scenario, const nlohmann::json& plan, nlohmann::json& findings) {
-  for (const auto& item : plan["items"])
-    for (const auto& f : item.value("findings", nlohmann::json::array()))
+  for (const auto& json_item : plan["items"]) {
+    const PlanItemFields item = read_plan_item(json_item);
+    for (const auto& f : item.findings)
       findings.push_back({{"scenario", scenario},
-                          {"item_id", item.value("id", "")},
-                          {"code", f.value("code", "")},
-                          {"severity", f.value("severity", "")},
-                          {"message", f.value("message", "")}});
+                          {"item_id", item.id},
+                          {"code", f.code},
+                          {"severity", f.severity},
+                          {"message", f.message}});
+  }
 }
 
 RunSession::RunSession(SessionSetup setup) : setup_(std::move(setup)), run_id_(random_run_id()) {
