@@ -20,10 +20,6 @@ using namespace std::chrono_literals;
 
 constexpr const char* kMarkerName = ".isoharness-attempt";  // written after each attempt
 
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 std::string target_flag(const deploy::EgressTarget& t) {
   return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
 }
@@ -129,7 +125,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
       "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
       "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
   for (const auto& target : targets) {
-    argv.push_back("--target");
+    argv.emplace_back("--target");
     argv.push_back(target_flag(target));
   }
   add_sibling_targets(sandbox.handle().facts, argv);
