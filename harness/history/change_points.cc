@@ -31,7 +31,8 @@ double pairs(std::size_t k) {
 
 }  // namespace
 
-ChangePoint best_split(std::span<const double> z, std::size_t min_segment) {
+ChangePoint best_split(std::span<const double> values, std::size_t min_segment) {
+  const std::span<const double> z = values;
   const std::size_t n = z.size();
   ChangePoint best;
   if (min_segment < 1 || n < 2 * min_segment) return best;

@@ -91,7 +91,8 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
   if (!line) throw UserError("--ssh: " + line.error().message);
   std::string ssh_config;
   if (!line->config_file.empty())
-    ssh_config = read_bounded(hawk::expand_home(line->config_file), 64 * 1024, "the ssh config (-F)");
+    ssh_config =
+        read_bounded(hawk::expand_home(line->config_file), std::size_t{64} * 1024, "the ssh config (-F)");
   Login login{line->route, config.identity_file};
   if (login.identity.empty()) login.identity = line->identity_file;
   if (login.identity.empty()) login.identity = config_value(ssh_config, "IdentityFile");

@@ -83,6 +83,7 @@ void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobCon
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
   int n = std::min<int>(parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
+  workers.reserve(n);
   for (int w = 0; w < n; ++w)
     workers.emplace_back([&] {
       for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;) {

@@ -22,32 +22,32 @@ Error parse_error(const std::string& what) {
 
 }  // namespace
 
-Expected<std::vector<std::string>> split_shell_words(std::string_view s) {
+Expected<std::vector<std::string>> split_shell_words(std::string_view text) {
   std::vector<std::string> words;
   std::string cur;
   bool in_word = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
     if (c == '\'') {
-      auto end = s.find('\'', i + 1);
+      auto end = text.find('\'', i + 1);
       if (end == std::string_view::npos) return parse_error("unterminated single quote");
-      cur.append(s.substr(i + 1, end - i - 1));
+      cur.append(text.substr(i + 1, end - i - 1));
       i = end;
       in_word = true;
     } else if (c == '"') {
       std::size_t j = i + 1;
-      for (; j < s.size() && s[j] != '"'; ++j) {
-        if (s[j] == '$' || s[j] == '`')
-          return parse_error(fmt::format("'{}' inside double quotes is refused", s[j]));
-        if (s[j] == '\\' && j + 1 < s.size()) ++j;
-        cur += s[j];
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '$' || text[j] == '`')
+          return parse_error(fmt::format("'{}' inside double quotes is refused", text[j]));
+        if (text[j] == '\\' && j + 1 < text.size()) ++j;
+        cur += text[j];
       }
-      if (j >= s.size()) return parse_error("unterminated double quote");
+      if (j >= text.size()) return parse_error("unterminated double quote");
       i = j;
       in_word = true;
     } else if (c == '\\') {
-      if (i + 1 >= s.size()) return parse_error("trailing backslash");
-      cur += s[++i];
+      if (i + 1 >= text.size()) return parse_error("trailing backslash");
+      cur += text[++i];
       in_word = true;
     } else if (c == ' ' || c == '\t') {
       if (in_word) words.push_back(std::move(cur));

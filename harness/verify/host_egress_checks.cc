@@ -174,9 +174,9 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
     std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
     std::string reason =
         pass ? why
-             : (allowed ? "egress: " + target.name + " (" + where + ") should be reachable (" + why +
-                              ") but is " + got
-                        : "egress: " + target.name + " (" + where + ") is reachable although " + why);
+             : (allowed ? fmt::format("egress: {} ({}) should be reachable ({}) but is {}", target.name,
+                                      where, why, got)
+                        : fmt::format("egress: {} ({}) is reachable although {}", target.name, where, why));
     out.push_back(make(control, pass, expected, observed, reason, evidence));
   }
 }
