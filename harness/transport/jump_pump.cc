@@ -18,8 +18,8 @@
 namespace isoharness::transport {
 namespace {
 
-constexpr std::size_t kBufferCap = 256 * 1024;  // per direction, per bridge
-constexpr std::size_t kChunk = 32 * 1024;
+constexpr std::size_t kBufferCap = std::size_t{256} * 1024;  // per direction, per bridge
+constexpr std::size_t kChunk = std::size_t{32} * 1024;
 constexpr auto kCloseGrace = std::chrono::seconds(2);
 
 bool is_session_error(int rc) {
