@@ -3,6 +3,8 @@
 
 #include "reports/drift_chart.h"
 #include "reports/drift_reports.h"
+#include "reports/drift_view.h"
+#include "reports/html_page.h"
 #include "reports/parity_view.h"
 #include "reports/text_format.h"
 
@@ -10,22 +12,19 @@ namespace isoharness::reports {
 
 namespace {
 
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 20px 28px;
-       max-width: 1120px; line-height: 1.4; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 17px; margin: 22px 0 4px; border-bottom: 1px solid #d0d7de; padding-bottom: 3px; }
-.meta { color: #57606a; font-size: 13px; margin: 0 0 8px; }
-.verdict { display: inline-block; padding: 6px 12px; border-radius: 6px; font-size: 15px; margin: 4px 0 8px; }
-.changed { background: #ffebe9; color: #a40e26; }
-.steady { background: #dafbe1; color: #116329; }
-table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
-th, td { padding: 3px 10px; border-bottom: 1px solid #d8dee4; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-.new { color: #a40e26; font-weight: 600; }
-details summary { cursor: pointer; color: #0969da; font-size: 14px; margin: 12px 0; }
-footer { color: #57606a; font-size: 12px; margin-top: 24px; border-top: 1px solid #d0d7de; padding-top: 8px; }
-)";
+std::string drift_style() {
+  return page_style(
+      {.max_width_px = 1120,
+       .headings = "h2 { font-size: 17px; margin: 22px 0 4px; border-bottom: 1px solid #d0d7de; "
+                   "padding-bottom: 3px; }\n",
+       .verdicts = ".changed { background: #ffebe9; color: #a40e26; }\n"
+                   ".steady { background: #dafbe1; color: #116329; }\n",
+       .cells = "th, td { padding: 3px 10px; border-bottom: 1px solid #d8dee4; text-align: left; "
+                "vertical-align: top; }\n",
+       .extra = ".new { color: #a40e26; font-weight: 600; }\n"
+                "details summary { cursor: pointer; color: #0969da; font-size: 14px; margin: 12px 0; "
+                "}\n"});
+}
 
 std::string change_label(const nlohmann::json& c) {
   return fmt::format("{} · x{} · p {}", str_or(c, "run"), format_ratio(num_or(c["shift"], "estimate", 0.0)),
@@ -64,24 +63,17 @@ std::string chart(const nlohmann::json& s) {
 
 std::string changes_table(const nlohmann::json& drift, bool fresh) {
   std::string rows;
-  for (const auto& s : drift["series"])
-    for (const auto& c : s["changes"]) {
-      if (c["new"].get<bool>() != fresh) continue;
-      const auto& sh = c["shift"];
-      std::string notes = escape_html(str_or(c, "explanation"));
-      for (const auto& n : c["notes"])
-        notes += "<br>note on " + escape_html(str_or(n, "run")) + ": " + escape_html(str_or(n, "text"));
-      rows += fmt::format(
-          "<tr><td>{}{}</td><td>{}<br><span class=\"meta\">{}</span></td><td>{} → {}</td><td>x{} [{}, "
-          "{}]</td>"
-          "<td>{}</td><td>{}</td></tr>\n",
-          c["gated"].get<bool>() ? "<span class=\"new\">gated</span> " : "", escape_html(str_or(c, "series")),
-          escape_html(str_or(c, "run")), escape_html(str_or(c, "started")),
-          format_ratio(num_or(c["before"], "median_ratio", 0.0)),
-          format_ratio(num_or(c["after"], "median_ratio", 0.0)), format_ratio(num_or(sh, "estimate", 0.0)),
-          format_ratio(num_or(sh, "low", 0.0)), format_ratio(num_or(sh, "high", 0.0)),
-          format_p(num_or(c, "p_value", 0.0)), notes);
-    }
+  for (const ChangeRow& c : change_rows(drift, fresh)) {
+    std::string notes = escape_html(c.explanation);
+    for (const auto& [run, text] : c.notes)
+      notes += "<br>note on " + escape_html(run) + ": " + escape_html(text);
+    rows += fmt::format(
+        "<tr><td>{}{}</td><td>{}<br><span class=\"meta\">{}</span></td><td>{} → {}</td><td>x{} [{}, "
+        "{}]</td>"
+        "<td>{}</td><td>{}</td></tr>\n",
+        c.gated ? "<span class=\"new\">gated</span> " : "", escape_html(c.series), escape_html(c.run),
+        escape_html(c.started), c.before, c.after, c.estimate, c.low, c.high, c.p, notes);
+  }
   if (rows.empty()) return fresh ? "<p>Nothing changed since the last night.</p>\n" : "";
   return "<table><tr><th>series</th><th>from run</th><th>median ratio</th><th>shift [interval]</th><th>p</th>"
          "<th>what changed</th></tr>\n" +
@@ -116,9 +108,7 @@ std::string render_drift_html(const nlohmann::json& drift) {
   const auto& sum = drift["summary"];
   const auto& m = drift["method"];
   const bool changed = str_or(sum, "verdict") == "changed";
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>Timing drift</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  std::string out = page_head("Timing drift", drift_style());
   out += "<h1>Timing drift across nights</h1>\n";
   out +=
       fmt::format("<p class=\"meta\">{} parity run(s) · {} series · newest run <b>{}</b>{}</p>\n",

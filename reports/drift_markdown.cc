@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "reports/drift_reports.h"
+#include "reports/drift_view.h"
 #include "reports/parity_view.h"
 #include "reports/text_format.h"
 
@@ -9,23 +10,16 @@ namespace isoharness::reports {
 
 namespace {
 
-std::string change_rows(const nlohmann::json& drift, bool fresh) {
+std::string change_table_rows(const nlohmann::json& drift, bool fresh) {
   std::string rows;
-  for (const auto& s : drift["series"])
-    for (const auto& c : s["changes"]) {
-      if (c["new"].get<bool>() != fresh) continue;
-      const auto& sh = c["shift"];
-      std::string what = str_or(c, "explanation");
-      for (const auto& n : c["notes"]) what += "; note on " + str_or(n, "run") + ": " + str_or(n, "text");
-      rows += fmt::format("| {}{} | {} ({}) | {} → {} | ×{} [{}, {}] | {} | {} |\n",
-                          c["gated"].get<bool>() ? "**gated** " : "", escape_md_inline(str_or(c, "series")),
-                          escape_md_inline(str_or(c, "run")), escape_md_inline(str_or(c, "started")),
-                          format_ratio(num_or(c["before"], "median_ratio", 0.0)),
-                          format_ratio(num_or(c["after"], "median_ratio", 0.0)),
-                          format_ratio(num_or(sh, "estimate", 0.0)), format_ratio(num_or(sh, "low", 0.0)),
-                          format_ratio(num_or(sh, "high", 0.0)), format_p(num_or(c, "p_value", 0.0)),
-                          escape_md_inline(what));
-    }
+  for (const ChangeRow& c : change_rows(drift, fresh)) {
+    std::string what = c.explanation;
+    for (const auto& [run, text] : c.notes) what += "; note on " + run + ": " + text;
+    rows +=
+        fmt::format("| {}{} | {} ({}) | {} → {} | ×{} [{}, {}] | {} | {} |\n", c.gated ? "**gated** " : "",
+                    escape_md_inline(c.series), escape_md_inline(c.run), escape_md_inline(c.started),
+                    c.before, c.after, c.estimate, c.low, c.high, c.p, escape_md_inline(what));
+  }
   if (rows.empty()) return "";
   return "| series | from run | median ratio | shift [interval] | p | what changed "
          "|\n|---|---|---|---|---|---|\n" +
@@ -37,7 +31,7 @@ std::string change_rows(const nlohmann::json& drift, bool fresh) {
 std::string render_drift_markdown(const nlohmann::json& drift) {
   const auto& sum = drift["summary"];
   std::string out = "## What changed since the last night\n\n";
-  const std::string fresh = change_rows(drift, true);
+  const std::string fresh = change_table_rows(drift, true);
   out += fresh.empty() ? "No new change point in any timing series.\n" : fresh;
   const auto posture = drift.value("posture", nlohmann::json::object());
   const auto lost = posture.value("changes", nlohmann::json::array());
@@ -49,7 +43,7 @@ std::string render_drift_markdown(const nlohmann::json& drift) {
                          escape_md_inline(str_or(p, "item_id")), escape_md_inline(str_or(p, "runtime")),
                          escape_md_inline(str_or(p, "node_class")), escape_md_inline(str_or(p, "control")));
   }
-  const std::string earlier = change_rows(drift, false);
+  const std::string earlier = change_table_rows(drift, false);
   if (!earlier.empty()) out += "\n### Earlier change points\n\n" + earlier;
   out += fmt::format(
       "\n{} parity run(s), {} series; {} change point(s), {} new, {} gated (gate: {}). Method: E-divisive "

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "reports/document_shape.h"
+#include "reports/html_page.h"
 #include "reports/parity_view.h"
 #include "reports/reports.h"
 #include "reports/svg_charts.h"
@@ -15,25 +16,20 @@ namespace isoharness::reports {
 
 namespace {
 
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 20px 28px;
-       max-width: 1120px; line-height: 1.4; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 26px 0 6px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
-h2 .vs { color: #57606a; font-weight: normal; }
-.meta { color: #57606a; font-size: 13px; margin: 0 0 8px; }
-.verdict { display: inline-block; padding: 6px 12px; border-radius: 6px; font-size: 15px; margin: 4px 0 8px; }
-.v-parity { background: #dafbe1; color: #116329; }
-.v-regression { background: #ffebe9; color: #a40e26; }
-.v-inconclusive { background: #fff8c5; color: #7d4e00; }
-table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
-th, td { padding: 3px 10px; border-bottom: 1px solid #d8dee4; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-th { background: #f6f8fa; }
-ul.warnings { font-size: 13px; color: #7d4e00; }
-details summary { cursor: pointer; color: #0969da; font-size: 13px; }
-footer { color: #57606a; font-size: 12px; margin-top: 24px; border-top: 1px solid #d0d7de; padding-top: 8px; }
-)";
+std::string parity_style() {
+  return page_style(
+      {.max_width_px = 1120,
+       .headings = "h2 { font-size: 18px; margin: 26px 0 6px; border-bottom: 1px solid #d0d7de; "
+                   "padding-bottom: 4px; }\n"
+                   "h2 .vs { color: #57606a; font-weight: normal; }\n",
+       .verdicts = ".v-parity { background: #dafbe1; color: #116329; }\n"
+                   ".v-regression { background: #ffebe9; color: #a40e26; }\n"
+                   ".v-inconclusive { background: #fff8c5; color: #7d4e00; }\n",
+       .cells = "th, td { padding: 3px 10px; border-bottom: 1px solid #d8dee4; text-align: right; }\n"
+                "th:first-child, td:first-child { text-align: left; }\n",
+       .extra = "ul.warnings { font-size: 13px; color: #7d4e00; }\n"
+                "details summary { cursor: pointer; color: #0969da; font-size: 13px; }\n"});
+}
 
 std::string verdict_class(const std::string& verdict) {
   if (verdict == "parity" || verdict == "regression") return "v-" + verdict;
@@ -194,9 +190,7 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
   const auto sections = parity_sections(parity);
   std::string title = "Timing parity";
   if (sections.size() == 1) title += " — " + str_or(sections[0], "scenario", "");
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>" + escape_html(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string out = page_head(escape_html(title), parity_style());
   for (const auto& s : sections) {
     const double tol = s["tolerance"];
     out += fmt::format("<h1>Timing parity — scenario <code>{}</code></h1>\n",

@@ -1,6 +1,7 @@
 // render_selftest_html: the detection matrix as one self-contained page.
 #include <fmt/format.h>
 
+#include "reports/html_page.h"
 #include "reports/selftest_reports.h"
 #include "reports/selftest_view.h"
 #include "reports/text_format.h"
@@ -8,23 +9,20 @@
 namespace isoharness::reports {
 namespace {
 
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 20px 28px;
-       max-width: 1280px; line-height: 1.4; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 26px 0 6px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
-.meta { color: #57606a; font-size: 13px; margin: 0 0 8px; }
-.verdict { display: inline-block; padding: 6px 12px; border-radius: 6px; font-size: 15px; margin: 4px 0 8px; }
-.pass, .caught, .clean { background: #dafbe1; color: #116329; }
-.fail, .missed, .false_alarm { background: #ffebe9; color: #a40e26; }
-.error { background: #fff8c5; color: #7d4e00; }
-.na { background: #f6f8fa; color: #57606a; }
-table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
-th, td { padding: 4px 10px; border: 1px solid #d8dee4; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-td.cell { min-width: 220px; }
-code { font-size: 12px; }
-)";
+std::string selftest_style() {
+  return page_style({.max_width_px = 1280,
+                     .headings =
+                         "h2 { font-size: 18px; margin: 26px 0 6px; border-bottom: 1px solid #d0d7de; "
+                         "padding-bottom: 4px; }\n",
+                     .verdicts = ".pass, .caught, .clean { background: #dafbe1; color: #116329; }\n"
+                                 ".fail, .missed, .false_alarm { background: #ffebe9; color: #a40e26; }\n"
+                                 ".error { background: #fff8c5; color: #7d4e00; }\n"
+                                 ".na { background: #f6f8fa; color: #57606a; }\n",
+                     .cells = "th, td { padding: 4px 10px; border: 1px solid #d8dee4; text-align: left; "
+                              "vertical-align: top; }\n",
+                     .extra = "td.cell { min-width: 220px; }\ncode { font-size: 12px; }\n",
+                     .footer = false});
+}
 
 std::string css_class(const std::string& status) {
   return status == "n/a" ? "na" : status;
@@ -77,7 +75,7 @@ std::string render_selftest_html(const nlohmann::json& result) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>isoharness selftest</title>"
       "<style>{}</style></head><body>\n<h1>isoharness selftest</h1>\n",
-      kStyle);
+      selftest_style());
   out += fmt::format(
       "<p class=\"meta\">run {} · scenario {} · host {} · runc {} · runsc {} · {:.0f} s · parallel {}</p>\n",
       escape_html(str_or(result.value("run", nlohmann::json::object()), "id", "?")),

@@ -7,50 +7,42 @@
 
 namespace isoharness::reports {
 
-std::string escape_html(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
+namespace {
+
+// What stands for a character in an output format.
+struct Replacement {
+  char c;
+  const char* with;
+};
+
+constexpr Replacement kHtmlEntities[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
+constexpr Replacement kXmlEntities[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&apos;"}};
+// Inside a Markdown table cell: no pipe, no HTML, one line.
+constexpr Replacement kMarkdownInline[] = {{'|', "\\|"}, {'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"},
+                                           {'\n', " "},  {'\r', ""},    {'\t', " "}};
+
+template <std::size_t N>
+const char* find_replacement(const Replacement (&table)[N], char c) {
+  for (const auto& r : table) {
+    if (r.c == c) return r.with;
   }
-  return out;
+  return nullptr;
 }
 
-std::string escape_xml(std::string_view text) {
+// Each character of text, or what `other` (when given and it answers), else the table,
+// puts in its place.
+template <std::size_t N>
+std::string replace_chars(std::string_view text, const Replacement (&table)[N],
+                          const char* (*other)(char) = nullptr) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-      out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 cannot hold this control character
-    } else if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '"') {
-      out += "&quot;";
-    } else if (c == '\'') {
-      out += "&apos;";
+    const char* with = other ? other(c) : nullptr;
+    if (!with) with = find_replacement(table, c);
+    if (with) {
+      out += with;
     } else {
       out += c;
     }
@@ -58,36 +50,24 @@ std::string escape_xml(std::string_view text) {
   return out;
 }
 
+// XML 1.0 cannot hold a control character other than tab, newline and carriage return.
+const char* xml_control_character(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 && c != '\n' && c != '\t' && c != '\r' ? "\xEF\xBF\xBD" : nullptr;  // U+FFFD
+}
+
+}  // namespace
+
+std::string escape_html(std::string_view text) {
+  return replace_chars(text, kHtmlEntities);
+}
+
+std::string escape_xml(std::string_view text) {
+  return replace_chars(text, kXmlEntities, xml_control_character);
+}
+
 std::string escape_md_inline(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '|':
-        out += "\\|";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '\n':
-        out += ' ';
-        break;
-      case '\r':
-        break;
-      case '\t':
-        out += ' ';
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return replace_chars(text, kMarkdownInline);
 }
 
 std::string md_code_block(std::string_view text) {

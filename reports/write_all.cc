@@ -54,7 +54,7 @@ std::vector<std::string> write_all(const nlohmann::json& result, const std::stri
   const std::string md = render_markdown(result);
   const std::string junit = render_junit(result);
   const nlohmann::json parity = result.contains("parity") ? result["parity"] : nlohmann::json();
-  const nlohmann::json context = result["context"];
+  const nlohmann::json& context = result["context"];
   const bool has_parity = !parity.is_null();
   std::string parity_md, parity_html;
   std::map<std::string, nlohmann::json> cells;

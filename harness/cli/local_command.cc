@@ -119,6 +119,49 @@ struct BlockStopSignals {
   }
 };
 
+// How to log in to a sandbox `local up` made.
+struct UpLogin {
+  std::string command, config, known_hosts;
+  double seconds = 0;  // deploy time
+};
+
+// What `local up` prints once the sandbox is up: one JSON line (--json) or lines for people.
+void print_sandbox_up(const LocalArgs& a, const deploy::SandboxHandle& h, const UpLogin& up,
+                      const std::string& run_id, const json& context) {
+  if (a.json_out) {
+    json out = {{"run_id", run_id},
+                {"name", h.name},
+                {"ssh_command", up.command},
+                {"ssh_config", up.config},
+                {"known_hosts", up.known_hosts},
+                {"deploy_seconds", up.seconds},
+                {"jump",
+                 {{"host", h.route.jump.host},
+                  {"port", h.route.jump.port},
+                  {"user", h.route.jump.user},
+                  {"host_key", h.route.jump.host_key}}},
+                {"sandbox",
+                 {{"host", h.route.sandbox.host},
+                  {"port", h.route.sandbox.port},
+                  {"user", h.route.sandbox.user},
+                  {"host_key", h.route.sandbox.host_key}}},
+                {"facts", h.facts},
+                {"context", context}};
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    std::printf("sandbox %s is up in %.2f s: runtime %s, node class %s, run %s\n", h.name.c_str(), up.seconds,
+                h.facts.value("runtime", "").c_str(), a.node_class.c_str(), run_id.c_str());
+    std::printf("jumphost  %s@%s:%d  %s\n", h.route.jump.user.c_str(), h.route.jump.host.c_str(),
+                h.route.jump.port, h.route.jump.host_key.c_str());
+    std::printf("sandbox   %s@%s:%d  %s\n", h.route.sandbox.user.c_str(), h.route.sandbox.host.c_str(),
+                h.route.sandbox.port, h.route.sandbox.host_key.c_str());
+    std::printf("known_hosts %s\n\n  %s\n\n", up.known_hosts.c_str(), up.command.c_str());
+    std::printf(
+        "SIGINT (Ctrl-C) or SIGTERM tears it down%s.\n",
+        a.hold_seconds > 0 ? (", or it goes after " + std::to_string(a.hold_seconds) + " s").c_str() : "");
+  }
+}
+
 int do_up(const LocalArgs& a) {
   BlockStopSignals signals;
   json values = json::parse(read_small_file(a.values_file, "the sandbox values"), nullptr, false);
@@ -161,38 +204,7 @@ int do_up(const LocalArgs& a) {
   dl::write_file(cfg, dl::ssh_client_config(kh, identity), 0644);
   std::string cmd = render_argv(dl::ssh_argv(h.route, cfg));
 
-  if (a.json_out) {
-    json out = {{"run_id", backend->run_id()},
-                {"name", h.name},
-                {"ssh_command", cmd},
-                {"ssh_config", cfg},
-                {"known_hosts", kh},
-                {"deploy_seconds", seconds},
-                {"jump",
-                 {{"host", h.route.jump.host},
-                  {"port", h.route.jump.port},
-                  {"user", h.route.jump.user},
-                  {"host_key", h.route.jump.host_key}}},
-                {"sandbox",
-                 {{"host", h.route.sandbox.host},
-                  {"port", h.route.sandbox.port},
-                  {"user", h.route.sandbox.user},
-                  {"host_key", h.route.sandbox.host_key}}},
-                {"facts", h.facts},
-                {"context", backend->context()}};
-    std::printf("%s\n", out.dump().c_str());
-  } else {
-    std::printf("sandbox %s is up in %.2f s: runtime %s, node class %s, run %s\n", h.name.c_str(), seconds,
-                h.facts.value("runtime", "").c_str(), a.node_class.c_str(), backend->run_id().c_str());
-    std::printf("jumphost  %s@%s:%d  %s\n", h.route.jump.user.c_str(), h.route.jump.host.c_str(),
-                h.route.jump.port, h.route.jump.host_key.c_str());
-    std::printf("sandbox   %s@%s:%d  %s\n", h.route.sandbox.user.c_str(), h.route.sandbox.host.c_str(),
-                h.route.sandbox.port, h.route.sandbox.host_key.c_str());
-    std::printf("known_hosts %s\n\n  %s\n\n", kh.c_str(), cmd.c_str());
-    std::printf(
-        "SIGINT (Ctrl-C) or SIGTERM tears it down%s.\n",
-        a.hold_seconds > 0 ? (", or it goes after " + std::to_string(a.hold_seconds) + " s").c_str() : "");
-  }
+  print_sandbox_up(a, h, {cmd, cfg, kh, seconds}, backend->run_id(), backend->context());
   std::fflush(stdout);
   int sig = signals.wait(a.hold_seconds);
   std::fprintf(stderr, "isoharness local up: %s, tearing down run %s\n",

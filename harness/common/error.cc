@@ -28,7 +28,7 @@ std::string join(const std::vector<Diagnostic>& diagnostics) {
 }
 }  // namespace
 
-UserError::UserError(std::string message) : std::runtime_error(std::move(message)) {}
+UserError::UserError(const std::string& message) : std::runtime_error(message) {}
 
 UserError::UserError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}

@@ -35,7 +35,7 @@ struct Diagnostic {
 // Bad input: the message lists every diagnostic of the phase that failed.
 class UserError : public std::runtime_error {
  public:
-  explicit UserError(std::string message);
+  explicit UserError(const std::string& message);
   explicit UserError(std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 

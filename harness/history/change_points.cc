@@ -6,22 +6,15 @@
 #include <random>
 #include <stdexcept>
 
+#include "harness/common/random_index.h"
+
 namespace isoharness::history {
 
 namespace {
 
-// Unbiased draw in [0, n): rejection of the top partial range of the generator.
-std::size_t draw_below(std::mt19937_64& rng, std::size_t n) {
-  const std::uint64_t range = n;
-  const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % range;
-  std::uint64_t v = rng();
-  while (v >= limit) v = rng();
-  return static_cast<std::size_t>(v % range);
-}
-
-// Fisher–Yates with draw_below.
+// Fisher–Yates with draw_index (harness/common/random_index.h).
 void shuffle(std::mt19937_64& rng, std::vector<double>& v) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[draw_below(rng, i)]);
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[draw_index(rng, i)]);
 }
 
 // splitmix64 step: spreads (seed, a, b) into a seed of its own for one test.
@@ -38,7 +31,8 @@ double pairs(std::size_t k) {
 
 }  // namespace
 
-ChangePoint best_split(std::span<const double> z, std::size_t min_segment) {
+ChangePoint best_split(std::span<const double> values, std::size_t min_segment) {
+  const std::span<const double> z = values;
   const std::size_t n = z.size();
   ChangePoint best;
   if (min_segment < 1 || n < 2 * min_segment) return best;

@@ -34,6 +34,7 @@ std::vector<SeriesData> group(const std::vector<SeriesPoint>& points, const Drif
     s.points.push_back(&p);
   }
   std::vector<SeriesData> out;
+  out.reserve(by_key.size());
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
   // Mixes first: they carry the human-baseline question.
   std::stable_partition(out.begin(), out.end(), [](const auto& s) { return s.workload == kMixWorkload; });

@@ -7,22 +7,13 @@
 #include <random>
 
 #include "harness/common/error.h"
+#include "harness/common/random_index.h"
 #include "harness/parity/hodges_lehmann.h"
 #include "harness/parity/parity.h"
 
 namespace isoharness::parity {
 
 namespace {
-
-// Unbiased index in [0, n) from the raw generator output (std::uniform_int_distribution
-// differs between standard libraries; the generator's output sequence does not).
-std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
-  const std::uint64_t range = n;
-  const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % range;
-  std::uint64_t x = rng();
-  while (x >= limit) x = rng();
-  return static_cast<std::size_t>(x % range);
-}
 
 void resample(std::mt19937_64& rng, const std::vector<double>& from, std::vector<double>& into) {
   into.resize(from.size());

@@ -10,6 +10,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/ssh_line.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/plan_item.h"
 #include "harness/runner/session.h"
 #include "harness/transport/host_key.h"
 
@@ -90,7 +91,8 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
   if (!line) throw UserError("--ssh: " + line.error().message);
   std::string ssh_config;
   if (!line->config_file.empty())
-    ssh_config = read_bounded(hawk::expand_home(line->config_file), 64 * 1024, "the ssh config (-F)");
+    ssh_config =
+        read_bounded(hawk::expand_home(line->config_file), std::size_t{64} * 1024, "the ssh config (-F)");
   Login login{line->route, config.identity_file};
   if (login.identity.empty()) login.identity = line->identity_file;
   if (login.identity.empty()) login.identity = config_value(ssh_config, "IdentityFile");
@@ -130,7 +132,7 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
 Job job_for(const CheckConfig& config, const Planned& p, const scenario::DeploymentProfile& profile) {
   const auto classes = gvisor_runtime_classes(profile);
   for (const auto& item : p.plan["items"]) {
-    if (item.value("id", "") != config.item_id) continue;
+    if (read_plan_item(item).id != config.item_id) continue;
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
     const std::string runtime = config.runtime.empty() ? runtime_label(item, classes) : config.runtime;
@@ -142,7 +144,7 @@ Job job_for(const CheckConfig& config, const Planned& p, const scenario::Deploym
     return jobs.front();
   }
   std::string ids;
-  for (const auto& item : p.plan["items"]) ids += "\n  " + item.value("id", "");
+  for (const auto& item : p.plan["items"]) ids += "\n  " + read_plan_item(item).id;
   throw UserError(config.scenario_path + ": no item '" + config.item_id + "'; its items are:" + ids);
 }
 

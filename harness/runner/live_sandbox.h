@@ -3,6 +3,7 @@
 // sandbox, whatever happened before.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,5 +43,8 @@ class LiveSandbox {
   std::unique_ptr<transport::SandboxSession> session_;
   nlohmann::json timings_ = nlohmann::json::object();
 };
+
+// Seconds from t to now (the timings of a sandbox's record).
+double seconds_since(std::chrono::steady_clock::time_point t);
 
 }  // namespace isoharness::runner

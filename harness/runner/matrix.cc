@@ -4,6 +4,7 @@
 
 #include "harness/common/error.h"
 #include "harness/policy/plan.h"
+#include "harness/runner/plan_item.h"
 
 namespace isoharness::runner {
 
@@ -35,17 +36,17 @@ std::vector<std::string> gvisor_runtime_classes(const scenario::DeploymentProfil
 }
 
 std::string runtime_label(const nlohmann::json& item, const std::vector<std::string>& gvisor_classes) {
-  if (!item.contains("runtime_class") || !item["runtime_class"].is_string()) return "runc";
-  std::string cls = item["runtime_class"].get<std::string>();
-  if (std::find(gvisor_classes.begin(), gvisor_classes.end(), cls) != gvisor_classes.end()) return "gvisor";
-  return cls;
+  const std::optional<std::string> cls = read_plan_item(item).runtime_class;
+  if (!cls) return "runc";
+  if (std::find(gvisor_classes.begin(), gvisor_classes.end(), *cls) != gvisor_classes.end()) return "gvisor";
+  return *cls;
 }
 
 namespace {
 const nlohmann::json* find_item(const nlohmann::json& plan, const std::string& id) {
   if (!plan.is_object() || !plan.contains("items")) return nullptr;
   for (const auto& it : plan["items"])
-    if (it.value("id", std::string()) == id) return &it;
+    if (read_plan_item(it).id == id) return &it;
   return nullptr;
 }
 }  // namespace
@@ -56,7 +57,8 @@ void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan,
                  const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                  std::vector<Skipped>& skipped) {
   for (const auto& item : base_plan["items"]) {
-    const std::string id = item.value("id", std::string());
+    const PlanItemFields fields = read_plan_item(item);
+    const std::string& id = fields.id;
     const std::string planned = runtime_label(item, gvisor_classes);
     for (const auto& runtime : runtimes) {
       const nlohmann::json* use = nullptr;
@@ -64,7 +66,7 @@ void expand_jobs(const std::string& scenario, const nlohmann::json& base_plan,
       if (runtime == planned) {
         use = &item;
       } else if (runtime == "gvisor" && planned == "runc") {
-        if (item.value("gpu", false)) {
+        if (fields.gpu) {
           why_not = "a GPU service stays on the node's default runtime (gVisor has no GPU passthrough)";
         } else if ((use = find_item(gvisor_plan, id)) == nullptr ||
                    runtime_label(*use, gvisor_classes) != "gvisor") {

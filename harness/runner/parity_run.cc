@@ -14,14 +14,15 @@
 
 #include "harness/common/error.h"
 #include "harness/common/median.h"
-#include "harness/deploy/factory/backend_factory.h"
 #include "harness/parity/parity.h"
 #include "harness/runner/bench_output.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/plan_item.h"
 #include "harness/runner/run_support.h"
+#include "harness/runner/session.h"
 #include "harness/verify/verify.h"
 #include "reports/reports.h"
 
@@ -133,14 +134,13 @@ struct Measurements {
   nlohmann::json skipped_workloads = nlohmann::json::object();
   nlohmann::json cells_json = nlohmann::json::array();
   nlohmann::json order_json = nlohmann::json::array();
-  nlohmann::json backend_context = nlohmann::json::object();
   std::string infra_error;
   int rounds_done = 0;
 };
 
 std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) {
   const Planned& p = *in.planned;
-  const std::string item_id = p.plan["items"][0].value("id", "");
+  const std::string item_id = read_plan_item(p.plan["items"][0]).id;
   std::vector<std::string> names = {config.baseline};
   if (config.candidates.empty()) {
     for (const auto& r : p.scenario.matrix.runtimes)
@@ -283,7 +283,7 @@ void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
     m.cells_json.push_back({{"cell", cell.key},
                             {"runtime", cell.runtime},
                             {"node_class", cell.node_class},
-                            {"item_id", cell.item.value("id", "")},
+                            {"item_id", read_plan_item(cell.item).id},
                             {"facts", cell.sandbox->handle().facts},
                             {"timings", cell.sandbox->timings()}});
     std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),
@@ -348,23 +348,22 @@ void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Meas
 
 // Phases 2 and 3 with the backend up; every sandbox is gone when this returns. An
 // infrastructure failure is recorded, never thrown: what was measured still counts.
-void deploy_and_measure(const ParityConfig& config, ParityInput& in, JobContext& ctx, Journal& journal,
-                        const std::string& run_id, Measurements& m, Clock::time_point started) {
-  std::unique_ptr<deploy::Backend> backend;
+void deploy_and_measure(const ParityConfig& config, ParityInput& in, RunSession& session, Measurements& m,
+                        Clock::time_point started) {
+  if (!session.start_backend()) {
+    m.infra_error = session.infra_error();
+    return;
+  }
   try {
-    backend = deploy::make_backend(config.backend, in.profile,
-                                   {run_id, config.out_dir, config.accept_new_host_keys, &g_interrupted});
-    ctx.backend = backend.get();
-    m.backend_context = backend->context();
-    deploy_cells(in, ctx, m);
-    measure(config, in, journal, m, started);
+    deploy_cells(in, session.jobs(), m);
+    measure(config, in, session.journal(), m, started);
   } catch (const UserError&) {
     throw;
   } catch (const std::exception& e) {
     m.infra_error = e.what();
   }
   for (auto& cell : in.cells) cell.sandbox.reset();  // destroy sandboxes before the world
-  ctx.close_jumps();
+  session.stop_backend();
 }
 
 // A blocking socket or pipe that answered EAGAIN is a quirk of the runtime the workload
@@ -453,30 +452,18 @@ RunOutcome run_parity(const ParityConfig& config) {
     throw UserError("getpid is timed, but its cross-check " + in.getpid_static_path +
                     " is missing (it is built next to the isoprobe bundle)");
 
-  const std::string run_id = random_run_id();
-  SignalGuard signals;
-  RunKey key(run_id);
-  Journal journal(config.out_dir,
-                  {{"schema", "isoharness.result/v1"},
-                   {"context", run_context(config.backend, in.deployment_path)},
-                   {"run", {{"id", run_id}, {"scenarios", {p.scenario.name}}, {"argv", config.argv}}},
-                   {"plans", {{p.scenario.name, p.plan}}},
-                   {"findings", nlohmann::json::array()},
-                   {"skipped", nlohmann::json::array()}});
-  JobContext ctx;
-  ctx.use_key(run_id, key);
-  ctx.journal = &journal;
-  ctx.host_key_policy.accept_new = config.accept_new_host_keys;
-  ctx.isoprobe_bundle = bundle;
-  ctx.interrupted = &g_interrupted;
+  RunSession session({config.backend, &in.profile, in.deployment_path, config.out_dir, config.argv,
+                      config.accept_new_host_keys, bundle});
+  HeaderParts header;
+  header.scenario_names = {p.scenario.name};
+  header.plans[p.scenario.name] = p.plan;
+  session.open_journal(header);
 
   Measurements m;
   const auto started = Clock::now();
-  deploy_and_measure(config, in, ctx, journal, run_id, m, started);
+  deploy_and_measure(config, in, session, m, started);
 
-  nlohmann::json result = result_from_journal(config.out_dir + "/journal.jsonl");
-  for (auto& [k, v] : m.backend_context.items()) result["context"][k] = v;
-  result["context"]["finished"] = utc_now();
+  nlohmann::json result = session.collect();
   result["parity"] = analyse(config, in, m, started);
   const std::string verdict = verdict_of(result["parity"], m);
   result["summary"] = {{"verdict", verdict},
@@ -486,7 +473,7 @@ RunOutcome run_parity(const ParityConfig& config) {
                        {"interrupted", g_interrupted.load()}};
 
   RunOutcome outcome;
-  outcome.result_path = journal.finalise(result);
+  outcome.result_path = session.journal().finalise(result);
   outcome.reports = reports::write_all(result, config.out_dir);
   outcome.exit_code =
       verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);

@@ -3,12 +3,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
-#include "harness/common/subprocess.h"
+#include "harness/common/ssh_keygen.h"
 
 namespace isoharness::runner {
 
@@ -49,17 +48,13 @@ RunKey::RunKey(const std::string& run_id) {
   if (!::mkdtemp(tmpl)) throw InfraError("cannot create a temporary directory for the run's SSH key");
   dir_ = tmpl;
   private_path_ = dir_ + "/id_ed25519";
-  auto r = run_command(
-      {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "isoharness-" + run_id, "-f", private_path_},
-      RunOptions{.deadline = std::chrono::seconds(20)});
-  if (!r || !r->ok()) {
+  auto line = generate_ed25519_key(private_path_, "isoharness-" + run_id);
+  if (!line) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
-    throw InfraError("ssh-keygen failed: " + (r ? r->describe() : r.error().message) +
-                     " (install openssh-client: run ci/setup)");
+    throw InfraError(line.error().message);
   }
-  std::ifstream in(private_path_ + ".pub");
-  std::getline(in, public_line_);
+  public_line_ = *line;
 }
 
 RunKey::~RunKey() {

@@ -64,27 +64,23 @@ std::vector<std::string> default_scenarios(const std::string& scenarios_dir) {
   return out;
 }
 
-RunOutcome run(const RunConfig& config) {
+namespace {
+
+void check_run_config(const RunConfig& config) {
   if (config.backend != "local" && config.backend != "hawk")
     throw UserError("unknown backend '" + config.backend + "' (local, hawk)");
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
   if (config.deploy_parallel < 0 || config.deploy_parallel > 64)
     throw UserError("--deploy-parallel must be between 1 and 64");
+}
 
-  // 1. Load and plan everything first: bad input stops the run before anything is deployed.
-  const std::string deployment_path =
-      find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
-  scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
-  std::vector<std::string> paths =
-      config.scenario_paths.empty() ? default_scenarios(config.scenarios_dir) : config.scenario_paths;
-  if (paths.empty()) throw UserError("no scenario files found in " + config.scenarios_dir);
-
+// Every planned scenario's jobs; the command line's runtimes, node classes and attempts
+// stand in for the scenario's matrix.
+std::vector<Job> expand_all_jobs(const RunConfig& config, const std::vector<Planned>& planned,
+                                 const scenario::DeploymentProfile& profile,
+                                 const std::string& deployment_path, std::vector<Skipped>& skipped) {
   const std::vector<std::string> gvisor_classes = gvisor_runtime_classes(profile);
-  const std::vector<RefusalJob> refusals = take_refusals(paths, profile);
-  std::vector<Planned> planned = plan_scenarios(paths, profile, config.deny_known_risks);
-
   std::vector<Job> jobs;
-  std::vector<Skipped> skipped;
   for (const auto& p : planned) {
     const auto& m = p.scenario.matrix;
     const std::size_t first = jobs.size();
@@ -98,12 +94,11 @@ RunOutcome run(const RunConfig& config) {
     if (std::find(profile.node_classes.begin(), profile.node_classes.end(), nc) == profile.node_classes.end())
       throw UserError("node class '" + nc + "' is not in deployment profile " + deployment_path);
   }
+  return jobs;
+}
 
-  // 2. The run's session: id, key, signals, journal, backend. Posture needs no timing
-  // workloads: the small static agent is uploaded, unless a bundle is named.
-  RunSession session(
-      {config.backend, &profile, deployment_path, config.out_dir, config.argv, config.accept_new_host_keys,
-       find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir), config.posture_deadline});
+HeaderParts run_header(const std::vector<Planned>& planned, const std::vector<RefusalJob>& refusals,
+                       const std::vector<Skipped>& skipped) {
   HeaderParts header;
   for (const auto& p : planned) {
     header.plans[p.scenario.name] = p.plan;
@@ -114,7 +109,49 @@ RunOutcome run(const RunConfig& config) {
   for (const auto& s : skipped)
     header.skipped.push_back(
         {{"scenario", s.scenario}, {"item_id", s.item_id}, {"runtime", s.runtime}, {"reason", s.reason}});
-  session.open_journal(header);
+  return header;
+}
+
+// The refusals, then the jobs fanned out (fanout.h): jobs with more attempts first,
+// deploys gated, teardown behind.
+void run_sandboxes(JobContext& ctx, std::vector<Job>& jobs, const std::vector<RefusalJob>& refusals,
+                   int parallel, int deploy_parallel) {
+  for (const auto& r : refusals) run_refusal(r, ctx);
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
+  DeployGate deploy_gate(deploy_parallel);
+  Background teardowns;
+  ctx.deploy_gate = &deploy_gate;
+  ctx.teardowns = &teardowns;
+  for_each_parallel(
+      jobs.size(), parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
+  teardowns.wait();
+  ctx.deploy_gate = nullptr;
+  ctx.teardowns = nullptr;
+}
+
+}  // namespace
+
+RunOutcome run(const RunConfig& config) {
+  check_run_config(config);
+  // 1. Load and plan everything first: bad input stops the run before anything is deployed.
+  const std::string deployment_path =
+      find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
+  std::vector<std::string> paths =
+      config.scenario_paths.empty() ? default_scenarios(config.scenarios_dir) : config.scenario_paths;
+  if (paths.empty()) throw UserError("no scenario files found in " + config.scenarios_dir);
+  const std::vector<RefusalJob> refusals = take_refusals(paths, profile);
+  std::vector<Planned> planned = plan_scenarios(paths, profile, config.deny_known_risks);
+  std::vector<Skipped> skipped;
+  std::vector<Job> jobs = expand_all_jobs(config, planned, profile, deployment_path, skipped);
+
+  // 2. The run's session: id, key, signals, journal, backend. Posture needs no timing
+  // workloads: the small static agent is uploaded, unless a bundle is named.
+  RunSession session(
+      {config.backend, &profile, deployment_path, config.out_dir, config.argv, config.accept_new_host_keys,
+       find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir), config.posture_deadline});
+  session.open_journal(run_header(planned, refusals, skipped));
 
   const int deploy_parallel = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
   std::fprintf(
@@ -126,7 +163,6 @@ RunOutcome run(const RunConfig& config) {
   ctx.tamper = config.tamper;
   ctx.test_weakenings = config.test_weakenings;
   ctx.egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
-
   int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;
   std::mutex print_mutex;
@@ -135,22 +171,7 @@ RunOutcome run(const RunConfig& config) {
     std::lock_guard lock(print_mutex);
     print_progress(rec, ++done, total_sandboxes, config.color);
   };
-
-  if (session.start_backend()) {
-    for (const auto& r : refusals) run_refusal(r, ctx);
-    // Fan-out (fanout.h): jobs with more attempts first, deploys gated, teardown behind.
-    std::stable_sort(jobs.begin(), jobs.end(),
-                     [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
-    DeployGate deploy_gate(deploy_parallel);
-    Background teardowns;
-    ctx.deploy_gate = &deploy_gate;
-    ctx.teardowns = &teardowns;
-    for_each_parallel(
-        jobs.size(), config.parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
-    teardowns.wait();
-    ctx.deploy_gate = nullptr;
-    ctx.teardowns = nullptr;
-  }
+  if (session.start_backend()) run_sandboxes(ctx, jobs, refusals, config.parallel, deploy_parallel);
 
   // 3. The result document, from the journal (what was measured is what is reported).
   return session.finish(total_sandboxes);

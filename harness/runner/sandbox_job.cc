@@ -8,6 +8,7 @@
 
 #include "harness/common/error.h"
 #include "harness/runner/live_sandbox.h"
+#include "harness/runner/plan_item.h"
 #include "harness/runner/probe_output.h"
 #include "harness/runner/sibling_probe.h"
 
@@ -19,22 +20,17 @@ using namespace std::chrono_literals;
 
 constexpr const char* kMarkerName = ".isoharness-attempt";  // written after each attempt
 
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 std::string target_flag(const deploy::EgressTarget& t) {
   return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
 }
 
-nlohmann::json base_record(const Job& job, int attempt, const std::string& name) {
-  const auto& item = job.item;
+nlohmann::json base_record(const Job& job, const PlanItemFields& item, int attempt, const std::string& name) {
   return {{"id", name},
           {"scenario", job.scenario},
-          {"item_id", item.value("id", "")},
-          {"task", item.value("task", "")},
-          {"item", item.value("item", "")},
-          {"level", item.value("level", "")},
+          {"item_id", item.id},
+          {"task", item.task},
+          {"item", item.item},
+          {"level", item.level},
           {"runtime", job.runtime},
           {"node_class", job.node_class},
           {"attempt", attempt},
@@ -129,7 +125,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
       "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
       "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
   for (const auto& target : targets) {
-    argv.push_back("--target");
+    argv.emplace_back("--target");
     argv.push_back(target_flag(target));
   }
   add_sibling_targets(sandbox.handle().facts, argv);
@@ -151,12 +147,10 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   const nlohmann::json& posture = read.value();
   record["posture"] = posture;
 
-  const nlohmann::json expect = job.item.contains("expect") ? job.item["expect"] : nlohmann::json::object();
-  for (const auto& c :
-       verify::verify_sandbox({expect, posture, ctx.host, targets, job.item.value("level", "standard")}))
+  for (const auto& c : verify::verify_sandbox(
+           {plan_expect(job.item), posture, ctx.host, targets, read_plan_item(job.item).level}))
     record["checks"].push_back(verify::to_json(c));
-  check_siblings(job.item.value("values", nlohmann::json::object()), sandbox.handle().facts, posture,
-                 ctx.targets, record);
+  check_siblings(plan_values(job.item), sandbox.handle().facts, posture, ctx.targets, record);
 
   if (!ctx.existing_sandbox) leave_markers(ctx, sandbox, record);
 }
@@ -212,22 +206,23 @@ void JobContext::close_jumps() {
 }
 
 deploy::SandboxRequest make_request(const Job& job, int attempt, const std::string& name, JobContext& ctx) {
+  const PlanItemFields item = read_plan_item(job.item);
   deploy::SandboxRequest request;
   request.run_id = ctx.run_id;
   request.name = name;
-  request.item_id = job.item.value("id", "");
-  request.values = job.item.contains("values") ? job.item["values"] : nlohmann::json::object();
+  request.item_id = item.id;
+  request.values = plan_values(job.item);
   request.node_class = job.node_class;
   request.attempt = attempt;
   request.authorized_key = ctx.public_key_line;
   request.test_weakenings = ctx.test_weakenings;
   if (job.eval_set) {
     request.eval_set = *job.eval_set;
-    request.task_index = job.item.value("task_index", std::size_t{0});
-    request.item_index = job.item.value("item_index", std::size_t{0});
+    request.task_index = item.task_index;
+    request.item_index = item.item_index;
     // A matrix runtime the config does not ask for is asked for the way a user would.
-    if (job.item.value("runtime_class_source", "") == "option" && job.item["runtime_class"].is_string())
-      request.add_runtime_class = job.item["runtime_class"].get<std::string>();
+    if (item.runtime_class_source == "option" && item.runtime_class)
+      request.add_runtime_class = *item.runtime_class;
   }
   if (ctx.tamper) ctx.tamper(request.item_id, job.runtime, request.values);
   if (!job.weakenings.empty()) {
@@ -238,12 +233,13 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
 }
 
 void run_job(const Job& job, JobContext& ctx) {
+  const PlanItemFields item = read_plan_item(job.item);
   std::string resolver_instance;  // what the previous attempt's sandbox resolved (fresh_dns)
   for (int attempt = 1; attempt <= job.attempts; ++attempt) {
     if (ctx.interrupted && ctx.interrupted->load()) return;
     if (ctx.infrastructure_failed.load()) return;  // fail loudly: start no more sandboxes
     const std::string name = "s" + std::to_string(++ctx.sequence);
-    nlohmann::json record = base_record(job, attempt, name);
+    nlohmann::json record = base_record(job, item, attempt, name);
     if (ctx.tamper || !ctx.test_weakenings.empty()) record["tampered"] = true;
     if (!job.weakenings.empty()) record["weakenings"] = job.weakenings;
     const auto started = Clock::now();

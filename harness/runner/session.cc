@@ -6,6 +6,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/ssh_line.h"
 #include "harness/runner/context.h"
+#include "harness/runner/plan_item.h"
 #include "reports/reports.h"
 
 namespace isoharness::runner {
@@ -57,13 +58,15 @@ nlohmann::json accepted_keys_json(const std::vector<transport::AcceptedKey>& key
 }  // namespace
 
 void add_plan_findings(const std::string& scenario, const nlohmann::json& plan, nlohmann::json& findings) {
-  for (const auto& item : plan["items"])
-    for (const auto& f : item.value("findings", nlohmann::json::array()))
+  for (const auto& json_item : plan["items"]) {
+    const PlanItemFields item = read_plan_item(json_item);
+    for (const auto& f : item.findings)
       findings.push_back({{"scenario", scenario},
-                          {"item_id", item.value("id", "")},
-                          {"code", f.value("code", "")},
-                          {"severity", f.value("severity", "")},
-                          {"message", f.value("message", "")}});
+                          {"item_id", item.id},
+                          {"code", f.code},
+                          {"severity", f.severity},
+                          {"message", f.message}});
+  }
 }
 
 RunSession::RunSession(SessionSetup setup) : setup_(std::move(setup)), run_id_(random_run_id()) {
@@ -113,6 +116,7 @@ void RunSession::open_journal(const HeaderParts& parts) {
       {"plans", parts.plans},
       {"findings", parts.findings},
       {"skipped", parts.skipped}};
+  if (!parts.kind.empty()) header["run"]["kind"] = parts.kind;
   journal_ = std::make_unique<Journal>(setup_.out_dir, header);
   ctx_.journal = journal_.get();
 }
@@ -150,11 +154,16 @@ void RunSession::stop_backend() {
   ctx_.backend = nullptr;
 }
 
-RunOutcome RunSession::finish(int planned_sandboxes) {
+nlohmann::json RunSession::collect() {
   stop_backend();
   nlohmann::json result = result_from_journal(setup_.out_dir + "/journal.jsonl");
   for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
+  return result;
+}
+
+RunOutcome RunSession::finish(int planned_sandboxes) {
+  nlohmann::json result = collect();
   result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
   result["parity"] = nullptr;
   add_platform_findings(result);

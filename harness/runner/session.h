@@ -39,6 +39,7 @@ struct SessionSetup {
 
 // Plans, findings and skipped jobs for the result header.
 struct HeaderParts {
+  std::string kind;  // run.kind when not empty ("selftest")
   std::vector<std::string> scenario_names;
   nlohmann::json plans = nlohmann::json::object();
   nlohmann::json findings = nlohmann::json::array();
@@ -57,13 +58,21 @@ class RunSession {
   JobContext& jobs() { return ctx_; }
 
   void open_journal(const HeaderParts& parts);
+  Journal& journal() { return *journal_; }  // once open_journal was called
   // Makes the backend named by the setup (deploy/factory), or takes the one given. An
   // InfraError becomes the run's infrastructure error; returns whether a backend runs.
   bool start_backend();
   bool start_backend(std::unique_ptr<deploy::Backend> backend);
   // Closes the jump connections and destroys the backend (every sandbox, the world).
   void stop_backend();
-  // The result document from the journal, the summary, reports and the exit code.
+  // An infrastructure failure met while the backend ran: the verdict becomes error.
+  void record_infra_error(std::string what) { infra_error_ = std::move(what); }
+  const std::string& infra_error() const { return infra_error_; }
+  // Stops the backend, then reads the result document back from the journal, with the
+  // backend's context and the time the run finished. For commands that judge the run
+  // themselves (parity, selftest); `run` and `check` use finish.
+  nlohmann::json collect();
+  // collect, then the summary, reports and the exit code of a posture run.
   RunOutcome finish(int planned_sandboxes);
 
  private:

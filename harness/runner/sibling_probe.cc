@@ -80,8 +80,10 @@ void check_siblings(const json& planned_values, const json& facts, const json& a
   for (const auto& sibling : siblings) {
     if (!sibling.is_object()) continue;
     const std::string service = str(sibling, "service");
-    const json planned = planned_values.value("services", json::object()).value(service, json::object());
-    if (planned.value("networkMode", "") != "none") continue;
+    // The plan's services (CONTRACTS §1 always has them); networkMode is written only when
+    // the service pins one.
+    const json& services = planned_values.at("services");
+    if (!services.contains(service) || services[service].value("networkMode", "") != "none") continue;
     json seen;
     for (const auto& c : probe_none_sibling(facts, sibling, world_targets, seen))
       record["checks"].push_back(verify::to_json(c));

@@ -2,6 +2,7 @@
 // sandbox_runtime_class, sandbox_runtime_class_is_default and runtime_handlers; every other
 // key belongs to a backend and is kept untouched in DeploymentProfile::raw.
 #include <algorithm>
+#include <functional>
 #include <regex>
 
 #include "harness/scenario/profile_sections.h"
@@ -57,18 +58,11 @@ void read_egress_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& er
   p.egress_deadline_ms = d.get<int>();
 }
 
-DeploymentProfile from_document(const YamlDocument& doc, const std::string& path) {
-  const nlohmann::json& v = doc.value;
-  std::vector<Diagnostic> errors;
-  auto err = [&](const std::string& pointer, std::string message) {
-    errors.push_back(doc.source.diagnostic(pointer, "", std::move(message)));
-  };
-  DeploymentProfile p;
-  p.path = path;
-  if (!v.is_object()) {
-    throw UserError({doc.source.diagnostic("", "", "a deployment profile must be a mapping of keys")});
-  }
-  p.raw = v;
+// Where the readers of a profile's keys report a problem: pointer, message.
+using ProfileErrors = std::function<void(const std::string&, std::string)>;
+
+// name and backend.
+void read_identity(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
   if (v.contains("name")) {
     if (v["name"].is_string()) {
       p.name = v["name"].get<std::string>();
@@ -85,6 +79,11 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
       err("/backend", "backend must be a string (local, hawk)");
     }
   }
+}
+
+// runtime_classes, then sandbox_runtime_class, which must be one of them (or becomes the
+// only one when the list is absent), and sandbox_runtime_class_is_default.
+void read_runtime_classes(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
   if (v.contains("runtime_classes")) {
     const auto& rc = v["runtime_classes"];
     if (!rc.is_array()) {
@@ -122,6 +121,10 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
       err("/sandbox_runtime_class_is_default", "sandbox_runtime_class_is_default must be true or false");
     }
   }
+}
+
+// runtime_handlers (class -> OCI runtime) and the names of node_classes.
+void read_handlers_and_node_classes(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
   if (v.contains("runtime_handlers")) {
     const auto& h = v["runtime_handlers"];
     if (!h.is_object()) {
@@ -137,19 +140,35 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
       }
     }
   }
-  if (v.contains("node_classes")) {
-    const auto& n = v["node_classes"];
-    if (!n.is_object()) {
-      err("/node_classes", "node_classes must map a node class name to its settings");
-    } else {
-      for (const auto& [name, settings] : n.items()) {
-        if (!settings.is_object() && !settings.is_null()) {
-          err(pointer_join("/node_classes", name), "node class '" + name + "' must be a mapping");
-        }
-        p.node_classes.push_back(name);
-      }
-    }
+  if (!v.contains("node_classes")) return;
+  const auto& n = v["node_classes"];
+  if (!n.is_object()) {
+    err("/node_classes", "node_classes must map a node class name to its settings");
+    return;
   }
+  for (const auto& [name, settings] : n.items()) {
+    if (!settings.is_object() && !settings.is_null()) {
+      err(pointer_join("/node_classes", name), "node class '" + name + "' must be a mapping");
+    }
+    p.node_classes.push_back(name);
+  }
+}
+
+DeploymentProfile from_document(const YamlDocument& doc, const std::string& path) {
+  const nlohmann::json& v = doc.value;
+  std::vector<Diagnostic> errors;
+  auto err = [&](const std::string& pointer, std::string message) {
+    errors.push_back(doc.source.diagnostic(pointer, "", std::move(message)));
+  };
+  DeploymentProfile p;
+  p.path = path;
+  if (!v.is_object()) {
+    throw UserError({doc.source.diagnostic("", "", "a deployment profile must be a mapping of keys")});
+  }
+  p.raw = v;
+  read_identity(v, p, err);
+  read_runtime_classes(v, p, err);
+  read_handlers_and_node_classes(v, p, err);
   read_egress_deadline(v, p, err);
   if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);

@@ -34,15 +34,23 @@ ItemFacts default_item_facts() {
   return f;
 }
 
-void apply_facts(const nlohmann::json& v, const std::string& pointer, const SourceMap& source, ItemFacts& f,
-                 std::vector<Diagnostic>& errors, const std::set<std::string>& extra_keys) {
-  auto err = [&](const std::string& p, std::string message) {
-    errors.push_back(source.diagnostic(p, "", std::move(message)));
-  };
-  if (!v.is_object()) {
-    err(pointer, "sandbox facts must be a mapping (services, image_user, gpu, runtime_class, ...)");
-    return;
+namespace {
+
+// Where a facts mapping reports its problems.
+struct FactsErrors {
+  const SourceMap& source;
+  std::vector<Diagnostic>& errors;
+  void operator()(const std::string& pointer, std::string message) const {
+    errors.push_back(source.diagnostic(pointer, "", std::move(message)));
   }
+};
+
+bool is_network_mode(const nlohmann::json& v) {
+  return v.is_string() && (v == "none" || v == "bridge");
+}
+
+void check_fact_keys(const nlohmann::json& v, const std::string& pointer, const FactsErrors& err,
+                     const std::set<std::string>& extra_keys) {
   static const std::set<std::string> known = {
       "services", "image", "image_user", "gpu", "network_mode", "runtime_class", "workdir", "provider_tools"};
   for (const auto& [key, value] : v.items()) {
@@ -52,69 +60,76 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
                                           "runtime_class, workdir, provider_tools)");
     }
   }
-  // Whole-service list first, then the shorthands for the default service on top.
-  if (v.contains("services")) {
-    const auto& services = v["services"];
-    const std::string sp = pointer_join(pointer, "services");
-    if (!services.is_object() || services.empty()) {
-      err(sp, "services must map a service name to its facts, e.g. {default: {gpu: false}}");
+}
+
+// One key of a `services.<name>` mapping.
+void apply_service_fact(const std::string& key, const nlohmann::json& value, const std::string& kp,
+                        const FactsErrors& err, ServiceFacts& s) {
+  if (key == "image") {
+    if (value.is_string() && !value.get<std::string>().empty()) {
+      s.image = value.get<std::string>();
     } else {
-      // Merged per service name on top of the base (sandbox_defaults).
-      ItemFacts fresh;
-      fresh.services = f.services.empty() ? default_item_facts().services : f.services;
-      for (const auto& [name, sv] : services.items()) {
-        const std::string p = pointer_join(sp, name);
-        static const std::regex name_re("[a-z0-9]([-a-z0-9_]*[a-z0-9])?");
-        if (!std::regex_match(name, name_re) || name.size() > 63) {
-          err(p, "service name '" + name + "' must be lowercase letters, digits, '-' or '_'");
-          continue;
-        }
-        ServiceFacts* s = find_service(fresh, name);
-        if (!s) {
-          fresh.services.push_back(ServiceFacts{name, std::nullopt, false, std::nullopt, std::nullopt});
-          s = &fresh.services.back();
-        }
-        if (sv.is_null()) continue;
-        if (!sv.is_object()) {
-          err(p, "service '" + name + "' must be a mapping (image, gpu, image_user, network_mode)");
-          continue;
-        }
-        for (const auto& [key, value] : sv.items()) {
-          const std::string kp = pointer_join(p, key);
-          if (key == "image") {
-            if (value.is_string() && !value.get<std::string>().empty()) {
-              s->image = value.get<std::string>();
-            } else {
-              err(kp, "image must be an image reference string");
-            }
-          } else if (key == "gpu") {
-            if (value.is_boolean()) {
-              s->gpu = value.get<bool>();
-            } else {
-              err(kp, "gpu must be true or false");
-            }
-          } else if (key == "image_user") {
-            auto root = parse_image_user(value);
-            if (root) {
-              s->image_user_root = root;
-            } else {
-              err(kp, "image_user must be root, non-root or a uid");
-            }
-          } else if (key == "network_mode") {
-            if (value.is_string() && (value == "none" || value == "bridge")) {
-              s->network_mode = value.get<std::string>();
-            } else {
-              err(kp, "network_mode must be none or bridge");
-            }
-          } else {
-            err(kp, "unknown service fact '" + key + "' (known: image, gpu, image_user, network_mode)");
-          }
-        }
-      }
-      f.services = std::move(fresh.services);
+      err(kp, "image must be an image reference string");
     }
+  } else if (key == "gpu") {
+    if (value.is_boolean()) {
+      s.gpu = value.get<bool>();
+    } else {
+      err(kp, "gpu must be true or false");
+    }
+  } else if (key == "image_user") {
+    auto root = parse_image_user(value);
+    if (root) {
+      s.image_user_root = root;
+    } else {
+      err(kp, "image_user must be root, non-root or a uid");
+    }
+  } else if (key == "network_mode") {
+    if (is_network_mode(value)) {
+      s.network_mode = value.get<std::string>();
+    } else {
+      err(kp, "network_mode must be none or bridge");
+    }
+  } else {
+    err(kp, "unknown service fact '" + key + "' (known: image, gpu, image_user, network_mode)");
   }
-  if (f.services.empty()) f.services = default_item_facts().services;
+}
+
+// The whole-service list, merged per service name on top of the base (sandbox_defaults).
+void apply_services(const nlohmann::json& services, const std::string& sp, const FactsErrors& err,
+                    ItemFacts& f) {
+  if (!services.is_object() || services.empty()) {
+    err(sp, "services must map a service name to its facts, e.g. {default: {gpu: false}}");
+    return;
+  }
+  ItemFacts fresh;
+  fresh.services = f.services.empty() ? default_item_facts().services : f.services;
+  for (const auto& [name, sv] : services.items()) {
+    const std::string p = pointer_join(sp, name);
+    static const std::regex name_re("[a-z0-9]([-a-z0-9_]*[a-z0-9])?");
+    if (!std::regex_match(name, name_re) || name.size() > 63) {
+      err(p, "service name '" + name + "' must be lowercase letters, digits, '-' or '_'");
+      continue;
+    }
+    ServiceFacts* s = find_service(fresh, name);
+    if (!s) {
+      fresh.services.push_back(ServiceFacts{name, std::nullopt, false, std::nullopt, std::nullopt});
+      s = &fresh.services.back();
+    }
+    if (sv.is_null()) continue;
+    if (!sv.is_object()) {
+      err(p, "service '" + name + "' must be a mapping (image, gpu, image_user, network_mode)");
+      continue;
+    }
+    for (const auto& [key, value] : sv.items()) apply_service_fact(key, value, pointer_join(p, key), err, *s);
+  }
+  f.services = std::move(fresh.services);
+}
+
+// The shorthands for the default service (image, gpu, network_mode) and image_user, which
+// is item-wide: it applies to every service that does not declare its own.
+void apply_service_shorthands(const nlohmann::json& v, const std::string& pointer, const FactsErrors& err,
+                              ItemFacts& f) {
   ServiceFacts& def = f.services[0];
   if (v.contains("image")) {
     if (v["image"].is_string()) {
@@ -131,27 +146,29 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
     }
   }
   if (v.contains("network_mode")) {
-    const auto& nm = v["network_mode"];
-    if (nm.is_string() && (nm == "none" || nm == "bridge")) {
-      def.network_mode = nm.get<std::string>();
+    if (is_network_mode(v["network_mode"])) {
+      def.network_mode = v["network_mode"].get<std::string>();
     } else {
       err(pointer_join(pointer, "network_mode"), "network_mode must be none or bridge");
     }
   }
-  if (v.contains("image_user")) {
-    auto root = parse_image_user(v["image_user"]);
-    if (!root) {
-      err(pointer_join(pointer, "image_user"), "image_user must be root, non-root or a uid");
-    } else {
-      // Item-wide: every service that does not declare its own.
-      const nlohmann::json* services = v.contains("services") ? &v["services"] : nullptr;
-      for (auto& s : f.services) {
-        bool own = services && services->is_object() && services->contains(s.name) &&
-                   (*services)[s.name].is_object() && (*services)[s.name].contains("image_user");
-        if (!own) s.image_user_root = root;
-      }
-    }
+  if (!v.contains("image_user")) return;
+  auto root = parse_image_user(v["image_user"]);
+  if (!root) {
+    err(pointer_join(pointer, "image_user"), "image_user must be root, non-root or a uid");
+    return;
   }
+  const nlohmann::json* services = v.contains("services") ? &v["services"] : nullptr;
+  for (auto& s : f.services) {
+    bool own = services && services->is_object() && services->contains(s.name) &&
+               (*services)[s.name].is_object() && (*services)[s.name].contains("image_user");
+    if (!own) s.image_user_root = root;
+  }
+}
+
+// The facts of the item as a whole: runtime_class, workdir, provider_tools.
+void apply_item_wide_facts(const nlohmann::json& v, const std::string& pointer, const FactsErrors& err,
+                           ItemFacts& f) {
   if (v.contains("runtime_class")) {
     const auto& rc = v["runtime_class"];
     static const std::regex re("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
@@ -172,22 +189,38 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
       err(pointer_join(pointer, "workdir"), "workdir must be an absolute path without '..'");
     }
   }
-  if (v.contains("provider_tools")) {
-    const auto& t = v["provider_tools"];
-    if (!t.is_array()) {
-      err(pointer_join(pointer, "provider_tools"), "provider_tools must be a list, e.g. [web_search]");
+  if (!v.contains("provider_tools")) return;
+  const auto& t = v["provider_tools"];
+  if (!t.is_array()) {
+    err(pointer_join(pointer, "provider_tools"), "provider_tools must be a list, e.g. [web_search]");
+    return;
+  }
+  f.provider_tools.clear();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i].is_string() && !t[i].get<std::string>().empty()) {
+      f.provider_tools.push_back(t[i].get<std::string>());
     } else {
-      f.provider_tools.clear();
-      for (std::size_t i = 0; i < t.size(); ++i) {
-        if (t[i].is_string() && !t[i].get<std::string>().empty()) {
-          f.provider_tools.push_back(t[i].get<std::string>());
-        } else {
-          err(pointer_join(pointer_join(pointer, "provider_tools"), i),
-              "a provider tool is a name, e.g. web_search");
-        }
-      }
+      err(pointer_join(pointer_join(pointer, "provider_tools"), i),
+          "a provider tool is a name, e.g. web_search");
     }
   }
+}
+
+}  // namespace
+
+void apply_facts(const nlohmann::json& v, const std::string& pointer, const SourceMap& source, ItemFacts& f,
+                 std::vector<Diagnostic>& errors, const std::set<std::string>& extra_keys) {
+  const FactsErrors err{source, errors};
+  if (!v.is_object()) {
+    err(pointer, "sandbox facts must be a mapping (services, image_user, gpu, runtime_class, ...)");
+    return;
+  }
+  check_fact_keys(v, pointer, err, extra_keys);
+  // Whole-service list first, then the shorthands for the default service on top.
+  if (v.contains("services")) apply_services(v["services"], pointer_join(pointer, "services"), err, f);
+  if (f.services.empty()) f.services = default_item_facts().services;
+  apply_service_shorthands(v, pointer, err, f);
+  apply_item_wide_facts(v, pointer, err, f);
 }
 
 }  // namespace isoharness::scenario

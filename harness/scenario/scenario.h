@@ -128,7 +128,7 @@ struct DeploymentProfile {
   // it must cover the slowest allowed target's answer on this deployment.
   int egress_deadline_ms = kDefaultEgressDeadlineMs;
 
-  const NodeClassSettings* node_class(std::string_view name) const;
+  const NodeClassSettings* node_class(std::string_view wanted) const;
 
   bool offers(std::string_view runtime_class) const;
   // The OCI runtime behind a class: runtime_handlers, else the class name itself.

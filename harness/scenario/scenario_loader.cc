@@ -166,97 +166,112 @@ void load_facts(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>&
   }
 }
 
-void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>& errors) {
-  auto err = [&](const std::string& p, std::string m) {
-    errors.push_back(s.scenario_source.diagnostic(p, "", std::move(m)));
-  };
-  auto string_list = [&](const nlohmann::json& v, const std::string& p, std::vector<std::string>& out) {
-    if (!v.is_array() || v.empty()) {
-      err(p, "must be a non-empty list of names");
-      return;
-    }
-    out.clear();
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (v[i].is_string() && !v[i].get<std::string>().empty()) {
-        out.push_back(v[i].get<std::string>());
-      } else {
-        err(pointer_join(p, i), "must be a name");
-      }
-    }
-  };
-  if (doc.contains("matrix")) {
-    const auto& m = doc["matrix"];
-    if (!m.is_object()) {
-      err("/matrix", "matrix must be a mapping {runtimes, node_classes, attempts}");
+// Where the run settings of a scenario report their problems.
+struct SettingsErrors {
+  const SourceMap& source;
+  std::vector<Diagnostic>& errors;
+  void operator()(const std::string& p, std::string m) const {
+    errors.push_back(source.diagnostic(p, "", std::move(m)));
+  }
+};
+
+void read_name_list(const nlohmann::json& v, const std::string& p, const SettingsErrors& err,
+                    std::vector<std::string>& out) {
+  if (!v.is_array() || v.empty()) {
+    err(p, "must be a non-empty list of names");
+    return;
+  }
+  out.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i].is_string() && !v[i].get<std::string>().empty()) {
+      out.push_back(v[i].get<std::string>());
     } else {
-      for (const auto& [key, value] : m.items()) {
-        const std::string p = pointer_join("/matrix", key);
-        if (key == "runtimes") {
-          string_list(value, p, s.matrix.runtimes);
-        } else if (key == "node_classes") {
-          string_list(value, p, s.matrix.node_classes);
-        } else if (key == "attempts") {
-          if (value.is_number_integer() && value.get<std::int64_t>() >= 1 &&
-              value.get<std::int64_t>() <= 100) {
-            s.matrix.attempts = static_cast<int>(value.get<std::int64_t>());
-          } else {
-            err(p, "attempts must be a whole number from 1 to 100");
-          }
-        } else {
-          err(p, "unknown matrix key '" + key + "' (known: runtimes, node_classes, attempts)");
-        }
-      }
+      err(pointer_join(p, i), "must be a name");
     }
   }
+}
+
+// matrix: {runtimes, node_classes, attempts}.
+void read_matrix(const nlohmann::json& m, const SettingsErrors& err, Scenario& s) {
+  if (!m.is_object()) {
+    err("/matrix", "matrix must be a mapping {runtimes, node_classes, attempts}");
+    return;
+  }
+  for (const auto& [key, value] : m.items()) {
+    const std::string p = pointer_join("/matrix", key);
+    if (key == "runtimes") {
+      read_name_list(value, p, err, s.matrix.runtimes);
+    } else if (key == "node_classes") {
+      read_name_list(value, p, err, s.matrix.node_classes);
+    } else if (key == "attempts") {
+      if (value.is_number_integer() && value.get<std::int64_t>() >= 1 && value.get<std::int64_t>() <= 100) {
+        s.matrix.attempts = static_cast<int>(value.get<std::int64_t>());
+      } else {
+        err(p, "attempts must be a whole number from 1 to 100");
+      }
+    } else {
+      err(p, "unknown matrix key '" + key + "' (known: runtimes, node_classes, attempts)");
+    }
+  }
+}
+
+// One workload: a name, or {name, weight}.
+void read_workload(const nlohmann::json& w, const std::string& p, const SettingsErrors& err, Scenario& s) {
+  if (w.is_string()) {
+    s.workloads.push_back({w.get<std::string>(), 1.0});
+    return;
+  }
+  if (!w.is_object() || !w.contains("name") || !w["name"].is_string()) {
+    err(p, "a workload is {name, weight}");
+    return;
+  }
+  Workload wl{w["name"].get<std::string>(), 1.0};
+  if (w.contains("weight")) {
+    if (w["weight"].is_number() && w["weight"].get<double>() >= 0 &&
+        std::isfinite(w["weight"].get<double>())) {
+      wl.weight = w["weight"].get<double>();
+    } else {
+      err(pointer_join(p, "weight"),
+          "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
+    }
+  }
+  for (const auto& [key, value] : w.items()) {
+    if (key != "name" && key != "weight") err(pointer_join(p, key), "unknown workload key '" + key + "'");
+  }
+  s.workloads.push_back(wl);
+}
+
+// parity: {tolerance}.
+void read_parity(const nlohmann::json& par, const SettingsErrors& err, Scenario& s) {
+  if (!par.is_object()) {
+    err("/parity", "parity must be a mapping {tolerance}");
+    return;
+  }
+  for (const auto& [key, value] : par.items()) {
+    if (key == "tolerance") {
+      if (value.is_number() && value.get<double>() > 1.0 && value.get<double>() < 100.0) {
+        s.tolerance = value.get<double>();
+      } else {
+        err("/parity/tolerance", "tolerance is a ratio above 1, e.g. 1.10 for 10 %");
+      }
+    } else {
+      err(pointer_join("/parity", key), "unknown parity key '" + key + "' (known: tolerance)");
+    }
+  }
+}
+
+void load_run_settings(Scenario& s, const nlohmann::json& doc, std::vector<Diagnostic>& errors) {
+  const SettingsErrors err{s.scenario_source, errors};
+  if (doc.contains("matrix")) read_matrix(doc["matrix"], err, s);
   if (doc.contains("workloads")) {
     const auto& w = doc["workloads"];
     if (!w.is_array()) {
       err("/workloads", "workloads must be a list of {name, weight}");
     } else {
-      for (std::size_t i = 0; i < w.size(); ++i) {
-        const std::string p = pointer_join("/workloads", i);
-        if (w[i].is_string()) {
-          s.workloads.push_back({w[i].get<std::string>(), 1.0});
-        } else if (w[i].is_object() && w[i].contains("name") && w[i]["name"].is_string()) {
-          Workload wl{w[i]["name"].get<std::string>(), 1.0};
-          if (w[i].contains("weight")) {
-            if (w[i]["weight"].is_number() && w[i]["weight"].get<double>() >= 0 &&
-                std::isfinite(w[i]["weight"].get<double>())) {
-              wl.weight = w[i]["weight"].get<double>();
-            } else {
-              err(pointer_join(p, "weight"),
-                  "weight must be a number >= 0 (0: measured and shown, not part of the verdict)");
-            }
-          }
-          for (const auto& [key, value] : w[i].items()) {
-            if (key != "name" && key != "weight")
-              err(pointer_join(p, key), "unknown workload key '" + key + "'");
-          }
-          s.workloads.push_back(wl);
-        } else {
-          err(p, "a workload is {name, weight}");
-        }
-      }
+      for (std::size_t i = 0; i < w.size(); ++i) read_workload(w[i], pointer_join("/workloads", i), err, s);
     }
   }
-  if (doc.contains("parity")) {
-    const auto& par = doc["parity"];
-    if (!par.is_object()) {
-      err("/parity", "parity must be a mapping {tolerance}");
-    } else {
-      for (const auto& [key, value] : par.items()) {
-        if (key == "tolerance") {
-          if (value.is_number() && value.get<double>() > 1.0 && value.get<double>() < 100.0) {
-            s.tolerance = value.get<double>();
-          } else {
-            err("/parity/tolerance", "tolerance is a ratio above 1, e.g. 1.10 for 10 %");
-          }
-        } else {
-          err(pointer_join("/parity", key), "unknown parity key '" + key + "' (known: tolerance)");
-        }
-      }
-    }
-  }
+  if (doc.contains("parity")) read_parity(doc["parity"], err, s);
 }
 
 }  // namespace

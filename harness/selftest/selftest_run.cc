@@ -9,12 +9,12 @@
 #include <thread>
 
 #include "harness/common/error.h"
-#include "harness/deploy/factory/backend_factory.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/sandbox_job.h"
+#include "harness/runner/session.h"
 #include "harness/selftest/detection.h"
 #include "harness/selftest/selftest.h"
 #include "harness/selftest/selftest_files.h"
@@ -83,6 +83,7 @@ void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobCon
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
   int n = std::min<int>(parallel, static_cast<int>(std::max<std::size_t>(jobs.size(), 1)));
+  workers.reserve(n);
   for (int w = 0; w < n; ++w)
     workers.emplace_back([&] {
       for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;) {
@@ -103,18 +104,31 @@ void start_peer(const Planned& p, runner::JobContext& ctx, std::optional<runner:
   ctx.targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
 }
 
-json header_of(const SelftestConfig& config, const Planned& p, const std::string& run_id) {
-  json plans = {{p.scenario.scenario.name, p.scenario.plan}};
-  return {{"schema", "isoharness.result/v1"},
-          {"context", runner::run_context(config.backend, p.deployment_path)},
-          {"run",
-           {{"id", run_id},
-            {"kind", "selftest"},
-            {"scenarios", {p.scenario.scenario.name}},
-            {"argv", config.argv}}},
-          {"plans", plans},
-          {"findings", json::array()},
-          {"skipped", json::array()}};
+runner::HeaderParts header_of(const Planned& p) {
+  runner::HeaderParts header;
+  header.kind = "selftest";
+  header.scenario_names = {p.scenario.scenario.name};
+  header.plans[p.scenario.scenario.name] = p.scenario.plan;
+  return header;
+}
+
+// The peer sandbox, then every job, on the session's backend. An infrastructure failure
+// is recorded in the session (the verdict becomes error), never thrown.
+void run_on_backend(const Planned& p, int parallel, runner::RunSession& session) {
+  auto report = [&] { std::fprintf(stderr, "infrastructure failure: %s\n", session.infra_error().c_str()); };
+  if (!session.start_backend()) {
+    report();
+    return;
+  }
+  try {
+    std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
+    start_peer(p, session.jobs(), peer);
+    run_jobs(p.jobs.jobs, parallel, session.jobs());
+  } catch (const InfraError& e) {
+    session.record_infra_error(e.what());
+    report();
+  }
+  session.stop_backend();
 }
 
 json sandbox_summary(const json& result, const json& section) {
@@ -156,49 +170,24 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   const std::string bundle = runner::find_isoprobe_bundle(config.isoprobe_bundle);
 
   const auto started = Clock::now();
-  const std::string run_id = runner::random_run_id();
-  runner::SignalGuard signals;
-  runner::RunKey key(run_id);
-  runner::Journal journal(config.out_dir, header_of(config, p, run_id));
+  runner::RunSession session({config.backend, &p.profile, p.deployment_path, config.out_dir, config.argv,
+                              config.accept_new_host_keys, bundle, config.posture_deadline});
+  session.open_journal(header_of(p));
   int total = 0;
   for (const auto& j : p.jobs.jobs) total += j.attempts;
   std::fprintf(stderr,
                "isoharness selftest %s: %zu weakening(s) x %zu runtime(s), %d sandbox(es), parallel %d\n",
-               run_id.c_str(), weakenings.size(), config.runtimes.size(), total, config.parallel);
+               session.run_id().c_str(), weakenings.size(), config.runtimes.size(), total, config.parallel);
 
-  runner::JobContext ctx;
-  ctx.use_key(run_id, key);
-  ctx.journal = &journal;
-  ctx.host_key_policy.accept_new = config.accept_new_host_keys;
-  ctx.isoprobe_bundle = bundle;
-  ctx.host = verify::read_host_facts();
-  ctx.posture_deadline = config.posture_deadline;
-  ctx.interrupted = &runner::g_interrupted;
+  runner::JobContext& ctx = session.jobs();
   ctx.on_sandbox = progress(config, total);
   ctx.weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
     apply_weakenings(job.weakenings, request.values, request.test_weakenings);
   };
+  run_on_backend(p, config.parallel, session);
 
-  json backend_context;
-  std::string infra_error;
-  try {
-    auto backend = deploy::make_backend(config.backend, p.profile,
-                                        {run_id, config.out_dir, false, &runner::g_interrupted});
-    ctx.backend = backend.get();
-    ctx.targets = backend->egress_targets();
-    backend_context = backend->context();
-    std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
-    start_peer(p, ctx, peer);
-    run_jobs(p.jobs.jobs, config.parallel, ctx);
-    ctx.close_jumps();
-  } catch (const InfraError& e) {
-    infra_error = e.what();
-    std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());
-  }
-
-  json result = runner::result_from_journal(config.out_dir + "/journal.jsonl");
-  for (auto& [k, v] : backend_context.items()) result["context"][k] = v;
-  result["context"]["finished"] = runner::utc_now();
+  json result = session.collect();
+  const std::string& infra_error = session.infra_error();
   result["parity"] = nullptr;
   JudgeInput in{weakenings, config.runtimes, p.jobs.not_applicable, &result["sandboxes"],
                 config.disabled_checks};
@@ -215,7 +204,7 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   result["summary"] = sandbox_summary(result, section);
 
   SelftestOutcome outcome;
-  outcome.result_path = journal.finalise(result);
+  outcome.result_path = session.journal().finalise(result);
   outcome.reports = write_selftest_reports(result, config.out_dir);
   outcome.exit_code = exit_code_of(section);
   print_verdict(section, outcome.result_path);

@@ -34,7 +34,7 @@ std::vector<std::string_view> split_fields(std::string_view s) {
 
 // Strict base64 (RFC 4648 alphabet, padding optional only at the end).
 std::optional<std::string> base64_decode(std::string_view in) {
-  if (in.empty() || in.size() > 64 * 1024) return std::nullopt;
+  if (in.empty() || in.size() > std::size_t{64} * 1024) return std::nullopt;
   std::string text(in);
   while (text.size() % 4 != 0) text += '=';
   std::size_t pad = 0;
@@ -152,7 +152,7 @@ std::string sha256_fingerprint(std::string_view blob) {
 }
 
 Expected<PublicKey> parse_public_key(std::string_view line) {
-  if (line.size() > 16 * 1024) return make_error("public key line is longer than 16 KiB");
+  if (line.size() > std::size_t{16} * 1024) return make_error("public key line is longer than 16 KiB");
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || is_space(line.back())))
     line.remove_suffix(1);
   for (char c : line) {

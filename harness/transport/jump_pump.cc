@@ -18,8 +18,8 @@
 namespace isoharness::transport {
 namespace {
 
-constexpr std::size_t kBufferCap = 256 * 1024;  // per direction, per bridge
-constexpr std::size_t kChunk = 32 * 1024;
+constexpr std::size_t kBufferCap = std::size_t{256} * 1024;  // per direction, per bridge
+constexpr std::size_t kChunk = std::size_t{32} * 1024;
 constexpr auto kCloseGrace = std::chrono::seconds(2);
 
 bool is_session_error(int rc) {
@@ -191,30 +191,35 @@ bool JumpPump::start_pending_open() {
 bool JumpPump::pump_bridge(Bridge& b, Op from) {
   if (b.closing) return false;
   bool progress = false;
-  char buf[kChunk];
-  LIBSSH2_SESSION* s = session_->get();
-  auto channel_failed = [&](long rc) {
-    if (is_session_error(static_cast<int>(rc)))
-      fail(fmt::format("{} ({})", session_->last_error(), b.target));
+  if (from == Op::write) read_local_end(b, progress);
+  if (!send_to_channel(b, from, progress)) return progress;
+  if (!read_from_channel(b, progress)) return progress;
+  deliver_to_local_end(b, progress);
+  // Done once the inner session has gone (all its bytes delivered), or both sides ended.
+  if ((b.local_eof && b.eof_sent) || (b.channel_eof && b.local_shut && b.local_eof)) {
     b.closing = true;
     b.close_deadline = Clock::now() + kCloseGrace;
-    return true;
-  };
-  auto send_blocked = [&] {
-    return (libssh2_session_block_directions(s) & LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
-  };
-
-  // Socket end → channel.
-  if (from == Op::write && !b.local_eof && b.to_channel.size() < kBufferCap) {
-    ssize_t n = ::recv(b.fd, buf, sizeof buf, MSG_DONTWAIT);
-    if (n > 0) {
-      b.to_channel.append(buf, static_cast<std::size_t>(n));
-      progress = true;
-    } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-      b.local_eof = true;
-      progress = true;
-    }
+    progress = true;
   }
+  return progress;
+}
+
+// Socket end → buffer.
+void JumpPump::read_local_end(Bridge& b, bool& progress) {
+  if (b.local_eof || b.to_channel.size() >= kBufferCap) return;
+  char buf[kChunk];
+  ssize_t n = ::recv(b.fd, buf, sizeof buf, MSG_DONTWAIT);
+  if (n > 0) {
+    b.to_channel.append(buf, static_cast<std::size_t>(n));
+    progress = true;
+  } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+    b.local_eof = true;
+    progress = true;
+  }
+}
+
+// Buffer → channel, then the end of the socket's stream as the channel's EOF.
+bool JumpPump::send_to_channel(Bridge& b, Op from, bool& progress) {
   while (from == Op::write && !b.to_channel.empty()) {
     ssize_t rc = libssh2_channel_write(b.channel, b.to_channel.data(), b.to_channel.size());
     if (rc > 0) {
@@ -223,10 +228,10 @@ bool JumpPump::pump_bridge(Bridge& b, Op from) {
       continue;
     }
     if (rc == LIBSSH2_ERROR_EAGAIN) {
-      if (send_blocked()) blocked_ = Blocked{&b, Op::write};
-      return progress;
+      if (outbound_blocked()) blocked_ = Blocked{&b, Op::write};
+      return false;
     }
-    if (rc < 0) return channel_failed(rc);
+    if (rc < 0) return channel_failed(b, rc, progress);
     break;
   }
   if (from != Op::read && b.local_eof && b.to_channel.empty() && !b.eof_sent) {
@@ -235,14 +240,18 @@ bool JumpPump::pump_bridge(Bridge& b, Op from) {
       b.eof_sent = true;
       progress = true;
     } else if (rc == LIBSSH2_ERROR_EAGAIN) {
-      if (send_blocked()) blocked_ = Blocked{&b, Op::eof};
-      return progress;
+      if (outbound_blocked()) blocked_ = Blocked{&b, Op::eof};
+      return false;
     } else {
-      return channel_failed(rc);
+      return channel_failed(b, rc, progress);
     }
   }
+  return true;
+}
 
-  // Channel → socket end.
+// Channel → buffer, noting the channel's EOF.
+bool JumpPump::read_from_channel(Bridge& b, bool& progress) {
+  char buf[kChunk];
   while (!b.channel_eof && b.to_local.size() < kBufferCap) {
     ssize_t rc = libssh2_channel_read(b.channel, buf, sizeof buf);
     if (rc > 0) {
@@ -254,14 +263,19 @@ bool JumpPump::pump_bridge(Bridge& b, Op from) {
       if (libssh2_channel_eof(b.channel)) {
         b.channel_eof = true;
         progress = true;
-      } else if (rc == LIBSSH2_ERROR_EAGAIN && send_blocked()) {
+      } else if (rc == LIBSSH2_ERROR_EAGAIN && outbound_blocked()) {
         blocked_ = Blocked{&b, Op::read};
-        return progress;
+        return false;
       }
       break;
     }
-    return channel_failed(rc);
+    return channel_failed(b, rc, progress);
   }
+  return true;
+}
+
+// Buffer → socket end, then the channel's EOF as the end of the socket's stream.
+void JumpPump::deliver_to_local_end(Bridge& b, bool& progress) {
   if (!b.to_local.empty()) {
     ssize_t n = ::send(b.fd, b.to_local.data(), b.to_local.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
@@ -278,13 +292,19 @@ bool JumpPump::pump_bridge(Bridge& b, Op from) {
     b.local_shut = true;
     progress = true;
   }
-  // Done once the inner session has gone (all its bytes delivered), or both sides ended.
-  if ((b.local_eof && b.eof_sent) || (b.channel_eof && b.local_shut && b.local_eof)) {
-    b.closing = true;
-    b.close_deadline = Clock::now() + kCloseGrace;
-    progress = true;
-  }
-  return progress;
+}
+
+// A channel call failed: the bridge closes, and the whole pump fails when the session did.
+bool JumpPump::channel_failed(Bridge& b, long rc, bool& progress) {
+  if (is_session_error(static_cast<int>(rc))) fail(fmt::format("{} ({})", session_->last_error(), b.target));
+  b.closing = true;
+  b.close_deadline = Clock::now() + kCloseGrace;
+  progress = true;
+  return false;
+}
+
+bool JumpPump::outbound_blocked() const {
+  return (libssh2_session_block_directions(session_->get()) & LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
 }
 
 // Frees a closing bridge's channel. True when the bridge can be dropped.

@@ -61,6 +61,15 @@ class JumpPump {
   void run();
   bool start_pending_open();
   bool pump_bridge(Bridge& bridge, Op from = Op::write);
+  // pump_bridge's phases, in order. Those that return bool return false when the pass must
+  // stop there (a packet left half-sent, or the channel failed); all set progress when
+  // they moved bytes or changed the bridge's state.
+  void read_local_end(Bridge& b, bool& progress);
+  bool send_to_channel(Bridge& b, Op from, bool& progress);
+  bool read_from_channel(Bridge& b, bool& progress);
+  void deliver_to_local_end(Bridge& b, bool& progress);
+  bool channel_failed(Bridge& b, long rc, bool& progress);
+  bool outbound_blocked() const;
   bool close_bridge(Bridge& bridge);
   bool retry_blocked();
   void fail(const std::string& why);

@@ -35,6 +35,89 @@ long drain(LIBSSH2_CHANNEL* ch, int stream, std::string& into, std::size_t cap, 
   }
 }
 
+// Opens a channel and starts the command on it.
+Expected<LIBSSH2_CHANNEL*> start_command(SshSession& s, Deadline until, const std::string& command) {
+  LIBSSH2_SESSION* raw = s.get();
+  LIBSSH2_CHANNEL* ch = s.call(until, [&] { return libssh2_channel_open_session(raw); });
+  if (!ch)
+    return make_error(
+        fmt::format("{}: cannot open a channel for `{}`: {}", s.what(), command, s.last_error()));
+  int rc = s.call(until, [&] { return libssh2_channel_exec(ch, command.c_str()); });
+  if (rc != 0) {
+    std::string why = describe_rc(s, rc);
+    s.call(Clock::now() + kChannelCloseGrace, [&] { return libssh2_channel_free(ch); });
+    return make_error(fmt::format("{}: cannot start `{}`: {}", s.what(), command, why));
+  }
+  return ch;
+}
+
+struct ReadOutcome {
+  bool finished = false;  // the command's EOF arrived and everything before it was read
+  long error = 0;         // a libssh2 error (< 0) that stopped the reading
+};
+
+// Reads stdout and stderr alternately until the EOF, an output cap or the deadline.
+ReadOutcome read_output(SshSession& s, LIBSSH2_CHANNEL* ch, Deadline until, std::size_t max_output,
+                        ExecResult& result) {
+  ReadOutcome outcome;
+  for (;;) {
+    long out_n = drain(ch, 0, result.out, max_output, result.out_truncated);
+    long err_n = drain(ch, SSH_EXTENDED_DATA_STDERR, result.err, max_output, result.err_truncated);
+    if (out_n < 0 || err_n < 0) {
+      outcome.error = out_n < 0 ? out_n : err_n;
+      return outcome;
+    }
+    if (result.out_truncated || result.err_truncated) break;
+    if (outcome.finished) break;
+    if (libssh2_channel_eof(ch)) {
+      outcome.finished = true;  // one more pass: data queued before the EOF
+      continue;
+    }
+    if (out_n == 0 && err_n == 0 && !s.wait(until)) {
+      result.timed_out = true;
+      break;
+    }
+  }
+  return outcome;
+}
+
+// Normal end: exit-status and CHANNEL_CLOSE follow the EOF. Returns the libssh2 status.
+int close_finished(SshSession& s, LIBSSH2_CHANNEL* ch, ExecResult& result) {
+  const Deadline grace = Clock::now() + kChannelCloseGrace;
+  int rc = s.call(grace, [&] { return libssh2_channel_close(ch); });
+  if (rc != 0) return rc;
+  char* signal = nullptr;
+  std::size_t signal_len = 0;
+  libssh2_channel_get_exit_signal(ch, &signal, &signal_len, nullptr, nullptr, nullptr, nullptr);
+  if (signal) {
+    result.exit_signal.assign(signal, signal_len);
+    libssh2_free(s.get(), signal);
+  } else {
+    result.exit_code = libssh2_channel_get_exit_status(ch);
+  }
+  return s.call(grace, [&] { return libssh2_channel_free(ch); });
+}
+
+// Cut off: send our CLOSE (completing a half-sent packet, which libssh2 requires before
+// any other call) and leave the channel for the session to free. Returns false when the
+// session could not finish the packet in time and is no longer usable.
+bool close_cut_off(SshSession& s, LIBSSH2_CHANNEL* ch) {
+  const Deadline grace = Clock::now() + kChannelCloseGrace;
+  int rc = 0;
+  bool usable = true;
+  for (;;) {
+    rc = libssh2_channel_close(ch);
+    if (rc != LIBSSH2_ERROR_EAGAIN) break;
+    if (!(libssh2_session_block_directions(s.get()) & LIBSSH2_SESSION_BLOCK_OUTBOUND)) break;
+    if (!s.wait(grace)) {
+      usable = false;
+      break;
+    }
+  }
+  if (rc == 0) s.call(grace, [&] { return libssh2_channel_free(ch); });
+  return usable;
+}
+
 }  // namespace
 
 SandboxSession::SandboxSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -50,77 +133,25 @@ Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
   const auto start = Clock::now();
-  const Deadline until = start + deadline;
   const std::string command = shell_join(argv);
-  LIBSSH2_SESSION* raw = s.get();
-
-  LIBSSH2_CHANNEL* ch = s.call(until, [&] { return libssh2_channel_open_session(raw); });
-  if (!ch)
-    return make_error(
-        fmt::format("{}: cannot open a channel for `{}`: {}", s.what(), command, s.last_error()));
-  int rc = s.call(until, [&] { return libssh2_channel_exec(ch, command.c_str()); });
-  if (rc != 0) {
-    std::string why = describe_rc(s, rc);
-    s.call(Clock::now() + kChannelCloseGrace, [&] { return libssh2_channel_free(ch); });
-    return make_error(fmt::format("{}: cannot start `{}`: {}", s.what(), command, why));
-  }
+  auto ch = start_command(s, start + deadline, command);
+  if (!ch) return ch.error();
 
   ExecResult result;
-  bool finished = false;
-  for (;;) {
-    long out_n = drain(ch, 0, result.out, max_output, result.out_truncated);
-    long err_n = drain(ch, SSH_EXTENDED_DATA_STDERR, result.err, max_output, result.err_truncated);
-    if (out_n < 0 || err_n < 0) {
-      impl_->broken = true;
-      return make_error(fmt::format("{}: reading the output of `{}` failed: {}", s.what(), command,
-                                    describe_rc(s, static_cast<int>(out_n < 0 ? out_n : err_n))));
-    }
-    if (result.out_truncated || result.err_truncated) break;
-    if (finished) break;
-    if (libssh2_channel_eof(ch)) {
-      finished = true;  // one more pass: data queued before the EOF
-      continue;
-    }
-    if (out_n == 0 && err_n == 0 && !s.wait(until)) {
-      result.timed_out = true;
-      break;
-    }
+  const ReadOutcome read = read_output(s, *ch, start + deadline, max_output, result);
+  if (read.error < 0) {
+    impl_->broken = true;
+    return make_error(fmt::format("{}: reading the output of `{}` failed: {}", s.what(), command,
+                                  describe_rc(s, static_cast<int>(read.error))));
   }
-
-  const Deadline grace = Clock::now() + kChannelCloseGrace;
-  if (finished) {
-    // Normal end: exit-status and CHANNEL_CLOSE follow the EOF.
-    rc = s.call(grace, [&] { return libssh2_channel_close(ch); });
-    if (rc == 0) {
-      char* signal = nullptr;
-      std::size_t signal_len = 0;
-      libssh2_channel_get_exit_signal(ch, &signal, &signal_len, nullptr, nullptr, nullptr, nullptr);
-      if (signal) {
-        result.exit_signal.assign(signal, signal_len);
-        libssh2_free(raw, signal);
-      } else {
-        result.exit_code = libssh2_channel_get_exit_status(ch);
-      }
-      rc = s.call(grace, [&] { return libssh2_channel_free(ch); });
-    }
-    if (rc != 0) {
+  if (read.finished) {
+    if (int rc = close_finished(s, *ch, result); rc != 0) {
       impl_->broken = true;
       return make_error(
           fmt::format("{}: closing the channel of `{}` failed: {}", s.what(), command, describe_rc(s, rc)));
     }
-  } else {
-    // Cut off: send our CLOSE (completing a half-sent packet, which libssh2 requires
-    // before any other call) and leave the channel for the session to free.
-    for (;;) {
-      rc = libssh2_channel_close(ch);
-      if (rc != LIBSSH2_ERROR_EAGAIN) break;
-      if (!(libssh2_session_block_directions(raw) & LIBSSH2_SESSION_BLOCK_OUTBOUND)) break;
-      if (!s.wait(grace)) {
-        impl_->broken = true;
-        break;
-      }
-    }
-    if (rc == 0) s.call(grace, [&] { return libssh2_channel_free(ch); });
+  } else if (!close_cut_off(s, *ch)) {
+    impl_->broken = true;
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;

@@ -20,7 +20,7 @@ constexpr std::size_t kMaxFiles = 4096;
 // Bytes handed to one libssh2_sftp_write/read call. libssh2 splits a call into SFTP
 // packets and keeps them in flight together, so a large chunk pipelines where 32 KiB
 // waited a round trip through the jumphost per call.
-constexpr std::size_t kSftpChunk = 1024 * 1024;
+constexpr std::size_t kSftpChunk = std::size_t{1024} * 1024;
 
 class Sha256 {
  public:

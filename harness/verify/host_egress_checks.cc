@@ -18,9 +18,8 @@ std::string listed(const std::vector<std::string>& names) {
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-}  // namespace
-
-void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
+// A container runtime's socket inside the sandbox drives the host.
+void check_runtime_socket(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* sockets = observation(in.posture, "runtime_sockets");
   if (!sockets) {
     out.push_back(missing("runtime_socket", in.posture, "runtime_sockets", "none"));
@@ -33,7 +32,10 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
             : "runtime_socket: a container-runtime socket is reachable — the host can be driven from inside",
         observation_evidence(in.posture, "runtime_sockets")));
   }
+}
 
+// Devices beyond the standard set; under gVisor, the ones gVisor serves itself are emulated.
+void check_host_devices(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* dev = observation(in.posture, "devices");
   if (!dev) {
     out.push_back(missing("host_devices", in.posture, "devices", "standard set only"));
@@ -54,7 +56,10 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
                            : listed(host_devices.empty() ? emulated : host_devices),
                        reason, observation_evidence(in.posture, "devices")));
   }
+}
 
+// The host's PID namespace: the host's PID 1 and most of its processes visible.
+void check_pid_namespace(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* procs = observation(in.posture, "processes");
   if (!procs) {
     out.push_back(missing("pid_namespace", in.posture, "processes", "own PID namespace"));
@@ -69,7 +74,10 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
                                   : "the sandbox sees only its own processes",
                        observation_evidence(in.posture, "processes")));
   }
+}
 
+// The host's UTS or network namespace: its hostname, or exactly its interfaces.
+void check_host_namespaces(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* net = observation(in.posture, "network");
   if (!net) {
     out.push_back(missing("host_namespaces", in.posture, "network", "own UTS and network namespaces"));
@@ -88,7 +96,10 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
                        "hostname " + hostname + ", interfaces " + listed(ifaces), reason,
                        observation_evidence(in.posture, "network")));
   }
+}
 
+// A service-account token: required absent under strict only.
+void check_kubernetes_credentials(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* k8s = observation(in.posture, "kubernetes");
   if (!k8s) {
     out.push_back(missing("kubernetes_credentials", in.posture, "kubernetes", "no service-account token"));
@@ -105,6 +116,16 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
                                    token ? "token mounted" : "none"));
     }
   }
+}
+
+}  // namespace
+
+void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
+  check_runtime_socket(in, out);
+  check_host_devices(in, out);
+  check_pid_namespace(in, out);
+  check_host_namespaces(in, out);
+  check_kubernetes_credentials(in, out);
 }
 
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
@@ -153,9 +174,9 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
     std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
     std::string reason =
         pass ? why
-             : (allowed ? "egress: " + target.name + " (" + where + ") should be reachable (" + why +
-                              ") but is " + got
-                        : "egress: " + target.name + " (" + where + ") is reachable although " + why);
+             : (allowed ? fmt::format("egress: {} ({}) should be reachable ({}) but is {}", target.name,
+                                      where, why, got)
+                        : fmt::format("egress: {} ({}) is reachable although {}", target.name, where, why));
     out.push_back(make(control, pass, expected, observed, reason, evidence));
   }
 }

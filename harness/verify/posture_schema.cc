@@ -125,19 +125,19 @@ void check_contradictions(const std::string& name, const nlohmann::json& v,
   if (name == "capabilities") {
     if (is_hex16(v.value("eff", nlohmann::json())) && is_hex16(v.value("prm", nlohmann::json()))) {
       const auto eff = hex_value(v["eff"]), prm = hex_value(v["prm"]);
-      if (eff & ~prm) problems.push_back("capabilities: eff holds bits that prm does not (impossible)");
+      if (eff & ~prm) problems.emplace_back("capabilities: eff holds bits that prm does not (impossible)");
       if (v.contains("eff_names") && has_kind(v["eff_names"], Kind::strings) &&
           known_names(eff) != known_names(v["eff_names"]))
-        problems.push_back("capabilities: eff_names do not match eff");
+        problems.emplace_back("capabilities: eff_names do not match eff");
     }
     if (is_hex16(v.value("bnd", nlohmann::json())) && v.contains("bnd_names") &&
         has_kind(v["bnd_names"], Kind::strings) &&
         known_names(hex_value(v["bnd"])) != known_names(v["bnd_names"]))
-      problems.push_back("capabilities: bnd_names do not match bnd");
+      problems.emplace_back("capabilities: bnd_names do not match bnd");
   } else if (name == "kernel") {
     if (v.contains("gvisor") && v["gvisor"] == true &&
         (!v.contains("gvisor_signals") || !v["gvisor_signals"].is_array() || v["gvisor_signals"].size() < 2))
-      problems.push_back("kernel: gvisor is true without the signals it is derived from");
+      problems.emplace_back("kernel: gvisor is true without the signals it is derived from");
   }
 }
 
@@ -167,7 +167,7 @@ void check_observation(const nlohmann::json& o, std::size_t index, std::set<std:
   if (status != "ok") return;
   const auto& v = o.value("value", nlohmann::json());
   if (name == "no_new_privs") {
-    if (!v.is_boolean()) problems.push_back("no_new_privs: value is not a boolean");
+    if (!v.is_boolean()) problems.emplace_back("no_new_privs: value is not a boolean");
     return;
   }
   if (!v.is_object()) {
@@ -208,7 +208,7 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture) 
   if (posture.value("schema", nlohmann::json()) != kPostureSchema)
     problems.push_back(std::string("schema is not ") + kPostureSchema);
   if (posture.contains("context") && !posture["context"].is_object())
-    problems.push_back("context is not an object");
+    problems.emplace_back("context is not an object");
   if (!posture.contains("observations") || !posture["observations"].is_array() ||
       posture["observations"].size() > kMaxObservations) {
     problems.push_back("observations is not a list of at most " + std::to_string(kMaxObservations) +

@@ -37,6 +37,27 @@ std::optional<std::string> missing_tool(std::initializer_list<const char*> tools
   return std::nullopt;
 }
 
+// Times argv, one child per iteration. The first child that fails fails the workload
+// (and the result is false).
+bool time_children(benchmark::State& state, const std::vector<std::string>& argv) {
+  ChildRunner runner(kChildLimit);
+  for (auto _ : state) {
+    if (auto problem = runner.run(argv)) {
+      fail_with(state, *problem);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Times `tool args...`, the tool found in PATH.
+void time_tool(benchmark::State& state, const char* tool, std::vector<std::string> args) {
+  const std::string path = find_in_path(tool);
+  if (path.empty()) return fail_with(state, std::string(tool) + " not found in PATH");
+  args.insert(args.begin(), path);
+  time_children(state, args);
+}
+
 constexpr std::string_view kCSource = R"(#include <stddef.h>
 struct point { double x, y; };
 static double dot(const struct point* a, const struct point* b) { return a->x * b->x + a->y * b->y; }
@@ -72,11 +93,7 @@ void run_compile_c(benchmark::State& state, const Env& env) {
   ::close(fd);
   if (!written) return fail_with_errno(state, "write " + source);
   // -pipe: no temporary files, so a read-only /tmp does not matter.
-  const std::vector<std::string> argv = {compiler, "-c", "-O1", "-pipe", "-o", object, source};
-  ChildRunner runner(kChildLimit);
-  for (auto _ : state) {
-    if (auto problem = runner.run(argv)) return fail_with(state, *problem);
-  }
+  if (!time_children(state, {compiler, "-c", "-O1", "-pipe", "-o", object, source})) return;
   ::unlink(object.c_str());
   ::unlink(source.c_str());
 }
@@ -86,12 +103,7 @@ std::optional<std::string> check_shell_pipeline(const Env&) {
 }
 
 void run_shell_pipeline(benchmark::State& state, const Env&) {
-  const std::vector<std::string> argv = {find_in_path("sh"), "-c", "printf '%s\\n' 3 1 2 | sort | head -n 1"};
-  if (argv[0].empty()) return fail_with(state, "sh not found in PATH");
-  ChildRunner runner(kChildLimit);
-  for (auto _ : state) {
-    if (auto problem = runner.run(argv)) return fail_with(state, *problem);
-  }
+  time_tool(state, "sh", {"-c", "printf '%s\\n' 3 1 2 | sort | head -n 1"});
 }
 
 std::optional<std::string> check_interpreter_startup(const Env&) {
@@ -99,12 +111,7 @@ std::optional<std::string> check_interpreter_startup(const Env&) {
 }
 
 void run_interpreter_startup(benchmark::State& state, const Env&) {
-  const std::vector<std::string> argv = {find_in_path("python3"), "-c", "pass"};
-  if (argv[0].empty()) return fail_with(state, "python3 not found in PATH");
-  ChildRunner runner(kChildLimit);
-  for (auto _ : state) {
-    if (auto problem = runner.run(argv)) return fail_with(state, *problem);
-  }
+  time_tool(state, "python3", {"-c", "pass"});
 }
 
 }  // namespace

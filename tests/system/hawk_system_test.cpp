@@ -50,6 +50,7 @@ struct Platform {
   ScratchDir dir;
   std::string state = dir.path + "/standin";
   std::string profile = dir.path + "/standin.yaml";
+  std::string out = dir.path + "/out";  // where run(scenarios) writes
   std::string mode = "normal";
   std::map<std::string, std::string> env_extra;
 
@@ -102,12 +103,13 @@ struct Platform {
     argv.insert(argv.end(), scenarios.begin(), scenarios.end());
     return argv;
   }
-  RunResult run(const std::string& out, const std::vector<std::string>& scenarios) const {
-    auto r =
-        run_command(run_argv(out, scenarios), {.deadline = 2400s, .env_set = env(), .merge_stderr = true});
+  RunResult run(const std::string& out_dir, const std::vector<std::string>& scenarios) const {
+    auto r = run_command(run_argv(out_dir, scenarios),
+                         {.deadline = 2400s, .env_set = env(), .merge_stderr = true});
     REQUIRE(r);
     return *r;
   }
+  RunResult run(const std::vector<std::string>& scenarios) const { return run(out, scenarios); }
   // Every eval the stand-in started, and whether it was deleted.
   std::map<std::string, std::pair<std::string, bool>> evals() const {
     std::map<std::string, std::pair<std::string, bool>> out;
@@ -148,15 +150,14 @@ std::vector<std::string> failed_controls(const json& result) {
 TEST_CASE("run --backend hawk passes the default single-service scenarios under both runtimes",
           "[system][hawk]") {
   Platform p;
-  const std::string out = p.dir.path + "/out";
   // gpu-strict is left out: whether a service has a GPU is the task's own sandbox
   // definition, which the stand-in cannot see in a bare eval-set config.
-  RunResult r = p.run(
-      out, {scenario("gvisor-only.yaml"), scenario("mixed.yaml"), scenario("standard.yaml"),
-            scenario("strict-egress.yaml"), scenario("strict-nonroot-ro.yaml"), scenario("strict.yaml")});
+  RunResult r =
+      p.run({scenario("gvisor-only.yaml"), scenario("mixed.yaml"), scenario("standard.yaml"),
+             scenario("strict-egress.yaml"), scenario("strict-nonroot-ro.yaml"), scenario("strict.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 0);
-  json result = result_in(out);
+  json result = result_in(p.out);
   CHECK(result["summary"]["verdict"] == "pass");
   std::set<std::string> runtimes;
   for (const auto& s : result["sandboxes"]) {
@@ -178,11 +179,10 @@ TEST_CASE("run --backend hawk passes the default single-service scenarios under 
 TEST_CASE("a platform that drops runtimeClassName fails the kernel check", "[system][hawk]") {
   Platform p;
   p.mode = "drop-runtime-class";
-  const std::string out = p.dir.path + "/out";
-  RunResult r = p.run(out, {scenario("strict.yaml")});
+  RunResult r = p.run({scenario("strict.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 1);
-  auto failed = failed_controls(result_in(out));
+  auto failed = failed_controls(result_in(p.out));
   CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
   CHECK_THAT(r.out, Catch::Contains("kernel"));
   p.require_nothing_left();
@@ -191,11 +191,10 @@ TEST_CASE("a platform that drops runtimeClassName fails the kernel check", "[sys
 TEST_CASE("a sandbox that never comes up: exit 3 with the pod events, nothing left", "[system][hawk]") {
   Platform p(8);
   p.mode = "never-up";
-  const std::string out = p.dir.path + "/out";
-  RunResult r = p.run(out, {scenario("gvisor-only.yaml")});
+  RunResult r = p.run({scenario("gvisor-only.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 3);
-  json result = result_in(out);
+  json result = result_in(p.out);
   REQUIRE(result["sandboxes"].size() == 1);
   std::string error = result["sandboxes"][0]["error"].get<std::string>();
   CHECK_THAT(error, Catch::Contains("no sandbox answered within 8 s"));
@@ -210,8 +209,7 @@ TEST_CASE("a sandbox that never comes up: exit 3 with the pod events, nothing le
 TEST_CASE("the CLI's Error: ends the run with exit 3 and its message", "[system][hawk]") {
   Platform p;
   p.mode = "error";
-  const std::string out = p.dir.path + "/out";
-  RunResult r = p.run(out, {scenario("gvisor-only.yaml")});
+  RunResult r = p.run({scenario("gvisor-only.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.out, Catch::Contains("Error: the stand-in platform is unavailable"));
@@ -220,8 +218,7 @@ TEST_CASE("the CLI's Error: ends the run with exit 3 and its message", "[system]
 
 TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[system][hawk]") {
   Platform p;
-  const std::string out = p.dir.path + "/out";
-  auto argv = p.run_argv(out, {scenario("standard.yaml")});
+  auto argv = p.run_argv(p.out, {scenario("standard.yaml")});
   argv.erase(argv.begin() + 11, argv.begin() + 15);  // every attempt and node class: 8 sandboxes
   auto pid = spawn_detached(argv, p.dir.path + "/run.log", p.env());
   REQUIRE(pid);
@@ -235,8 +232,8 @@ TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[sys
   INFO(dl::read_file_bounded(p.dir.path + "/run.log"));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 3);
-  CHECK(result_in(out)["summary"]["interrupted"] == true);
-  CHECK(result_in(out)["summary"]["sandboxes"].get<int>() < 8);
+  CHECK(result_in(p.out)["summary"]["interrupted"] == true);
+  CHECK(result_in(p.out)["summary"]["sandboxes"].get<int>() < 8);
   p.require_nothing_left();
 }
 
@@ -438,8 +435,8 @@ void require_all_accepted(const Platform& p, const RunResult& r, const std::stri
 TEST_CASE("configs the platform must refuse: refused as required, on hawk and on local", "[system][hawk]") {
   Platform p;
   p.env_extra["HAWK_STANDIN_ROOT_TASKS"] = "binary_analysis";
-  const std::string out = p.dir.path + "/out";
-  RunResult r = p.run(out, refusal_scenarios());
+  RunResult r = p.run(refusal_scenarios());
+  const std::string& out = p.out;
   INFO(r.out);
   CHECK(r.exit_code == 0);
   require_refusal_verdicts(out, refusal_scenarios().size(), "pass");
@@ -461,8 +458,8 @@ TEST_CASE("configs the platform must refuse: refused as required, on hawk and on
 TEST_CASE("a platform that accepts everything fails fail_loudly, naming each config", "[system][hawk]") {
   Platform p;
   p.mode = "accept-everything";
-  const std::string out = p.dir.path + "/out";
-  RunResult r = p.run(out, refusal_scenarios());
+  RunResult r = p.run(refusal_scenarios());
+  const std::string& out = p.out;
   INFO(r.out);
   require_all_accepted(p, r, out, refusal_scenarios().size());
 }

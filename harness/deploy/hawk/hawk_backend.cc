@@ -77,7 +77,7 @@ std::string HawkBackend::write_config(const SandboxRequest& request) const {
       one_item_config(request.eval_set, {request.task_index, request.item_index, request.add_runtime_class},
                       nc ? nc->config_overrides : nlohmann::json::object());
   // JSON is YAML: every string stays quoted, so no YAML reader turns "no" into false.
-  const std::string path = options_.work_dir + "/" + options_.run_id + "-" + request.name + ".yaml";
+  std::string path = options_.work_dir + "/" + options_.run_id + "-" + request.name + ".yaml";
   std::ofstream out(path, std::ios::trunc);
   out << config.dump(2) << "\n";
   if (!out) throw InfraError("cannot write the eval-set config " + path);

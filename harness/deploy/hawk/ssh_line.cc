@@ -12,7 +12,7 @@
 namespace isoharness::deploy::hawk {
 namespace {
 
-constexpr std::size_t kMaxOutput = 64 * 1024;
+constexpr std::size_t kMaxOutput = std::size_t{64} * 1024;
 constexpr std::size_t kMaxLine = 4096;
 
 Error refuse(const std::string& what) {

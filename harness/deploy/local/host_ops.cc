@@ -22,7 +22,7 @@ RunResult run_checked(const std::vector<std::string>& argv, const std::string& w
                       std::chrono::milliseconds deadline, const std::string& stdin_data) {
   RunOptions opts;
   opts.deadline = deadline;
-  opts.max_output = 256 * 1024;
+  opts.max_output = std::size_t{256} * 1024;
   if (!stdin_data.empty()) opts.stdin_data = stdin_data;
   auto r = run_command(argv, opts);
   if (!r) throw InfraError(what + ": " + r.error().message);
@@ -34,7 +34,7 @@ bool run_quietly(const std::vector<std::string>& argv, std::chrono::milliseconds
                  const std::string& stdin_data) {
   RunOptions opts;
   opts.deadline = deadline;
-  opts.max_output = 64 * 1024;
+  opts.max_output = std::size_t{64} * 1024;
   if (!stdin_data.empty()) opts.stdin_data = stdin_data;
   auto r = run_command(argv, opts);
   return r && r->ok();

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "harness/common/error.h"
+#include "harness/common/ssh_keygen.h"
 #include "harness/deploy/local/host_ops.h"
 
 namespace isoharness::deploy::local {
@@ -108,18 +109,16 @@ std::string build_image(const ImageSpec& s) {
   make_dir(etc + "/ssh", 0755);
   write_file(etc + "/ssh/sshd_config", s.sshd_config);
   const std::string key = etc + "/ssh/ssh_host_ed25519_key";
-  run_checked({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", s.key_comment, "-f", key},
-              "image: host key", 20s);
+  auto pub = generate_ed25519_key(key, s.key_comment);
+  if (!pub) throw InfraError("image: host key: " + pub.error().message);
   if (::chown(key.c_str(), static_cast<uid_t>(s.uid), static_cast<gid_t>(s.gid)) != 0 ||
       ::chmod(key.c_str(), 0600) != 0)
     throw InfraError("image: cannot hand the host key to uid " + std::to_string(s.uid));
-  std::string pub = read_file_bounded(key + ".pub", 16384);
-  while (!pub.empty() && (pub.back() == '\n' || pub.back() == '\r')) pub.pop_back();
-  if (pub.rfind("ssh-ed25519 ", 0) != 0) throw InfraError("image: ssh-keygen wrote no ed25519 public key");
+  if (pub->rfind("ssh-ed25519 ", 0) != 0) throw InfraError("image: ssh-keygen wrote no ed25519 public key");
   write_file(etc + "/ssh/authorized_keys", "", 0600, s.uid, s.gid);
   if (!s.authorized_keys.empty())
     add_authorized_key(etc + "/ssh/authorized_keys", s.authorized_keys, s.uid, s.gid);
-  return pub;
+  return *pub;
 }
 
 }  // namespace isoharness::deploy::local

@@ -172,74 +172,46 @@ json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
   return {{"capabilities", spec.capabilities}, {"expected_cap_eff", capability_hex(mask)}};
 }
 
-}  // namespace
-
-std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
-  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec",
-                                   sb.container};
-  // runsc reaches its sandbox over an abstract unix socket, which lives in the network
-  // namespace it was started in: from anywhere else the container reads as "stopped".
-  return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
-}
-
-void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
-                    const std::string& node_class_name, const std::string& authorized_key,
-                    const LaunchContext& ctx) {
-  const RunPaths& paths = *ctx.paths;
-  World& world = *ctx.world;
-  json seccomp = load_seccomp(spec, ctx);
-  std::size_t seccomp_rules = seccomp.is_null() ? 0 : seccomp["syscalls"].size();
-  create_network(sb, ctx);
-
-  // Image and bundle.
-  ImageSpec image = image_of(sb, spec, sb.name);
-  image.authorized_keys = authorized_key;
-  std::string host_key = key_type_and_blob(build_image(image));
-
+// What every container of a sandbox has in its bundle: runtime, namespace, cgroup and CPUs
+// of the node class, and the converted seccomp profile; the caller adds its process.
+BundleInputs bundle_inputs(const DeployedSandbox& sb, const NodeClass& node_class,
+                           const std::string& hostname, const json& seccomp) {
   BundleInputs in;
   in.runtime = sb.runtime;
-  in.hostname = sb.name;
+  in.hostname = hostname;
   in.netns_path = netns_path(sb.netns);
   in.cgroups_path = "/" + sb.container;
   in.cpuset = node_class.cpuset;
-  in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   in.seccomp = seccomp;
-  json config = make_oci_config(spec, in);
-  weaken_oci_config(sb.weakenings, config,
-                    {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
-  write_file(sb.dir + "/config.json", config.dump(2));
+  return in;
+}
 
-  if (node_class.noisy_neighbour) {
-    auto pid =
-        spawn_detached(in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus",
-                                           node_class.cpuset, "--duty-percent",
-                                           std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
-                       sb.dir + "/noise.log");
-    if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
-    sb.noise_pid = *pid;
-  }
+// The agent sandbox's node class: a bounded noisy neighbour on its CPUs when the class
+// asks for one.
+void start_noisy_neighbour(DeployedSandbox& sb, const NodeClass& node_class,
+                           const std::string& node_class_name, const LaunchContext& ctx) {
+  if (!node_class.noisy_neighbour) return;
+  auto pid = spawn_detached(
+      in_netns(sb.netns, {ctx.helper_path, "noise", "--tag", sb.container, "--cpus", node_class.cpuset,
+                          "--duty-percent", std::to_string(ctx.noisy_duty_percent), "--max-seconds", "7200"}),
+      sb.dir + "/noise.log");
+  if (!pid) throw InfraError("node class " + node_class_name + ": noisy neighbour: " + pid.error().message);
+  sb.noise_pid = *pid;
+}
 
-  start_container(sb, ctx);
-  try {
-    world.wait_ssh_from_jumphost(sb.address, 2222, ctx.ssh_ready_ms);
-  } catch (const InfraError& e) {
-    throw InfraError(std::string(e.what()) + "\nsandbox log:\n" + log_tail(sb.dir + "/container.log"));
-  }
-  world.authorize(authorized_key);
-
-  SandboxHandle& h = sb.handle;
-  h.name = sb.name;
-  h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
-  h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
+// What the result records about an agent sandbox (docs/CONTRACTS.md, sandbox facts).
+json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                         const std::string& node_class_name, const std::string& run_id,
+                         std::size_t seccomp_rules) {
   json egress = {{"dns", sb.egress.dns},
                  {"addresses", sb.egress.addresses},
                  {"cidrs", sb.egress.cidrs},
                  {"enforced_by", "nftables in the node namespace"}};
   json scratch = json::array();
   for (const auto& s : spec.scratch) scratch.push_back(s.path);
-  h.facts = {
+  return {
       {"backend", "local"},
-      {"run_id", paths.run_id},
+      {"run_id", run_id},
       {"container_id", sb.container},
       {"runtime", sb.runtime},
       {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
@@ -266,6 +238,54 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"gpu_available", false},
       {"egress", egress},
   };
+}
+
+}  // namespace
+
+std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& paths) {
+  std::vector<std::string> argv = {sb.runtime_bin, "--root", paths.runtime_root(sb.runtime), "exec",
+                                   sb.container};
+  // runsc reaches its sandbox over an abstract unix socket, which lives in the network
+  // namespace it was started in: from anywhere else the container reads as "stopped".
+  return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
+}
+
+void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
+                    const std::string& node_class_name, const std::string& authorized_key,
+                    const LaunchContext& ctx) {
+  const RunPaths& paths = *ctx.paths;
+  World& world = *ctx.world;
+  json seccomp = load_seccomp(spec, ctx);
+  std::size_t seccomp_rules = seccomp.is_null() ? 0 : seccomp["syscalls"].size();
+  create_network(sb, ctx);
+
+  // Image and bundle.
+  ImageSpec image = image_of(sb, spec, sb.name);
+  image.authorized_keys = authorized_key;
+  std::string host_key = key_type_and_blob(build_image(image));
+
+  BundleInputs in = bundle_inputs(sb, node_class, sb.name, seccomp);
+  in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
+  json config = make_oci_config(spec, in);
+  weaken_oci_config(sb.weakenings, config,
+                    {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
+  write_file(sb.dir + "/config.json", config.dump(2));
+
+  start_noisy_neighbour(sb, node_class, node_class_name, ctx);
+
+  start_container(sb, ctx);
+  try {
+    world.wait_ssh_from_jumphost(sb.address, 2222, ctx.ssh_ready_ms);
+  } catch (const InfraError& e) {
+    throw InfraError(std::string(e.what()) + "\nsandbox log:\n" + log_tail(sb.dir + "/container.log"));
+  }
+  world.authorize(authorized_key);
+
+  SandboxHandle& h = sb.handle;
+  h.name = sb.name;
+  h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
+  h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
+  h.facts = agent_sandbox_facts(sb, spec, node_class, node_class_name, paths.run_id, seccomp_rules);
   if (!sb.weakenings.empty()) h.facts["weakenings"] = sb.weakenings;
   h.facts.update(capability_facts(sb, spec));
 }
@@ -281,12 +301,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   fs::create_directories(image.rootfs + kSiblingProbeDir, ec);
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
 
-  BundleInputs in;
-  in.runtime = sb.runtime;
-  in.hostname = spec.service;
-  in.netns_path = netns_path(sb.netns);
-  in.cgroups_path = "/" + sb.container;
-  in.cpuset = node_class.cpuset;
+  BundleInputs in = bundle_inputs(sb, node_class, spec.service, seccomp);
   in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
              "serve",
              "--port",
@@ -296,7 +311,6 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
              "--max-seconds",
              "7200"};
   in.ro_binds = {{probe_bundle, kSiblingProbeDir}};
-  in.seccomp = seccomp;
   write_file(sb.dir + "/config.json", make_oci_config(spec, in).dump(2));
   start_container(sb, ctx);
 

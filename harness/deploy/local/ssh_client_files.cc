@@ -26,7 +26,7 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
       return out;
     }
     case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
+      const std::string& s = n.Scalar();
       if (n.Tag() == "!") return s;  // quoted in the source: a string
       if (s == "true" || s == "false") return s == "true";
       if (!s.empty() && s.find_first_not_of("0123456789-") == std::string::npos && s != "-") {

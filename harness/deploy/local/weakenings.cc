@@ -33,7 +33,7 @@ void drop_namespace(json& config, const char* type) {
 // A directory holding a socket inode where containerd's API socket would be; nothing
 // listens on it. The probe judges by the path, as it would a live one.
 std::string make_socket_dir(const std::string& bundle_dir) {
-  const std::string dir = bundle_dir + "/containerd-run";
+  std::string dir = bundle_dir + "/containerd-run";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InfraError("weakening oci:runtime-socket: cannot create " + dir + ": " + ec.message());

@@ -1,6 +1,7 @@
 #include "harness/deploy/local/world.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,7 +75,7 @@ std::string dnsmasq_config(const std::string& what, const std::string& listen,
   // The harness tracks each resolver by the PID it spawned.
   c += "pid-file=\n";
   c += "address=/#/\n";  // every other name: NXDOMAIN
-  for (const auto& [name, address] : names) c += "address=/" + name + "/" + address + "\n";
+  for (const auto& [name, address] : names) c += fmt::format("address=/{}/{}\n", name, address);
   return c;
 }
 
@@ -246,6 +247,7 @@ void World::start_jumphost() {
   const std::string dir = paths_.world_dir() + "/jump";
   fs::create_directories(dir);
   std::vector<std::string> permit;
+  permit.reserve(kMaxSandboxes);
   for (int i = 0; i < kMaxSandboxes; ++i) permit.push_back(sandbox_address(i) + ":2222");
   ImageSpec image;
   image.rootfs = dir + "/rootfs";
@@ -322,8 +324,8 @@ ItemResolver World::start_item_resolver(const std::string& tag, const std::strin
       int status;
       if (::waitpid(r.pid, &status, WNOHANG) == r.pid) {
         r.pid = -1;
-        throw InfraError("item resolver " + tag + " (dnsmasq on " + address + ") exited at start:\n" +
-                         log_tail(log));
+        throw InfraError(fmt::format("item resolver {} (dnsmasq on {}) exited at start:\n{}", tag, address,
+                                     log_tail(log)));
       }
     }
   } catch (...) {

@@ -125,6 +125,7 @@ int cmd_serve(const std::vector<std::string>& args) {
   const auto until = Clock::now() + std::chrono::seconds(max_seconds);
   while (Clock::now() < until) {
     std::vector<pollfd> fds;
+    fds.reserve(listeners.size());
     for (const auto& l : listeners) fds.push_back({l.fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
     for (std::size_t i = 0; i < fds.size(); ++i) {
