@@ -474,7 +474,8 @@ RunOutcome run_parity(const ParityConfig& config) {
   const auto started = Clock::now();
   deploy_and_measure(config, in, ctx, journal, run_id, m, started);
 
-  nlohmann::json result = result_from_journal(config.out_dir + "/journal.jsonl");
+  if (m.infra_error.empty()) m.infra_error = journal.write_error();
+  nlohmann::json result = result_from_journal(journal.path());
   for (auto& [k, v] : m.backend_context.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
   result["parity"] = analyse(config, in, m, started);

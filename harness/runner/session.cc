@@ -152,7 +152,9 @@ void RunSession::stop_backend() {
 
 RunOutcome RunSession::finish(int planned_sandboxes) {
   stop_backend();
-  nlohmann::json result = result_from_journal(setup_.out_dir + "/journal.jsonl");
+  // A journal that had to move off --out is an infrastructure failure that says where it is.
+  if (infra_error_.empty()) infra_error_ = journal_->write_error();
+  nlohmann::json result = result_from_journal(journal_->path());
   for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
   result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);

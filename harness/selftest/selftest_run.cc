@@ -196,7 +196,8 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
     std::fprintf(stderr, "infrastructure failure: %s\n", infra_error.c_str());
   }
 
-  json result = runner::result_from_journal(config.out_dir + "/journal.jsonl");
+  if (infra_error.empty()) infra_error = journal.write_error();
+  json result = runner::result_from_journal(journal.path());
   for (auto& [k, v] : backend_context.items()) result["context"][k] = v;
   result["context"]["finished"] = runner::utc_now();
   result["parity"] = nullptr;

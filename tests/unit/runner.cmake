@@ -1,4 +1,4 @@
 # harness/runner pieces that need no sandbox: reading `isoprobe bench` and posture output,
-# the worker pool.
+# the worker pool, the journal when --out fills up.
 isoharness_test(runner_test SOURCES unit/runner_bench_output_test.cpp unit/runner_fanout_test.cpp
-  unit/runner_probe_output_test.cpp LIBS isoharness::runner)
+  unit/runner_probe_output_test.cpp unit/runner_journal_test.cpp LIBS isoharness::runner)
