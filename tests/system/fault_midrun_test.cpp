@@ -26,14 +26,16 @@ const std::vector<std::string> kMidrunPrograms = {"runc", "sshd",    "ssh", "ssh
 // A run of s1..s3 stopped in s2's probe: s1 is in the journal when this returns.
 struct PausedRun {
   explicit PausedRun(const std::string& dir)
-      : out(dir + "/out"), run(run_args(out, 3, pausing_bundle(dir)), dir + "/run.log") {
+      : out(dir + "/out"), cleanup{}, run(run_args(out, 3, pausing_bundle(dir)), dir + "/run.log") {
     id = run.run_id(60s);
     REQUIRE_FALSE(id.empty());
+    cleanup.run_id = id;
     INFO(run.err());
     REQUIRE(wait_paused_probe(id, 300s) != 0);
     REQUIRE(journalled_sandboxes(out + "/journal.jsonl") == std::vector<std::string>{"s1"});
   }
   std::string out;
+  CleanupOnExit cleanup;  // after the run is killed (members go in reverse order)
   BackgroundRun run;
   std::string id;
 };

@@ -178,6 +178,13 @@ pid_t container_pid(const std::string& run_id, const std::string& name) {
   return static_cast<pid_t>(state.at("pid").get<long>());
 }
 
+CleanupOnExit::~CleanupOnExit() {
+  if (run_id.empty()) return;
+  RunOptions o;
+  o.deadline = std::chrono::minutes(2);
+  (void)run_command({isoharness_bin(), "local", "cleanup", "--run", run_id}, o);
+}
+
 void check_nothing_left(const std::string& run_id) {
   REQUIRE_FALSE(run_id.empty());
   CHECK(test::local::leftovers_of("/run/isoharness", run_id).empty());
@@ -189,6 +196,7 @@ void check_nothing_left(const std::string& run_id) {
 
 void check_rerun_works(const std::string& dir) {
   auto r = run_isoharness(run_args(dir + "/rerun", 1));
+  CleanupOnExit cleanup{run_id_of(r.err)};
   INFO(r.err);
   CHECK(r.exit_code == kExitPass);
   CHECK(journalled_sandboxes(dir + "/rerun/journal.jsonl").size() == 1);

@@ -62,6 +62,13 @@ pid_t wait_paused_probe(const std::string& run_id, std::chrono::seconds deadline
 // The host pid of a container's first process, asked of runc under the run's --root.
 pid_t container_pid(const std::string& run_id, const std::string& name);
 
+// Runs `isoharness local cleanup --run ID` when it goes, so that a failing test (or a
+// harness that left something behind) does not leave the run on the machine.
+struct CleanupOnExit {
+  std::string run_id;
+  ~CleanupOnExit();
+};
+
 // Nothing of the run is on the machine, and `local cleanup --run ID` finds nothing to remove.
 void check_nothing_left(const std::string& run_id);
 

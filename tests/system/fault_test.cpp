@@ -66,9 +66,11 @@ TEST_CASE("fault: the disk under --out fills mid-run; the journal moves and says
   test::require_system(kFaultPrograms);
   test::local::ScratchDir dir;
   TmpfsMount out(dir.path + "/out", 0, "4m");
+  CleanupOnExit cleanup;
   BackgroundRun run(run_args(out.path, 3, pausing_bundle(dir.path)), dir.path + "/run.log");
   const std::string id = run.run_id(60s);
   REQUIRE_FALSE(id.empty());
+  cleanup.run_id = id;
   // s1 is journalled and s2 is mid-probe: the disk fills before s2's record is written.
   REQUIRE(wait_paused_probe(id, 300s) != 0);
   REQUIRE(journalled_sandboxes(out.path + "/journal.jsonl") == std::vector<std::string>{"s1"});
@@ -108,6 +110,7 @@ TEST_CASE("fault: runsc missing refuses the gVisor sandboxes loudly, never runs 
   auto args = run_args(dir.path + "/out", 1);
   *(std::find(args.begin(), args.end(), "--runtimes") + 1) = "gvisor";
   auto r = run_isoharness(args, {}, hide);
+  CleanupOnExit cleanup{run_id_of(r.err)};
   INFO(r.err);
   CHECK(r.exit_code == kExitInfrastructure);
   CHECK_THAT(r.err, Catch::Contains("runtime runsc (runtime class gvisor"));
@@ -133,6 +136,7 @@ TEST_CASE("fault: nftables refusing a sandbox's egress rules stops the run loudl
   const char* path = std::getenv("PATH");
   auto r =
       run_isoharness(run_args(dir.path + "/out", 3), {{"PATH", shims + ":" + (path ? path : "/usr/bin")}});
+  CleanupOnExit cleanup{run_id_of(r.err)};
   INFO(r.err);
   CHECK(r.exit_code == kExitInfrastructure);
   CHECK_THAT(r.err, Catch::Contains("nftables (egress policy of sandbox s2)"));
