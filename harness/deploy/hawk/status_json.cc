@@ -78,8 +78,11 @@ struct Reader {
     if (c["state"].is_string()) {
       out.state = clean(c["state"].get_ref<const std::string&>());
     } else if (c["state"].is_object() && !c["state"].empty()) {
-      const auto& [name, detail] = *c["state"].items().begin();
-      out.state = clean(name);
+      // The first member, read through a json iterator that outlives the statement (a
+      // structured binding to *items().begin() refers to a destroyed temporary).
+      const auto first = c["state"].begin();
+      const json& detail = first.value();
+      out.state = clean(first.key());
       if (detail.is_object()) {
         if (out.reason.empty()) out.reason = text(detail, "reason", where + ".state");
         if (out.message.empty()) out.message = text(detail, "message", where + ".state");
