@@ -254,6 +254,11 @@ YamlDocument parse_yaml(std::string_view text, const std::string& file) {
         {Diagnostic{file, bad->line, bad->column, "",
                     "the file is not UTF-8 text (byte 0x" + bad->byte_hex + " here); save it as UTF-8"}});
   }
+  if (auto bad = first_control_character(text)) {
+    throw UserError(
+        {Diagnostic{file, bad->line, bad->column, "",
+                    "a control character (byte 0x" + bad->byte_hex + " here) is not allowed in YAML"}});
+  }
   std::vector<Diagnostic> errors;
   try {
     std::istringstream in{std::string(text)};

@@ -89,6 +89,25 @@ std::optional<BadByte> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<BadByte> first_control_character(std::string_view text) {
+  int line = 1, column = 1;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02x", c);
+      return BadByte{line, column, hex};
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::nullopt;
+}
+
 nlohmann::json plain_scalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
