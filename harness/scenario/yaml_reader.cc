@@ -51,7 +51,8 @@ class JsonBuilder : public YAML::EventHandler {
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& raw) override {
+    const std::string value = utf8_after_escapes(raw);
     if (!stack_.empty() && stack_.back().is_map && stack_.back().want_key) {
       take_key(mark, value);
       remember(anchor, value, 1);

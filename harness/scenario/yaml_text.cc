@@ -89,6 +89,23 @@ std::optional<BadByte> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::string utf8_after_escapes(const std::string& scalar) {
+  if (!first_invalid_utf8(scalar)) return scalar;
+  std::string out;
+  for (std::size_t i = 0; i < scalar.size();) {
+    const std::size_t len = utf8_sequence(scalar, i);
+    if (len > 0) {
+      out.append(scalar, i, len);
+      i += len;
+      continue;
+    }
+    const auto b = static_cast<unsigned char>(scalar[i++]);
+    out += static_cast<char>(0xc0 | (b >> 6));
+    out += static_cast<char>(0x80 | (b & 0x3f));
+  }
+  return out;
+}
+
 std::optional<BadByte> first_control_character(std::string_view text) {
   int line = 1, column = 1;
   for (char ch : text) {

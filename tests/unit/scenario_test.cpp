@@ -282,6 +282,14 @@ TEST_CASE("control characters (a NUL in a key) are refused with line and column"
   CHECK_FALSE(first_control_character("a:\tb\r\n- c\n").has_value());
 }
 
+TEST_CASE("the escapes \\N and \\_ of a quoted scalar come out as UTF-8", "[scenario]") {
+  // fuzz_deployment_yaml: yaml-cpp writes them as the single bytes 0x85 and 0xa0.
+  auto doc = parse_yaml("a: \"x\\Ny\\_z\"\n\"k\\N\": 1\n", "escapes.yaml");
+  CHECK(doc.value["a"] == "x\xc2\x85y\xc2\xa0z");
+  CHECK(doc.value.contains("k\xc2\x85"));
+  CHECK_NOTHROW(doc.value.dump());
+}
+
 TEST_CASE("a billion-laughs document is refused once aliases copied kMaxAliasNodes nodes", "[scenario]") {
   std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {
