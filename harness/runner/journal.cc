@@ -1,6 +1,7 @@
 #include "harness/runner/journal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,20 +13,87 @@
 #include "harness/common/log.h"
 
 namespace isoharness::runner {
+namespace {
 
-Journal::Journal(std::string out_dir, nlohmann::json header) : out_dir_(std::move(out_dir)) {
+// The kept journal's file name: the run id from the header, else one made from the pid.
+std::string kept_name_of(const nlohmann::json& header) {
+  const auto id = nlohmann::json::json_pointer("/run/id");
+  if (header.contains(id) && header[id].is_string() && !header[id].get<std::string>().empty())
+    return header[id].get<std::string>();
+  return "journal-" + std::to_string(::getpid());
+}
+
+// Copies the first `bytes` bytes of `from` to `to`; false on any short read or write.
+bool copy_prefix(const std::string& from, std::FILE* to, long bytes) {
+  std::FILE* in = std::fopen(from.c_str(), "r");
+  if (!in) return bytes == 0;
+  char buf[65536];
+  while (bytes > 0) {
+    const std::size_t want = static_cast<std::size_t>(std::min<long>(bytes, sizeof buf));
+    const std::size_t got = std::fread(buf, 1, want, in);
+    if (got != want || std::fwrite(buf, 1, got, to) != got) break;
+    bytes -= static_cast<long>(got);
+  }
+  std::fclose(in);
+  return bytes == 0;
+}
+
+}  // namespace
+
+Journal::Journal(std::string out_dir, nlohmann::json header, std::string kept_dir)
+    : out_dir_(std::move(out_dir)), kept_dir_(std::move(kept_dir)), kept_name_(kept_name_of(header)) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);
   if (ec) throw InfraError("cannot create output directory " + out_dir_ + ": " + ec.message());
   log::write_to_directory(out_dir_);
-  std::string path = out_dir_ + "/journal.jsonl";
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw InfraError("cannot write " + path + ": " + std::strerror(errno));
+  path_ = out_dir_ + "/journal.jsonl";
+  file_ = std::fopen(path_.c_str(), "w");
+  if (!file_) throw InfraError("cannot write " + path_ + ": " + std::strerror(errno));
   append("header", header);
 }
 
 Journal::~Journal() {
   if (file_) std::fclose(file_);
+}
+
+bool Journal::write_line(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) return false;
+  if (std::fflush(file_) != 0) return false;
+  if (::fsync(::fileno(file_)) != 0 && errno != EINVAL) return false;
+  good_bytes_ += static_cast<long>(text.size());
+  return true;
+}
+
+// Called with the lock held after a failed write: the whole lines written so far and
+// `text` go to the kept file, which takes every later line.
+void Journal::keep_elsewhere(const std::string& text, int err) {
+  const std::string failed = path_;
+  const std::string kept = kept_dir_ + "/" + kept_name_ + ".jsonl";
+  std::string why = "cannot write the journal " + failed + ": " + std::strerror(err);
+  std::error_code ec;
+  std::filesystem::create_directories(kept_dir_, ec);
+  ::chmod(kept_dir_.c_str(), 0700);
+  std::FILE* next = ec ? nullptr : std::fopen(kept.c_str(), "w");
+  std::fclose(file_);
+  file_ = next;
+  path_ = kept;
+  const long before = good_bytes_;
+  good_bytes_ = 0;
+  bool kept_ok = false;
+  if (next && copy_prefix(failed, next, before)) {
+    good_bytes_ = before;
+    kept_ok = write_line(text);
+  }
+  if (kept_ok) {
+    why += "; every record so far and every later one is kept in " + kept;
+  } else {
+    why += "; keeping it in " + kept + " failed too (" + std::strerror(errno) +
+           "): records from here on are lost";
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+  }
+  if (write_error_.empty()) write_error_ = why;
+  std::fprintf(stderr, "isoharness: error: %s\n", why.c_str());
 }
 
 void Journal::append(const std::string& kind, const nlohmann::json& record) {
@@ -34,21 +102,38 @@ void Journal::append(const std::string& kind, const nlohmann::json& record) {
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mutex_);
   if (!file_) return;
-  std::fwrite(text.data(), 1, text.size(), file_);
-  std::fflush(file_);
-  ::fsync(::fileno(file_));
+  errno = 0;
+  if (!write_line(text)) keep_elsewhere(text, errno ? errno : EIO);
+}
+
+std::string Journal::path() const {
+  std::lock_guard lock(mutex_);
+  return path_;
+}
+
+std::string Journal::write_error() const {
+  std::lock_guard lock(mutex_);
+  return write_error_;
 }
 
 std::string Journal::finalise(const nlohmann::json& result) {
   std::string path = out_dir_ + "/result.json";
   std::string tmp = path + ".tmp";
+  const std::string where = "; every finished sandbox is in the journal " + this->path();
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out) throw InfraError("cannot write " + tmp);
+    out.close();
+    if (!out) {
+      const int err = errno;
+      std::filesystem::remove(tmp);
+      throw InfraError("writing the result: cannot write " + tmp + ": " + std::strerror(err ? err : EIO) +
+                       where);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InfraError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    throw InfraError("writing the result: cannot rename " + tmp + " to " + path + ": " +
+                     std::strerror(errno) + where);
   return path;
 }
 

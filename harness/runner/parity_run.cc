@@ -464,6 +464,8 @@ RunOutcome run_parity(const ParityConfig& config) {
   deploy_and_measure(config, in, session, m, started);
 
   nlohmann::json result = session.collect();
+  // A journal that had to leave --out (a full disk) makes the run an infrastructure failure.
+  if (m.infra_error.empty()) m.infra_error = session.infra_error();
   result["parity"] = analyse(config, in, m, started);
   const std::string verdict = verdict_of(result["parity"], m);
   result["summary"] = {{"verdict", verdict},

@@ -156,7 +156,9 @@ void RunSession::stop_backend() {
 
 nlohmann::json RunSession::collect() {
   stop_backend();
-  nlohmann::json result = result_from_journal(setup_.out_dir + "/journal.jsonl");
+  // A journal that had to move off --out is an infrastructure failure that says where it is.
+  if (infra_error_.empty()) infra_error_ = journal_->write_error();
+  nlohmann::json result = result_from_journal(journal_->path());
   for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
   return result;

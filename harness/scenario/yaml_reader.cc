@@ -51,7 +51,8 @@ class JsonBuilder : public YAML::EventHandler {
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& raw) override {
+    const std::string value = utf8_after_escapes(raw);
     if (!stack_.empty() && stack_.back().is_map && stack_.back().want_key) {
       take_key(mark, value);
       remember(anchor, value, 1);
@@ -253,6 +254,11 @@ YamlDocument parse_yaml(std::string_view text, const std::string& file) {
     throw UserError(
         {Diagnostic{file, bad->line, bad->column, "",
                     "the file is not UTF-8 text (byte 0x" + bad->byte_hex + " here); save it as UTF-8"}});
+  }
+  if (auto bad = first_control_character(text)) {
+    throw UserError(
+        {Diagnostic{file, bad->line, bad->column, "",
+                    "a control character (byte 0x" + bad->byte_hex + " here) is not allowed in YAML"}});
   }
   std::vector<Diagnostic> errors;
   try {

@@ -89,6 +89,42 @@ std::optional<BadByte> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::string utf8_after_escapes(const std::string& scalar) {
+  if (!first_invalid_utf8(scalar)) return scalar;
+  std::string out;
+  for (std::size_t i = 0; i < scalar.size();) {
+    const std::size_t len = utf8_sequence(scalar, i);
+    if (len > 0) {
+      out.append(scalar, i, len);
+      i += len;
+      continue;
+    }
+    const auto b = static_cast<unsigned char>(scalar[i++]);
+    out += static_cast<char>(0xc0 | (b >> 6));
+    out += static_cast<char>(0x80 | (b & 0x3f));
+  }
+  return out;
+}
+
+std::optional<BadByte> first_control_character(std::string_view text) {
+  int line = 1, column = 1;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02x", c);
+      return BadByte{line, column, hex};
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::nullopt;
+}
+
 nlohmann::json plain_scalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;

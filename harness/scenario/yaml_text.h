@@ -19,6 +19,15 @@ struct BadByte {
 // above U+10FFFF), or nullopt when the whole text is valid.
 std::optional<BadByte> first_invalid_utf8(std::string_view text);
 
+// yaml-cpp writes the escapes \N (U+0085) and \_ (U+00A0) of a double-quoted scalar as
+// single bytes, which are not UTF-8. The text was UTF-8 before yaml-cpp read it, so every
+// such byte stands for the code point of the same value: it is re-encoded as UTF-8.
+std::string utf8_after_escapes(const std::string& scalar);
+
+// The first C0 control character other than tab, line feed and carriage return, or DEL:
+// YAML does not allow them in a stream (yaml-cpp turns a NUL into bytes that are not UTF-8).
+std::optional<BadByte> first_control_character(std::string_view text);
+
 // YAML 1.2 core schema resolution of a plain (unquoted, untagged) scalar: null, bool,
 // integer (int64; out of range stays text), float, else the text itself.
 nlohmann::json plain_scalar(const std::string& s);

@@ -1,5 +1,8 @@
-# Injected faults through the real `isoharness run` (issue 11): tests/system/fault_test.cpp.
-isoharness_test(fault_test SYSTEM TIMEOUT 1200
-  SOURCES system/fault_test.cpp system/local_test_support.cpp
+# Injected faults through the real `isoharness` binary (issue 11): fault_test.cpp (--out
+# read-only or full, runsc missing, nftables refusing a rule) and fault_midrun_test.cpp
+# (the jumphost's sshd or the sandbox killed mid-probe, SIGINT and SIGTERM).
+isoharness_test(fault_test SYSTEM TIMEOUT 1800
+  SOURCES system/fault_test.cpp system/fault_midrun_test.cpp system/fault_support.cc
+  system/local_test_support.cpp
   LIBS isoharness::deploy_local)
 add_dependencies(fault_test isoharness isoharness-world-helper isoprobe_bundle)

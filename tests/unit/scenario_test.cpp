@@ -271,6 +271,25 @@ TEST_CASE("text that is not UTF-8 is refused, naming line and column of the byte
   CHECK(parse_yaml("x: caf\xc3\xa9\n", "utf8.yaml").value["x"] == "caf\xc3\xa9");
 }
 
+TEST_CASE("control characters (a NUL in a key) are refused with line and column", "[scenario]") {
+  // fuzz_deployment_yaml: yaml-cpp turned this NUL into a byte that is not UTF-8, and the
+  // profile could then not be written as JSON (an exception past every handler).
+  const std::string nul = std::string("name: no-hardened\nnearuntim") + '\0' + "_alasses: [gvisor]\n";
+  CHECK(error_of([&] { parse_deployment(nul, "nul.yaml"); }) ==
+        "nul.yaml:2:10: a control character (byte 0x00 here) is not allowed in YAML");
+  CHECK(error_of([] { parse_yaml("a: 1\x7f\n", "del.yaml"); }) ==
+        "del.yaml:1:5: a control character (byte 0x7f here) is not allowed in YAML");
+  CHECK_FALSE(first_control_character("a:\tb\r\n- c\n").has_value());
+}
+
+TEST_CASE("the escapes \\N and \\_ of a quoted scalar come out as UTF-8", "[scenario]") {
+  // fuzz_deployment_yaml: yaml-cpp writes them as the single bytes 0x85 and 0xa0.
+  auto doc = parse_yaml("a: \"x\\Ny\\_z\"\n\"k\\N\": 1\n", "escapes.yaml");
+  CHECK(doc.value["a"] == "x\xc2\x85y\xc2\xa0z");
+  CHECK(doc.value.contains("k\xc2\x85"));
+  CHECK_NOTHROW(doc.value.dump());
+}
+
 TEST_CASE("a billion-laughs document is refused once aliases copied kMaxAliasNodes nodes", "[scenario]") {
   std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {

@@ -1,0 +1,121 @@
+// Faults injected while a run is mid-probe (issue 11): the jumphost's sshd killed, the
+// sandbox itself killed through its runtime, and SIGINT / SIGTERM to isoharness. Three
+// sandboxes run one at a time under runc; s2's probe pauses (tests/fixtures/fault/isoprobe)
+// and the fault lands in that pause, when s1 is finished and journalled.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "harness/common/error.h"
+#include "tests/support/test_support.h"
+#include "tests/system/fault_support.h"
+#include "tests/system/local_test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::test::fault;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::vector<std::string> kMidrunPrograms = {"runc", "sshd",    "ssh", "ssh-keygen",
+                                                  "nft",  "dnsmasq", "ip"};
+
+// A run of s1..s3 stopped in s2's probe: s1 is in the journal when this returns.
+struct PausedRun {
+  explicit PausedRun(const std::string& dir)
+      : out(dir + "/out"), cleanup{}, run(run_args(out, 3, pausing_bundle(dir)), dir + "/run.log") {
+    id = run.run_id(60s);
+    REQUIRE_FALSE(id.empty());
+    cleanup.run_id = id;
+    INFO(run.err());
+    REQUIRE(wait_paused_probe(id, 300s) != 0);
+    REQUIRE(journalled_sandboxes(out + "/journal.jsonl") == std::vector<std::string>{"s1"});
+  }
+  std::string out;
+  CleanupOnExit cleanup;  // after the run is killed (members go in reverse order)
+  BackgroundRun run;
+  std::string id;
+};
+
+nlohmann::json sandbox_of(const nlohmann::json& result, const std::string& id) {
+  for (const auto& s : result["sandboxes"])
+    if (s["id"] == id) return s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("fault: the jumphost's sshd killed mid-probe ends the run loudly", "[system][fault]") {
+  test::require_system(kMidrunPrograms);
+  test::local::ScratchDir dir;
+  PausedRun paused(dir.path);
+  // The jumphost's sshd is its container's first process; its pid namespace goes with it,
+  // and with it every session through the jump.
+  REQUIRE(::kill(container_pid(paused.id, "jumphost"), SIGKILL) == 0);
+  const int code = paused.run.wait(300s);
+  INFO(paused.run.err());
+  CHECK(code == kExitInfrastructure);
+  CHECK_THAT(paused.run.err(), Catch::Contains("the jump connection died while isoprobe ran"));
+  // s1 is kept, s2 is recorded with the error, and no sandbox starts after the fault.
+  CHECK(journalled_sandboxes(paused.out + "/journal.jsonl") == std::vector<std::string>{"s1", "s2"});
+  auto result = nlohmann::json::parse(test::read_text(paused.out + "/result.json"));
+  CHECK(result["summary"]["verdict"] == "error");
+  check_nothing_left(paused.id);
+  check_rerun_works(dir.path);
+}
+
+TEST_CASE("fault: a sandbox killed mid-probe fails that sandbox with the reason", "[system][fault]") {
+  test::require_system(kMidrunPrograms);
+  test::local::ScratchDir dir;
+  PausedRun paused(dir.path);
+  REQUIRE(::kill(container_pid(paused.id, "s2"), SIGKILL) == 0);
+  // A sandbox that dies is a verdict on that sandbox (its code could have done it), not
+  // a fault of the harness: it fails with the reason and the run goes on to s3.
+  const int code = paused.run.wait(300s);
+  INFO(paused.run.err());
+  CHECK(code == kExitVerdictFailed);
+  CHECK(journalled_sandboxes(paused.out + "/journal.jsonl") == std::vector<std::string>{"s1", "s2", "s3"});
+  auto result = nlohmann::json::parse(test::read_text(paused.out + "/result.json"));
+  const auto s1 = sandbox_of(result, "s1");
+  const auto s2 = sandbox_of(result, "s2");
+  REQUIRE(s1.is_object());
+  REQUIRE(s2.is_object());
+  for (const auto& c : s1["checks"]) CHECK(c["status"] != "fail");
+  // Nothing of the killed sandbox passes on the probe's word, and the reason is given.
+  INFO(s2.dump().substr(0, 2000));
+  bool explained = !s2["error"].is_null();
+  for (const auto& c : s2["checks"]) {
+    if (c["control"] == "posture" && c["status"] == "fail") explained = true;
+    if (c["status"] == "pass")
+      CHECK((c["control"] == "fresh_sandbox" || c["control"] == "fresh_process" ||
+             c["control"] == "fresh_dns"));
+  }
+  CHECK(explained);
+  check_nothing_left(paused.id);
+  check_rerun_works(dir.path);
+}
+
+TEST_CASE("fault: SIGINT and SIGTERM mid-probe tear everything down and keep the journal",
+          "[system][fault]") {
+  test::require_system(kMidrunPrograms);
+  const int sig = GENERATE(SIGINT, SIGTERM);
+  INFO("signal " << sig);
+  test::local::ScratchDir dir;
+  PausedRun paused(dir.path);
+  REQUIRE(::kill(paused.run.pid(), sig) == 0);
+  const int code = paused.run.wait(300s);
+  INFO(paused.run.err());
+  CHECK(code == kExitInfrastructure);  // an interrupted run is an error verdict (README)
+  CHECK_THAT(paused.run.err(), Catch::Contains("interrupted: every sandbox was torn down"));
+  const auto ids = journalled_sandboxes(paused.out + "/journal.jsonl");
+  REQUIRE_FALSE(ids.empty());
+  CHECK(ids.front() == "s1");
+  auto result = nlohmann::json::parse(test::read_text(paused.out + "/result.json"));
+  CHECK(result["summary"]["interrupted"] == true);
+  CHECK(result["summary"]["verdict"] == "error");
+  check_nothing_left(paused.id);
+  check_rerun_works(dir.path);
+}
