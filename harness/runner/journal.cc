@@ -40,7 +40,7 @@ bool copy_prefix(const std::string& from, std::FILE* to, long bytes) {
 
 }  // namespace
 
-Journal::Journal(std::string out_dir, nlohmann::json header, std::string kept_dir)
+Journal::Journal(std::string out_dir, const nlohmann::json& header, std::string kept_dir)
     : out_dir_(std::move(out_dir)), kept_dir_(std::move(kept_dir)), kept_name_(kept_name_of(header)) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);

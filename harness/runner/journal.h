@@ -24,7 +24,7 @@ class Journal {
  public:
   // Creates out_dir if needed and opens out_dir/journal.jsonl for writing. Throws
   // InfraError when it cannot (nothing has run yet). kept_dir replaces kKeptJournalDir.
-  Journal(std::string out_dir, nlohmann::json header, std::string kept_dir = kKeptJournalDir);
+  Journal(std::string out_dir, const nlohmann::json& header, std::string kept_dir = kKeptJournalDir);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
