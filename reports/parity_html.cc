@@ -92,6 +92,44 @@ std::vector<std::string> cell_warnings(const nlohmann::json& cell) {
   return out;
 }
 
+// Distributions: every workload measured under the baseline, each cell's samples
+// relative to the baseline median.
+std::string distributions_html(const nlohmann::json& samples, const std::string& baseline, double tol) {
+  std::string out;
+  std::vector<std::string> cells;
+  if (samples.contains(baseline)) cells.push_back(baseline);
+  for (const auto& [cell, _] : samples.items()) {
+    if (cell != baseline) cells.push_back(cell);
+  }
+  std::vector<StripGroup> groups;
+  if (samples.contains(baseline)) {
+    for (const auto& [workload, times] : samples[baseline].items()) {
+      std::vector<double> base = times.get<std::vector<double>>();
+      if (base.empty()) continue;
+      std::sort(base.begin(), base.end());
+      const double median = (base[(base.size() - 1) / 2] + base[base.size() / 2]) / 2;
+      StripGroup g;
+      g.workload = workload;
+      g.note = "baseline " + format_seconds(median);
+      for (const auto& cell : cells) {
+        if (!samples[cell].contains(workload)) continue;
+        StripSeries series;
+        series.cell = cell;
+        for (const auto& t : samples[cell][workload]) series.relative.push_back(t.get<double>() / median);
+        g.series.push_back(std::move(series));
+      }
+      groups.push_back(std::move(g));
+    }
+  }
+  if (!groups.empty()) {
+    out +=
+        "<section>\n<h2>Distributions <span class=\"vs\">every round's time, relative to the baseline "
+        "median</span></h2>\n";
+    out += strip_svg(groups, cells, tol, "samples per workload and cell") + "\n</section>\n";
+  }
+  return out;
+}
+
 std::string section_html(const nlohmann::json& s) {
   const double tol = s["tolerance"];
   const double conf = num_or(s, "confidence", 0.95);
@@ -147,41 +185,7 @@ std::string section_html(const nlohmann::json& s) {
     out += "</section>\n";
   }
 
-  // Distributions: every workload measured under the baseline, each cell's samples
-  // relative to the baseline median.
-  const auto& samples = s["samples"];
-  std::vector<std::string> cells;
-  if (samples.contains(baseline)) cells.push_back(baseline);
-  for (const auto& [cell, _] : samples.items()) {
-    if (cell != baseline) cells.push_back(cell);
-  }
-  std::vector<StripGroup> groups;
-  if (samples.contains(baseline)) {
-    for (const auto& [workload, times] : samples[baseline].items()) {
-      std::vector<double> base = times.get<std::vector<double>>();
-      if (base.empty()) continue;
-      std::sort(base.begin(), base.end());
-      const double median = (base[(base.size() - 1) / 2] + base[base.size() / 2]) / 2;
-      StripGroup g;
-      g.workload = workload;
-      g.note = "baseline " + format_seconds(median);
-      for (const auto& cell : cells) {
-        if (!samples[cell].contains(workload)) continue;
-        StripSeries series;
-        series.cell = cell;
-        for (const auto& t : samples[cell][workload]) series.relative.push_back(t.get<double>() / median);
-        g.series.push_back(std::move(series));
-      }
-      groups.push_back(std::move(g));
-    }
-  }
-  if (!groups.empty()) {
-    out +=
-        "<section>\n<h2>Distributions <span class=\"vs\">every round's time, relative to the baseline "
-        "median</span></h2>\n";
-    out += strip_svg(groups, cells, tol, "samples per workload and cell") + "\n</section>\n";
-  }
-  return out;
+  return out + distributions_html(s["samples"], baseline, tol);
 }
 
 }  // namespace
