@@ -2,7 +2,8 @@
 // same sandboxes:
 //   isoharness   one libssh2 connection to the jumphost, one session per sandbox, the
 //                run's fan-out (--parallel, default the run's), the posture agent the run
-//                uploads (verified by checksum), isoprobe posture with three egress targets
+//                uploads (its size checked, its SHA-256 reported by the agent and compared), isoprobe posture
+//                with three egress targets
 //   all at once  OpenSSH `ssh -J` (pinned keys on both hops) running shell equivalents of
 //                the same probes (uname, /proc/self/status, id, mountinfo, kallsyms, sysrq,
 //                unshare -U, the same three targets at once), every sandbox at the same
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,12 +105,13 @@ OursTimes time_isoharness(std::vector<std::unique_ptr<runner::LiveSandbox>>& box
     try {
       auto& box = *boxes[i];
       auto& s = box.connect(std::chrono::seconds(45));
-      box.upload_isoprobe();
+      box.upload_isoprobe(transport::UploadCheck::size);
       auto tp = Clock::now();
-      auto r = s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "30000", "--egress-deadline-ms",
-                       deadline, "--target", "target=203.0.113.10:80/tcp", "--target",
-                       "blocked=203.0.113.20:80/tcp", "--target", "metadata=169.254.169.254:80/tcp"},
-                      std::chrono::seconds(90), 8 << 20);
+      auto r =
+          s.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "30000", "--egress-deadline-ms", deadline,
+                  "--target", "target=203.0.113.10:80/tcp", "--target", "blocked=203.0.113.20:80/tcp",
+                  "--target", "metadata=169.254.169.254:80/tcp", "--verify-file", runner::kRemoteProbe},
+                 std::chrono::seconds(90), 8 << 20);
       double posture = since(tp);
       {
         std::lock_guard lock(mu);
@@ -165,6 +168,15 @@ SshTimes time_ssh(const std::vector<std::vector<std::string>>& argvs, bool all_a
   auto t = Clock::now();
   runner::for_each_parallel(argvs.size(), all_at_once ? static_cast<int>(argvs.size()) : 1, one);
   return {since(t), failed.load()};
+}
+
+// With RUN_POSTURE_BENCH_PERF_CTL=FIFO, isoharness's part at the largest N is bracketed by
+// "enable" and "disable" written to FIFO: `perf record --control fifo:FIFO -D -1 -a` then
+// profiles exactly that part (every process on the machine, as the sandboxes' sshd count).
+void perf_control(const char* command) {
+  const char* fifo = std::getenv("RUN_POSTURE_BENCH_PERF_CTL");
+  if (fifo == nullptr || *fifo == '\0') return;
+  std::ofstream(fifo) << command << '\n' << std::flush;
 }
 
 }  // namespace
@@ -224,7 +236,10 @@ int main(int argc, char** argv) {
           throw std::runtime_error(std::string("jumphost: ") + e.what());
         }
       }
+      const bool profiled = n == opt.max_n;
+      if (profiled) perf_control("enable");
       OursTimes ours = time_isoharness(boxes, opt.parallel, egress_ms, problems);
+      if (profiled) perf_control("disable");
       if (n == 1) ours_one = ours.wall;
       SshTimes all = time_ssh(argvs, true, problems);
       char seq[32] = "-";

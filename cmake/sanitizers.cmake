@@ -13,6 +13,12 @@ if(ISOHARNESS_SANITIZE OR ISOHARNESS_FUZZ)
   set(isoharness_sanitizers -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_compile_options(${isoharness_sanitizers})
   add_link_options(-fsanitize=address,undefined)
+  # GCC 12 under ASan reports -Wmaybe-uninitialized inside libstdc++'s <regex> and
+  # <functional> (the instrumentation hides the initialisation from the warning's
+  # analysis); with ISOHARNESS_WERROR that stops the build. ci/sanitize uses clang.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-Wno-maybe-uninitialized)
+  endif()
 endif()
 if(ISOHARNESS_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)

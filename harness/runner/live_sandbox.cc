@@ -55,12 +55,15 @@ transport::SandboxSession& LiveSandbox::session() {
   return *session_;
 }
 
-std::size_t LiveSandbox::upload_isoprobe() {
+std::size_t LiveSandbox::upload_isoprobe(transport::UploadCheck check) {
   auto t = Clock::now();
-  auto uploaded = session().upload_dir(ctx_.isoprobe_bundle, kRemoteProbeDir, 60s);
+  auto uploaded = session().upload_dir(ctx_.isoprobe_bundle, kRemoteProbeDir, 60s, check);
   if (!uploaded) throw InfraError("uploading isoprobe failed: " + uploaded.error().message);
   std::size_t bytes = 0;
-  for (const auto& f : uploaded.value()) bytes += f.bytes;
+  for (const auto& f : uploaded.value()) {
+    bytes += f.bytes;
+    if (f.remote_path == kRemoteProbe) agent_ = f;
+  }
   timings_["upload_s"] = seconds_since(t);
   return bytes;
 }

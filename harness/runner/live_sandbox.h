@@ -30,8 +30,11 @@ class LiveSandbox {
   // Opens the SSH session through the jumphost, retrying while sshd starts (throws
   // InfraError at the deadline or on a refused host key).
   transport::SandboxSession& connect(std::chrono::milliseconds deadline);
-  // Uploads the isoprobe bundle (verified by checksum); returns bytes sent.
-  std::size_t upload_isoprobe();
+  // Uploads the isoprobe bundle, checked as `check` says (transport::UploadCheck); returns
+  // bytes sent. Under UploadCheck::size the caller verifies the agent's content itself
+  // (uploaded_agent(): what was sent to kRemoteProbe, with its SHA-256).
+  std::size_t upload_isoprobe(transport::UploadCheck check = transport::UploadCheck::read_back);
+  const std::optional<transport::UploadedFile>& uploaded_agent() const { return agent_; }
 
   transport::SandboxSession& session();
   const deploy::SandboxHandle& handle() const { return *handle_; }
@@ -41,6 +44,7 @@ class LiveSandbox {
   JobContext& ctx_;
   std::optional<deploy::SandboxHandle> handle_;
   std::unique_ptr<transport::SandboxSession> session_;
+  std::optional<transport::UploadedFile> agent_;
   nlohmann::json timings_ = nlohmann::json::object();
 };
 

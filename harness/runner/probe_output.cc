@@ -4,13 +4,16 @@ namespace isoharness::runner {
 
 namespace {
 
+// Bytes from the sandbox go into the result document: keep them printable ASCII.
+std::string printable(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return text;
+}
+
 std::string stderr_tail(const transport::ExecResult& r) {
   if (r.err.empty()) return "";
-  std::string tail = r.err.size() > 300 ? r.err.substr(r.err.size() - 300) : r.err;
-  // Bytes from the sandbox go into the result document: keep them printable ASCII.
-  for (char& c : tail)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  return "; stderr ends: " + tail;
+  return "; stderr ends: " + printable(r.err.size() > 300 ? r.err.substr(r.err.size() - 300) : r.err);
 }
 
 }  // namespace
@@ -46,6 +49,46 @@ verify::CheckResult posture_unreadable(const std::string& why) {
                              "none",
                              "posture: " + why + "; no control of this sandbox can be verified",
                              ""};
+}
+
+verify::CheckResult check_agent_upload(const nlohmann::json& posture, const transport::UploadedFile& sent) {
+  const std::string expected = "the agent reports " + std::to_string(sent.bytes) + " bytes, sha256 " +
+                               sent.sha256 + " for " + sent.remote_path;
+  verify::CheckResult c{"agent_upload", "fail", expected, "", "", ""};
+  const nlohmann::json* file = nullptr;
+  if (posture.is_object() && posture.contains("context") && posture["context"].is_object() &&
+      posture["context"].contains("verified_file") && posture["context"]["verified_file"].is_object())
+    file = &posture["context"]["verified_file"];
+  auto text = [&](const char* key) {
+    return file && file->contains(key) && (*file)[key].is_string() ? (*file)[key].get<std::string>() : "";
+  };
+  const std::string sha = text("sha256"), error = text("error");
+  const bool sized = file && file->contains("bytes") && (*file)["bytes"].is_number_integer() &&
+                     (*file)["bytes"].get<std::int64_t>() >= 0;
+  const std::uint64_t bytes = sized ? (*file)["bytes"].get<std::uint64_t>() : 0;
+  if (!file) {
+    c.observed = "no context.verified_file in the posture document";
+  } else if (!error.empty()) {
+    c.observed = "the agent could not read its file: " + printable(error.substr(0, 300));
+  } else {
+    c.observed = std::to_string(bytes) + " bytes, sha256 " + printable(sha.substr(0, 64));
+  }
+  const bool same = file && error.empty() && sized && bytes == sent.bytes && sha == sent.sha256;
+  c.status = same ? "pass" : "fail";
+  c.reason = same ? "the agent ran from the file the harness uploaded"
+                  : "agent_upload: the agent that ran does not vouch for the file the harness uploaded (" +
+                        c.observed + "), so nothing it reported is trusted";
+  return c;
+}
+
+void distrust_from(nlohmann::json& checks, std::size_t first, const std::string& because) {
+  for (std::size_t i = first; i < checks.size(); ++i) {
+    auto& c = checks[i];
+    if (c.value("status", "") != "pass") continue;
+    c["status"] = "fail";
+    c["reason"] =
+        c.value("control", "") + ": claimed by a posture document that fails " + because + "; not trusted";
+  }
 }
 
 }  // namespace isoharness::runner

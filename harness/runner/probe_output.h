@@ -27,4 +27,14 @@ Expected<nlohmann::json> read_posture(const Expected<transport::ExecResult>& res
 // The failing check a sandbox gets when read_posture refused its answer.
 verify::CheckResult posture_unreadable(const std::string& why);
 
+// "agent_upload": whether the agent that wrote the posture document ran from the file the
+// harness uploaded. The upload was checked by size only (transport::UploadCheck::size);
+// the agent reports the size and SHA-256 of that file (context.verified_file, from
+// `isoprobe posture --verify-file`), and both must equal what was sent.
+verify::CheckResult check_agent_upload(const nlohmann::json& posture, const transport::UploadedFile& sent);
+
+// Turns every passing check in checks[first..] into a failure: they rest on a document the
+// control named by `because` found untrustworthy.
+void distrust_from(nlohmann::json& checks, std::size_t first, const std::string& because);
+
 }  // namespace isoharness::runner

@@ -66,7 +66,8 @@ void write_marker(transport::SandboxSession& session, const std::string& text) {
   if (fd < 0) throw InfraError("cannot create a temporary file for the attempt marker");
   (void)!::write(fd, text.data(), text.size());
   ::close(fd);
-  auto up = session.upload(tmpl, kMarkerName, 0644, 20s);
+  // Checked by size: its content is what the next attempt's check reads anyway.
+  auto up = session.upload(tmpl, kMarkerName, 0644, 20s, transport::UploadCheck::size);
   ::unlink(tmpl);
   if (!up) throw InfraError("writing the attempt marker failed: " + up.error().message);
 }
@@ -115,7 +116,9 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
         check_fresh_dns(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance)));
     resolver_instance = seen_instance;
   }
-  record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe();
+  // Checked by size here; the agent's own digest of the file is compared below
+  // (agent_upload), which saves reading the agent back over the connection.
+  record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe(transport::UploadCheck::size);
 
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
@@ -123,7 +126,8 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   std::vector<std::string> argv = {
       kRemoteProbe,           "posture",
       "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
-      "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count())};
+      "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count()),
+      "--verify-file",        kRemoteProbe};
   for (const auto& target : targets) {
     argv.emplace_back("--target");
     argv.push_back(target_flag(target));
@@ -147,10 +151,14 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   const nlohmann::json& posture = read.value();
   record["posture"] = posture;
 
+  const std::size_t first_claim = record["checks"].size();
   for (const auto& c : verify::verify_sandbox(
            {plan_expect(job.item), posture, ctx.host, targets, read_plan_item(job.item).level}))
     record["checks"].push_back(verify::to_json(c));
   check_siblings(plan_values(job.item), sandbox.handle().facts, posture, ctx.targets, record);
+  const auto agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
+  if (agent.status != "pass") distrust_from(record["checks"], first_claim, agent.control);
+  record["checks"].push_back(verify::to_json(agent));
 
   if (!ctx.existing_sandbox) leave_markers(ctx, sandbox, record);
 }

@@ -1,6 +1,8 @@
 // Uploads over SFTP, verified: each file is written, given its mode with SETSTAT (the
-// remote umask would otherwise narrow it), read back and compared by SHA-256 with the
-// local file. SFTP needs only sshd's internal-sftp, nothing from the sandbox image.
+// remote umask would otherwise narrow it), then checked as the caller asks (UploadCheck in
+// transport.h): read back and compared by SHA-256 with the local file, or its remote size
+// compared with what was sent. SFTP needs only sshd's internal-sftp, nothing from the
+// sandbox image.
 #include <fmt/format.h>
 #include <libssh2_sftp.h>
 #include <openssl/evp.h>
@@ -8,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "harness/transport/sandbox_impl.h"
@@ -59,8 +62,8 @@ class Sftp {
     return fmt::format("{}: {}: {}", s_.what(), doing, why);
   }
 
-  Expected<UploadedFile> upload(const std::string& local, const std::string& remote, int mode,
-                                Deadline until);
+  Expected<UploadedFile> upload(const std::string& local, const std::string& remote, int mode, Deadline until,
+                                UploadCheck check);
   Status make_dir(const std::string& remote, Deadline until);
 
  private:
@@ -71,6 +74,8 @@ class Sftp {
   }
   Expected<std::string> read_back_sha256(const std::string& remote, std::uintmax_t expect_bytes,
                                          Deadline until);
+  Expected<std::uintmax_t> remote_size(LIBSSH2_SFTP_HANDLE* h, const std::string& remote, Deadline until);
+  Status discard(const std::string& remote, Deadline until, const std::string& why);
 
   SshSession& s_;
   LIBSSH2_SFTP* sftp_;
@@ -104,8 +109,29 @@ Expected<std::string> Sftp::read_back_sha256(const std::string& remote, std::uin
   return sha.hex();
 }
 
+Expected<std::uintmax_t> Sftp::remote_size(LIBSSH2_SFTP_HANDLE* h, const std::string& remote,
+                                           Deadline until) {
+  LIBSSH2_SFTP_ATTRIBUTES attrs{};
+  int rc = s_.call(until, [&] { return libssh2_sftp_fstat_ex(h, &attrs, 0); });
+  if (rc != 0) return make_error(error("reading the size of " + remote));
+  if (!(attrs.flags & LIBSSH2_SFTP_ATTR_SIZE))
+    return make_error(s_.what() +
+                      ": the sandbox's SFTP server "
+                      "did not report the size of " +
+                      remote);
+  return static_cast<std::uintmax_t>(attrs.filesize);
+}
+
+// Removes a file that did not verify; the error names why.
+Status Sftp::discard(const std::string& remote, Deadline until, const std::string& why) {
+  s_.call(until, [&] {
+    return libssh2_sftp_unlink_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()));
+  });
+  return make_error(fmt::format("{}: {}; removed it", s_.what(), why));
+}
+
 Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string& remote, int mode,
-                                    Deadline until) {
+                                    Deadline until, UploadCheck check) {
   if (remote.empty() || remote.find('\0') != std::string::npos) return make_error("upload: bad remote path");
   std::error_code ec;
   auto size = std::filesystem::file_size(local, ec);
@@ -139,9 +165,25 @@ Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string&
     }
     sent += got;
   }
+  std::optional<std::uintmax_t> written;
+  if (check == UploadCheck::size) {
+    auto n = remote_size(h, remote, until);
+    if (!n) {
+      (void)close(h, until, remote);
+      return n.error();
+    }
+    written = *n;
+  }
   auto closed = close(h, until, remote);
   if (!closed) return closed.error();
   std::string local_sha = sha.hex();
+  if (check == UploadCheck::size && (*written != size || sent != size)) {
+    return discard(
+               remote, until,
+               fmt::format("upload of {} to {} did not verify (sent {} of {} bytes, the sandbox holds {})",
+                           local, remote, sent, size, *written))
+        .error();
+  }
 
   LIBSSH2_SFTP_ATTRIBUTES attrs{};
   attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
@@ -152,17 +194,16 @@ Expected<UploadedFile> Sftp::upload(const std::string& local, const std::string&
   });
   if (rc != 0) return make_error(error(fmt::format("setting mode {:o} on {}", mode, remote)));
 
-  auto remote_sha = read_back_sha256(remote, sent, until);
-  if (!remote_sha) return remote_sha.error();
-  if (*remote_sha != local_sha || sent != size) {
-    s_.call(until, [&] {
-      return libssh2_sftp_unlink_ex(sftp_, remote.c_str(), static_cast<unsigned>(remote.size()));
-    });
-    return make_error(
-        fmt::format("{}: upload of {} to {} did not verify (local sha256 {}, remote {}); removed it",
-                    s_.what(), local, remote, local_sha, *remote_sha));
+  if (check == UploadCheck::read_back) {
+    auto remote_sha = read_back_sha256(remote, sent, until);
+    if (!remote_sha) return remote_sha.error();
+    if (*remote_sha != local_sha || sent != size)
+      return discard(remote, until,
+                     fmt::format("upload of {} to {} did not verify (local sha256 {}, remote {})", local,
+                                 remote, local_sha, *remote_sha))
+          .error();
   }
-  return UploadedFile{remote, static_cast<std::size_t>(sent), local_sha};
+  return UploadedFile{remote, static_cast<std::size_t>(sent), local_sha, check};
 }
 
 Status Sftp::make_dir(const std::string& remote, Deadline until) {
@@ -193,18 +234,20 @@ Expected<std::unique_ptr<Sftp>> start_sftp(SshSession& s, Deadline until) {
 }  // namespace
 
 Expected<UploadedFile> SandboxSession::upload(const std::string& local_path, const std::string& remote_path,
-                                              int mode, std::chrono::milliseconds deadline) {
+                                              int mode, std::chrono::milliseconds deadline,
+                                              UploadCheck check) {
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
   Deadline until = Clock::now() + deadline;
   auto sftp = start_sftp(s, until);
   if (!sftp) return sftp.error();
-  return (*sftp)->upload(local_path, remote_path, mode, until);
+  return (*sftp)->upload(local_path, remote_path, mode, until, check);
 }
 
 Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string& local_dir,
                                                                const std::string& remote_dir,
-                                                               std::chrono::milliseconds deadline) {
+                                                               std::chrono::milliseconds deadline,
+                                                               UploadCheck check) {
   namespace fs = std::filesystem;
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
@@ -243,7 +286,7 @@ Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string
     if (::stat(local.c_str(), &st) != 0)
       return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
     auto one = (*sftp)->upload(local.string(), base + "/" + f.generic_string(),
-                               static_cast<int>(st.st_mode & 0777), until);
+                               static_cast<int>(st.st_mode & 0777), until, check);
     if (!one) return one.error();
     uploaded.push_back(std::move(*one));
   }

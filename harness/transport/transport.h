@@ -56,10 +56,23 @@ struct ExecResult {
   double seconds = 0;                                 // wall time from channel open to close
 };
 
+// How an upload is checked once written.
+//   read_back  the file is read back over SFTP and its SHA-256 compared with the local
+//              file's: every byte crosses the connection twice.
+//   size       the remote file's size (SFTP fstat of the open handle) must equal what was
+//              sent. SSH's MAC already covers the bytes in transit, so this catches what
+//              can still go wrong (a short write, a full disk). The caller checks the
+//              content some other way: `isoharness run` has the posture agent report the
+//              SHA-256 of its own file (isoprobe posture --verify-file) and compares it
+//              with UploadedFile::sha256.
+// Neither is proof against the sandbox itself: code inside it can answer anything.
+enum class UploadCheck { read_back, size };
+
 struct UploadedFile {
   std::string remote_path;
   std::size_t bytes = 0;
-  std::string sha256;  // hex, identical locally and as read back from the sandbox
+  std::string sha256;  // hex, of the local file as sent (read back and compared under read_back)
+  UploadCheck checked = UploadCheck::read_back;
 };
 
 class SandboxSession {
@@ -77,16 +90,19 @@ class SandboxSession {
   Expected<ExecResult> exec(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
                             std::size_t max_output);
 
-  // Copies a local file over SFTP to remote_path with permission bits `mode`, then reads
-  // it back and compares SHA-256; on a mismatch the remote file is removed and an error
-  // returned. The sandbox's sshd needs an sftp subsystem (internal-sftp needs no binary).
+  // Copies a local file over SFTP to remote_path with permission bits `mode`, then checks
+  // it as `check` says (UploadCheck above); on a mismatch the remote file is removed and an
+  // error returned. The sandbox's sshd needs an sftp subsystem (internal-sftp needs no
+  // binary).
   Expected<UploadedFile> upload(const std::string& local_path, const std::string& remote_path, int mode,
-                                std::chrono::milliseconds deadline);
+                                std::chrono::milliseconds deadline,
+                                UploadCheck check = UploadCheck::read_back);
 
   // Every regular file under local_dir (recursively, symlinks skipped) to the same
   // relative path under remote_dir, keeping permission bits; directories are created.
   Expected<std::vector<UploadedFile>> upload_dir(const std::string& local_dir, const std::string& remote_dir,
-                                                 std::chrono::milliseconds deadline);
+                                                 std::chrono::milliseconds deadline,
+                                                 UploadCheck check = UploadCheck::read_back);
 
   // The sandbox key accepted on connection (only when nothing was pinned and accept_new).
   const std::optional<AcceptedKey>& accepted_key() const;

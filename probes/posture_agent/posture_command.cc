@@ -5,13 +5,28 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <string>
 #include <vector>
 
 #include "probes/core/posture_runner.h"
 #include "probes/core/registry.h"
+#include "probes/core/sha256.h"
 
 namespace isoprobe {
+namespace {
+
+// What the harness compares with the file it uploaded: it skips reading the agent back
+// over SSH (harness/transport, UploadCheck::size) and checks this digest instead.
+nlohmann::json verified_file(const std::string& path) {
+  constexpr std::uint64_t kMaxBytes = std::uint64_t{512} << 20;  // the harness's upload cap
+  std::string error;
+  auto digest = sha256_file(path, kMaxBytes, &error);
+  if (!digest) return {{"path", path}, {"error", error}};
+  return {{"path", path}, {"bytes", digest->bytes}, {"sha256", digest->sha256}};
+}
+
+}  // namespace
 
 int posture_main(int argc, char** argv) {
   CLI::App app{"isoprobe posture: observe this sandbox's isolation and print it as JSON", "isoprobe posture"};
@@ -20,6 +35,7 @@ int posture_main(int argc, char** argv) {
   long deadline_ms = 10000;
   long egress_deadline_ms = 3000;
   bool compact = false;
+  std::string verify_file;
   app.add_option("--target", targets, "NAME=HOST:PORT[/tcp|/dns|/http], repeatable");
   app.add_option("--resolver", resolver, "IPv4[:PORT] of the DNS resolver (default: /etc/resolv.conf)");
   app.add_option("--deadline-ms", deadline_ms, "deadline for the whole run")
@@ -27,6 +43,8 @@ int posture_main(int argc, char** argv) {
   app.add_option("--egress-deadline-ms", egress_deadline_ms, "deadline for all egress checks together")
       ->check(CLI::Range(10L, 600000L));
   app.add_flag("--compact", compact, "one line of JSON instead of indented");
+  app.add_option("--verify-file", verify_file,
+                 "also report the size and SHA-256 of this file (the harness names the agent it uploaded)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -53,7 +71,11 @@ int posture_main(int argc, char** argv) {
   options.deadline = std::chrono::milliseconds(deadline_ms);
   options.egress_deadline = std::chrono::milliseconds(egress_deadline_ms);
 
+  // The digest is taken while the probes run (they mostly wait on egress deadlines).
+  std::future<nlohmann::json> digest;
+  if (!verify_file.empty()) digest = std::async(std::launch::async, verified_file, verify_file);
   PostureRun run = run_posture(options, all_probes());
+  if (digest.valid()) run.document["context"]["verified_file"] = digest.get();
   std::string text =
       run.document.dump(compact ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace);
   text.push_back('\n');

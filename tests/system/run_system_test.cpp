@@ -89,9 +89,21 @@ TEST_CASE("run: strict and standard under both runtimes pass and write every rep
   // deployment profile's egress deadline.
   const auto agent_bytes = fs::file_size(test::binary_dir() + "/probes/isoprobe-posture/isoprobe");
   const int egress_ms = scenario::load_deployment(scenarios() + "/deployments/local.yaml").egress_deadline_ms;
+  // The upload is checked by size, and the agent's digest of its own file is compared.
+  auto sum = run_command({"sha256sum", test::binary_dir() + "/probes/isoprobe-posture/isoprobe"});
+  REQUIRE(sum.has_value());
+  const std::string agent_sha = sum->out.substr(0, 64);
   for (const auto& s : result["sandboxes"]) {
     CHECK(s["facts"]["isoprobe_upload_bytes"] == agent_bytes);
     CHECK(s["posture"]["context"]["egress_deadline_ms"] == egress_ms);
+    CHECK(s["posture"]["context"]["verified_file"]["sha256"] == agent_sha);
+    int agent_checks = 0;
+    for (const auto& c : s["checks"])
+      if (c["control"] == "agent_upload") {
+        ++agent_checks;
+        CHECK(c["status"] == "pass");
+      }
+    CHECK(agent_checks == 1);
   }
   // The strict item never ran under runc: skipped, with the reason.
   bool strict_skipped_on_runc = false;

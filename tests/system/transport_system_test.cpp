@@ -172,6 +172,19 @@ TEST_CASE("upload over SFTP is verified and keeps the mode", "[system][transport
     REQUIRE(run.has_value());
     CHECK(run->out == "probe\n");
   }
+  SECTION("checked by size instead of read back") {
+    const std::string other = world().dir + "/remote/isoprobe-sized";
+    auto sized = s->upload(local, other, 0700, 60s, transport::UploadCheck::size);
+    REQUIRE(sized.has_value());
+    CHECK(sized->checked == transport::UploadCheck::size);
+    CHECK(sized->bytes == content.size());
+    CHECK(sized->sha256 == up->sha256);  // the local file's digest, for the caller to compare
+    CHECK(read_file(other) == content);
+    // A device that refuses every write: the error names the file and the byte.
+    auto full = s->upload(local, "/dev/full", 0600, 10s, transport::UploadCheck::size);
+    REQUIRE_FALSE(full.has_value());
+    CHECK_THAT(full.error().message, Catch::Contains("writing /dev/full at byte"));
+  }
   SECTION("errors name the file") {
     auto missing = s->upload(world().dir + "/nope", remote, 0644, 10s);
     REQUIRE_FALSE(missing.has_value());

@@ -307,10 +307,18 @@ TEST_CASE("the OCI config carries every control of the values", "[local]") {
         ++found;
         CHECK(std::find(m["options"].begin(), m["options"].end(), "uid=1000") != m["options"].end());
       }
-      if (m["destination"] == "/usr")
+      if (m["destination"] == "/usr" || m["destination"] == "/etc/alternatives") {
+        ++found;
+        CHECK(m["type"] == "bind");
         CHECK(std::find(m["options"].begin(), m["options"].end(), "ro") != m["options"].end());
+      }
     }
-    CHECK(found == 2);
+    CHECK(found == 4);
+  }
+  SECTION("a host without /etc/alternatives binds none") {
+    in.host_alternatives.clear();
+    json c = make_oci_config(parse_sandbox_values(fixture("values_standard_runc.json")), in);
+    for (const auto& m : c["mounts"]) CHECK(m["destination"] != "/etc/alternatives");
   }
   SECTION("Unconfined leaves seccomp out") {
     in.seccomp = nullptr;

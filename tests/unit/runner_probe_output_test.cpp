@@ -63,3 +63,54 @@ TEST_CASE("read_posture: hostile answers are named, not believed", "[runner]") {
   CHECK(check.status == "fail");
   CHECK_THAT(check.reason, Catch::Contains("no control of this sandbox can be verified"));
 }
+
+TEST_CASE("agent_upload compares the agent's digest of its file with what was sent", "[runner]") {
+  const std::string sha(64, 'a');
+  const transport::UploadedFile sent{".isoprobe/isoprobe", 2048, sha, transport::UploadCheck::size};
+  auto posture_with = [](nlohmann::json file) {
+    return nlohmann::json{{"schema", "isoharness.posture/v1"},
+                          {"context", {{"verified_file", std::move(file)}}},
+                          {"observations", nlohmann::json::array()}};
+  };
+  auto same = runner::check_agent_upload(
+      posture_with({{"path", ".isoprobe/isoprobe"}, {"bytes", 2048}, {"sha256", sha}}), sent);
+  CHECK(same.control == "agent_upload");
+  CHECK(same.status == "pass");
+
+  auto other = runner::check_agent_upload(
+      posture_with({{"path", ".isoprobe/isoprobe"}, {"bytes", 2048}, {"sha256", std::string(64, 'b')}}),
+      sent);
+  CHECK(other.status == "fail");
+  CHECK_THAT(other.reason, Catch::Contains("nothing it reported is trusted"));
+  CHECK(runner::check_agent_upload(posture_with({{"bytes", 2047}, {"sha256", sha}}), sent).status == "fail");
+  CHECK(runner::check_agent_upload(posture_with({{"bytes", "2048"}, {"sha256", sha}}), sent).status ==
+        "fail");
+  CHECK(runner::check_agent_upload(posture_with({{"bytes", -2048}, {"sha256", sha}}), sent).status == "fail");
+
+  auto unreadable = runner::check_agent_upload(posture_with({{"path", "x"},
+                                                             {"error",
+                                                              "x: Permission\x01"
+                                                              "denied"}}),
+                                               sent);
+  CHECK(unreadable.status == "fail");
+  CHECK_THAT(unreadable.observed, Catch::Contains("x: Permission?denied"));
+
+  auto missing = runner::check_agent_upload(nlohmann::json{{"schema", "isoharness.posture/v1"}}, sent);
+  CHECK(missing.status == "fail");
+  CHECK_THAT(missing.observed, Catch::Contains("no context.verified_file"));
+  CHECK(runner::check_agent_upload(nlohmann::json::array(), sent).status == "fail");
+}
+
+TEST_CASE("distrust_from fails every passing check from the first claim on", "[runner]") {
+  nlohmann::json checks =
+      nlohmann::json::array({{{"control", "fresh_sandbox"}, {"status", "pass"}},
+                             {{"control", "kernel"}, {"status", "pass"}},
+                             {{"control", "seccomp"}, {"status", "n/a"}},
+                             {{"control", "uid"}, {"status", "fail"}, {"reason", "uid: 0"}}});
+  runner::distrust_from(checks, 1, "agent_upload");
+  CHECK(checks[0]["status"] == "pass");  // the harness's own check, before the document
+  CHECK(checks[1]["status"] == "fail");
+  CHECK(checks[1]["reason"] == "kernel: claimed by a posture document that fails agent_upload; not trusted");
+  CHECK(checks[2]["status"] == "n/a");
+  CHECK(checks[3]["reason"] == "uid: 0");
+}

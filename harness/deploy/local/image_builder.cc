@@ -93,9 +93,11 @@ std::string build_image(const ImageSpec& s) {
 
   const std::string etc = r + "/etc";
   make_dir(etc, 0755);
-  for (const char* n : {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "os-release",
-                        "localtime", "bash.bashrc", "profile", "inputrc", "shells", "login.defs"})
+  for (const char* n : {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "os-release", "localtime", "bash.bashrc",
+                        "profile", "inputrc", "shells", "login.defs"})
     copy_from_host_etc(etc, n);
+  // The mount point of the host's alternatives, bound read-only like /usr (oci_spec.cc).
+  if (fs::is_directory("/etc/alternatives")) make_dir(etc + "/alternatives", 0755);
   write_file(etc + "/passwd", image_passwd(s));
   write_file(etc + "/group", image_group(s));
   write_file(etc + "/shadow", "root:*:19000:0:99999:7:::\n" + s.user + ":*:19000:0:99999:7:::\n", 0640);

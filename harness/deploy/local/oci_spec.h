@@ -26,6 +26,9 @@ struct BundleInputs {
   // Host directories bind-mounted read-only (source, destination): a sibling's isoprobe.
   std::vector<std::pair<std::string, std::string>> ro_binds;
   nlohmann::json seccomp;  // converted linux.seccomp; null when Unconfined
+  // Bind-mounted read-only as the image's /etc/alternatives (the targets of symlinks in
+  // /usr such as /usr/bin/awk); empty when the host has none.
+  std::string host_alternatives = "/etc/alternatives";
 };
 
 nlohmann::json make_oci_config(const SandboxSpec& spec, const BundleInputs& in);

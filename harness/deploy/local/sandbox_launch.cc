@@ -183,6 +183,7 @@ BundleInputs bundle_inputs(const DeployedSandbox& sb, const NodeClass& node_clas
   in.cgroups_path = "/" + sb.container;
   in.cpuset = node_class.cpuset;
   in.seccomp = seccomp;
+  if (!std::filesystem::is_directory("/etc/alternatives")) in.host_alternatives.clear();
   return in;
 }
 
