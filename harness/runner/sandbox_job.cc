@@ -1,12 +1,11 @@
 #include "harness/runner/sandbox_job.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "harness/common/error.h"
+#include "harness/runner/attempt_freshness.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/plan_item.h"
 #include "harness/runner/probe_output.h"
@@ -17,8 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
-
-constexpr const char* kMarkerName = ".isoharness-attempt";  // written after each attempt
 
 std::string target_flag(const deploy::EgressTarget& t) {
   return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
@@ -41,37 +38,6 @@ nlohmann::json base_record(const Job& job, const PlanItemFields& item, int attem
           {"error", nullptr}};
 }
 
-// Freshness: a marker written by an earlier attempt must not be in this sandbox.
-verify::CheckResult check_fresh(transport::SandboxSession& session, int attempt) {
-  auto marker = session.exec({"cat", kMarkerName}, 20s, 4096);
-  if (!marker) throw InfraError("exec in sandbox failed: " + marker.error().message);
-  bool stale = marker->exit_code == 0;
-  return verify::CheckResult{
-      "fresh_sandbox",
-      stale ? "fail" : "pass",
-      "no file from an earlier attempt",
-      stale ? "found " + std::string(kMarkerName) + ": " + marker->out.substr(0, 200)
-            : "clean home directory",
-      stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its "
-              "disk) was reused"
-            : (attempt > 1 ? "the marker written by attempt " + std::to_string(attempt - 1) + " is absent"
-                           : "first attempt: nothing from earlier runs"),
-      ""};
-}
-
-// Leaves the marker for the next attempt (uploaded, so no shell is needed).
-void write_marker(transport::SandboxSession& session, const std::string& text) {
-  char tmpl[] = "/tmp/isoharness-marker-XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  if (fd < 0) throw InfraError("cannot create a temporary file for the attempt marker");
-  (void)!::write(fd, text.data(), text.size());
-  ::close(fd);
-  // Checked by size: its content is what the next attempt's check reads anyway.
-  auto up = session.upload(tmpl, kMarkerName, 0644, 20s, transport::UploadCheck::size);
-  ::unlink(tmpl);
-  if (!up) throw InfraError("writing the attempt marker failed: " + up.error().message);
-}
-
 std::string endpoint_key(const deploy::SshEndpoint& e) {
   return e.user + "@" + e.host + ":" + std::to_string(e.port);
 }
@@ -90,8 +56,7 @@ bool jump_lost(JobContext& ctx, const deploy::SshEndpoint& jump) {
 // own path, is an infrastructure failure.
 void leave_markers(JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record) {
   try {
-    write_marker(sandbox.session(), ctx.run_id + " " + record.value("id", "") + "\n");
-    leave_process_marker(sandbox.session());
+    leave_attempt_markers(sandbox.session(), ctx.run_id + " " + record.value("id", "") + "\n");
   } catch (const InfraError& e) {
     if (jump_lost(ctx, sandbox.handle().route.jump)) throw;
     record["checks"].push_back(verify::to_json(verify::CheckResult{
@@ -107,13 +72,11 @@ void leave_markers(JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
-  if (!ctx.existing_sandbox) {
-    record["checks"].push_back(verify::to_json(check_fresh(session, attempt)));
-    // Per-attempt freshness beyond the file, and sibling services (sibling_probe.h).
-    record["checks"].push_back(verify::to_json(check_fresh_process(session, attempt)));
+  if (!ctx.existing_sandbox) {  // per-attempt freshness (attempt_freshness.h)
     std::string seen_instance;
-    record["checks"].push_back(verify::to_json(
-        check_fresh_dns(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance)));
+    for (const auto& c :
+         check_freshness(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance))
+      record["checks"].push_back(verify::to_json(c));
     resolver_instance = seen_instance;
   }
   // Checked by size here; the agent's own digest of the file is compared below

@@ -1,0 +1,228 @@
+#include "harness/runner/attempt_freshness.h"
+
+#include <chrono>
+#include <optional>
+#include <random>
+
+#include "harness/common/error.h"
+
+namespace isoharness::runner {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+constexpr std::size_t kMaxAnswer = 16 * 1024;
+constexpr auto kDeadline = 20s;
+
+// The file and the process each attempt leaves; an unusual sleep argument, so that
+// nothing else in a sandbox looks like the marker process.
+const std::string kMarkerFile = ".isoharness-attempt";
+const std::string kMarkerSleep = "3599.25";
+const std::string kMarkerPattern = "'^sleep " + kMarkerSleep + "$'";
+
+// $1 the frame boundary, $2 the resolver instance name to ask for (empty: none). Each
+// command's output is followed by a frame line (parse_framed).
+std::string check_script() {
+  return "b=$1 n=$2\n"
+         "head -c 200 " +
+         kMarkerFile +
+         " 2>&1; s=$?; echo; echo \"$b marker $s\"\n"
+         "pgrep -a -f " +
+         kMarkerPattern +
+         " 2>&1; s=$?; echo; echo \"$b pgrep $s\"\n"
+         "if [ -n \"$n\" ]; then getent ahostsv4 \"$n\" 2>&1; s=$?; echo; echo \"$b getent $s\"; fi\n";
+}
+
+// $1 the frame boundary, $2 the marker file's text. setsid -f detaches the process; its
+// stdio is closed so that the session does not wait for it. It may take a moment to
+// appear, so the check polls (at most about 2 s).
+std::string mark_script() {
+  return "b=$1\n"
+         "printf '%s' \"$2\" > " +
+         kMarkerFile +
+         " 2>&1; s=$?; echo; echo \"$b file $s\"\n"
+         "setsid -f sh -c 'exec sleep " +
+         kMarkerSleep +
+         " </dev/null >/dev/null 2>&1' 2>&1; s=$?; echo; "
+         "echo \"$b start $s\"\n"
+         "i=0 r=0\n"
+         "until pgrep -f " +
+         kMarkerPattern +
+         " >/dev/null 2>&1; do\n"
+         "  i=$((i+1)); if [ $i -ge 20 ]; then r=1; break; fi; sleep 0.1\n"
+         "done\n"
+         "echo \"$b running $r\"\n";
+}
+
+std::string random_boundary() {
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string b = "@@isoharness-";
+  for (int i = 0; i < 24; ++i) b.push_back(kHex[rd() % 16]);
+  return b;
+}
+
+std::string printable(std::string text, std::size_t max) {
+  if (text.size() > max) text.resize(max);
+  for (char& c : text)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return text;
+}
+
+// Runs one of the scripts above with its arguments; the parts by name, or InfraError.
+std::map<std::string, FramedPart> run_script(transport::SandboxSession& session, const std::string& script,
+                                             const std::vector<std::string>& args, const std::string& what) {
+  const std::string boundary = random_boundary();
+  std::vector<std::string> argv = {"sh", "-c", script, "isoharness", boundary};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = session.exec(argv, kDeadline, kMaxAnswer);
+  if (!r) throw InfraError(what + ": exec in sandbox failed: " + r.error().message);
+  if (r->timed_out) throw InfraError(what + ": no answer within " + std::to_string(kDeadline.count()) + " s");
+  if (r->out_truncated || r->err_truncated)
+    throw InfraError(what + ": the sandbox answered more than " + std::to_string(kMaxAnswer) + " bytes");
+  return parse_framed(r->out, boundary);
+}
+
+const FramedPart& part(const std::map<std::string, FramedPart>& parts, const std::string& name,
+                       const std::string& what) {
+  auto it = parts.find(name);
+  if (it == parts.end())
+    throw InfraError(what + ": the sandbox's answer has no '" + name + "' part (is there a POSIX sh?)");
+  return it->second;
+}
+
+verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
+  const bool stale = marker.exit_code == 0;
+  return verify::CheckResult{
+      "fresh_sandbox",
+      stale ? "fail" : "pass",
+      "no file from an earlier attempt",
+      stale ? "found " + kMarkerFile + ": " + printable(marker.out, 200) : "clean home directory",
+      stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its "
+              "disk) was reused"
+            : (attempt > 1 ? "the marker written by attempt " + std::to_string(attempt - 1) + " is absent"
+                           : "first attempt: nothing from earlier runs"),
+      ""};
+}
+
+verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
+  if (pgrep.exit_code != 0 && pgrep.exit_code != 1)
+    throw InfraError("pgrep in the sandbox failed (exit " + std::to_string(pgrep.exit_code) +
+                     "): " + printable(pgrep.out, 200));
+  const bool stale = pgrep.exit_code == 0;
+  return verify::CheckResult{
+      "fresh_process",
+      stale ? "fail" : "pass",
+      "no process from an earlier attempt",
+      stale ? "running: " + printable(pgrep.out, 200) : "no `sleep " + kMarkerSleep + "` running",
+      stale
+          ? "fresh_process: a process started by an earlier attempt still runs — the sandbox was reused"
+          : (attempt > 1 ? "the process left running by attempt " + std::to_string(attempt - 1) + " is absent"
+                         : "first attempt: nothing from earlier runs"),
+      "pgrep -a -f " + kMarkerPattern + " -> exit " + std::to_string(pgrep.exit_code)};
+}
+
+std::string str(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// fresh_dns when it is not asked: n/a, with what was seen and why; nullopt when it is.
+std::optional<verify::CheckResult> dns_not_asked(const json& resolver) {
+  auto na = [](const char* observed, const char* reason) {
+    return verify::CheckResult{"fresh_dns", "n/a", "this attempt's own resolver", observed, reason, ""};
+  };
+  if (str(resolver, "instance_name").empty() || str(resolver, "instance").empty())
+    return na("the backend names none", "the backend gives no per-attempt resolver instance to ask for");
+  if (!resolver.value("agent_may_ask", true))
+    return na("no resolver reachable", "the agent's service has networkMode none: it may ask no resolver");
+  return std::nullopt;
+}
+
+verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
+                              const std::string& previous_instance, int attempt, std::string* seen) {
+  const std::string name = str(resolver, "instance_name"), own = str(resolver, "instance");
+  std::string got = getent.exit_code == 0 ? getent.out.substr(0, getent.out.find_first_of(" \t\n")) : "";
+  got = printable(got, 64);
+  *seen = got;
+  const bool stale = !previous_instance.empty() && got == previous_instance;
+  const bool own_answer = got == own;
+  std::string reason = attempt > 1 ? "attempt " + std::to_string(attempt - 1) + "'s answer (" +
+                                         previous_instance + ") is gone: this attempt has its own resolver"
+                                   : "first attempt: the sandbox's resolver is this attempt's own";
+  if (stale)
+    reason = "fresh_dns: the sandbox still gets the DNS answer of attempt " + std::to_string(attempt - 1) +
+             " — its resolver or cache outlived the attempt";
+  else if (!own_answer)
+    reason = "fresh_dns: the sandbox's resolver is not this attempt's own (answered " +
+             (got.empty() ? std::string("nothing") : got) + ", expected " + own + ")";
+  return verify::CheckResult{"fresh_dns",
+                             !stale && own_answer ? "pass" : "fail",
+                             name + " -> " + own + " (this attempt's resolver)",
+                             got.empty() ? "no answer" : got,
+                             reason,
+                             "getent ahostsv4 " + name + " -> exit " + std::to_string(getent.exit_code) +
+                                 ": " + printable(getent.out, 300)};
+}
+
+}  // namespace
+
+std::map<std::string, FramedPart> parse_framed(const std::string& text, const std::string& boundary) {
+  std::map<std::string, FramedPart> parts;
+  if (boundary.empty()) return parts;
+  std::size_t start = 0;  // where the current part's output begins
+  std::size_t line = 0;
+  while (line < text.size()) {
+    std::size_t end = text.find('\n', line);
+    if (end == std::string::npos) break;  // an unterminated last line is no frame
+    const std::string_view l(text.data() + line, end - line);
+    if (l.size() > boundary.size() + 1 && l.substr(0, boundary.size()) == boundary &&
+        l[boundary.size()] == ' ') {
+      const std::string_view rest = l.substr(boundary.size() + 1);
+      const auto space = rest.find(' ');
+      const std::string name(rest.substr(0, space));
+      const std::string code = space == std::string_view::npos ? "" : std::string(rest.substr(space + 1));
+      FramedPart p;
+      if (!code.empty() && code.size() <= 3 && code.find_first_not_of("0123456789") == std::string::npos)
+        p.exit_code = std::stoi(code);
+      p.out = text.substr(start, line - start);
+      if (!p.out.empty() && p.out.back() == '\n') p.out.pop_back();  // the script's own echo
+      parts.emplace(name, std::move(p));
+      start = end + 1;
+    }
+    line = end + 1;
+  }
+  return parts;
+}
+
+std::vector<verify::CheckResult> check_freshness(transport::SandboxSession& session, const json& facts,
+                                                 const std::string& previous_instance, int attempt,
+                                                 std::string* seen) {
+  const json resolver = facts.value("item_resolver", json::object());
+  const auto skip_dns = dns_not_asked(resolver);
+  const std::string what = "checking the sandbox for an earlier attempt's markers";
+  auto parts = run_script(session, check_script(), {skip_dns ? "" : str(resolver, "instance_name")}, what);
+  std::vector<verify::CheckResult> out;
+  out.push_back(fresh_file(part(parts, "marker", what), attempt));
+  out.push_back(fresh_process(part(parts, "pgrep", what), attempt));
+  seen->clear();
+  out.push_back(skip_dns
+                    ? *skip_dns
+                    : fresh_dns(resolver, part(parts, "getent", what), previous_instance, attempt, seen));
+  return out;
+}
+
+void leave_attempt_markers(transport::SandboxSession& session, const std::string& marker_text) {
+  const std::string what = "leaving the attempt's markers";
+  auto parts = run_script(session, mark_script(), {marker_text}, what);
+  const auto& file = part(parts, "file", what);
+  if (file.exit_code != 0) throw InfraError("writing the attempt marker failed: " + printable(file.out, 200));
+  const auto& start = part(parts, "start", what);
+  if (start.exit_code != 0)
+    throw InfraError("starting the attempt's marker process failed: " + printable(start.out, 200));
+  if (part(parts, "running", what).exit_code != 0)
+    throw InfraError("the attempt's marker process is not running after it was started");
+}
+
+}  // namespace isoharness::runner
