@@ -5,6 +5,7 @@
 #include <random>
 
 #include "harness/common/error.h"
+#include "harness/runner/probe_output.h"
 
 namespace isoharness::runner {
 namespace {
@@ -63,13 +64,6 @@ std::string random_boundary() {
   return b;
 }
 
-std::string printable(std::string text, std::size_t max) {
-  if (text.size() > max) text.resize(max);
-  for (char& c : text)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  return text;
-}
-
 // Runs one of the scripts above with its arguments; the parts by name, or InfraError.
 std::map<std::string, FramedPart> run_script(transport::SandboxSession& session, const std::string& script,
                                              const std::vector<std::string>& args, const std::string& what) {
@@ -98,7 +92,7 @@ verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
       "fresh_sandbox",
       stale ? "fail" : "pass",
       "no file from an earlier attempt",
-      stale ? "found " + kMarkerFile + ": " + printable(marker.out, 200) : "clean home directory",
+      stale ? "found " + kMarkerFile + ": " + sandbox_text(marker.out, 200, true) : "clean home directory",
       stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its "
               "disk) was reused"
             : (attempt > 1 ? "the marker written by attempt " + std::to_string(attempt - 1) + " is absent"
@@ -109,13 +103,13 @@ verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
 verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
   if (pgrep.exit_code != 0 && pgrep.exit_code != 1)
     throw InfraError("pgrep in the sandbox failed (exit " + std::to_string(pgrep.exit_code) +
-                     "): " + printable(pgrep.out, 200));
+                     "): " + sandbox_text(pgrep.out, 200));
   const bool stale = pgrep.exit_code == 0;
   return verify::CheckResult{
       "fresh_process",
       stale ? "fail" : "pass",
       "no process from an earlier attempt",
-      stale ? "running: " + printable(pgrep.out, 200) : "no `sleep " + kMarkerSleep + "` running",
+      stale ? "running: " + sandbox_text(pgrep.out, 200, true) : "no `sleep " + kMarkerSleep + "` running",
       stale
           ? "fresh_process: a process started by an earlier attempt still runs — the sandbox was reused"
           : (attempt > 1 ? "the process left running by attempt " + std::to_string(attempt - 1) + " is absent"
@@ -144,7 +138,7 @@ verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
                               const std::string& previous_instance, int attempt, std::string* seen) {
   const std::string name = str(resolver, "instance_name"), own = str(resolver, "instance");
   std::string got = getent.exit_code == 0 ? getent.out.substr(0, getent.out.find_first_of(" \t\n")) : "";
-  got = printable(got, 64);
+  got = sandbox_text(got, 64);
   *seen = got;
   const bool stale = !previous_instance.empty() && got == previous_instance;
   const bool own_answer = got == own;
@@ -163,7 +157,7 @@ verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
                              got.empty() ? "no answer" : got,
                              reason,
                              "getent ahostsv4 " + name + " -> exit " + std::to_string(getent.exit_code) +
-                                 ": " + printable(getent.out, 300)};
+                                 ": " + sandbox_text(getent.out, 300, true)};
 }
 
 }  // namespace
@@ -217,10 +211,11 @@ void leave_attempt_markers(transport::SandboxSession& session, const std::string
   const std::string what = "leaving the attempt's markers";
   auto parts = run_script(session, mark_script(), {marker_text}, what);
   const auto& file = part(parts, "file", what);
-  if (file.exit_code != 0) throw InfraError("writing the attempt marker failed: " + printable(file.out, 200));
+  if (file.exit_code != 0)
+    throw InfraError("writing the attempt marker failed: " + sandbox_text(file.out, 200));
   const auto& start = part(parts, "start", what);
   if (start.exit_code != 0)
-    throw InfraError("starting the attempt's marker process failed: " + printable(start.out, 200));
+    throw InfraError("starting the attempt's marker process failed: " + sandbox_text(start.out, 200));
   if (part(parts, "running", what).exit_code != 0)
     throw InfraError("the attempt's marker process is not running after it was started");
 }

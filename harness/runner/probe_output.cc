@@ -4,19 +4,21 @@ namespace isoharness::runner {
 
 namespace {
 
-// Bytes from the sandbox go into the result document: keep them printable ASCII.
-std::string printable(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  return text;
-}
-
 std::string stderr_tail(const transport::ExecResult& r) {
   if (r.err.empty()) return "";
-  return "; stderr ends: " + printable(r.err.size() > 300 ? r.err.substr(r.err.size() - 300) : r.err);
+  return "; stderr ends: " + sandbox_text(r.err.size() > 300 ? r.err.substr(r.err.size() - 300) : r.err, 300);
 }
 
 }  // namespace
+
+std::string sandbox_text(std::string_view text, std::size_t max, bool keep_newlines) {
+  std::string out(text.substr(0, max));
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && !(keep_newlines && c == '\n')) || u > 0x7e) c = '?';
+  }
+  return out;
+}
 
 Expected<nlohmann::json> read_posture(const Expected<transport::ExecResult>& result,
                                       std::chrono::milliseconds deadline) {
@@ -69,9 +71,9 @@ verify::CheckResult check_agent_upload(const nlohmann::json& posture, const tran
   if (!file) {
     c.observed = "no context.verified_file in the posture document";
   } else if (!error.empty()) {
-    c.observed = "the agent could not read its file: " + printable(error.substr(0, 300));
+    c.observed = "the agent could not read its file: " + sandbox_text(error, 300);
   } else {
-    c.observed = std::to_string(bytes) + " bytes, sha256 " + printable(sha.substr(0, 64));
+    c.observed = std::to_string(bytes) + " bytes, sha256 " + sandbox_text(sha, 64);
   }
   const bool same = file && error.empty() && sized && bytes == sent.bytes && sha == sent.sha256;
   c.status = same ? "pass" : "fail";

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "harness/common/expected.h"
 #include "harness/transport/transport.h"
@@ -19,6 +20,10 @@ namespace isoharness::runner {
 
 // The cap on each of isoprobe's stdout and stderr (a real posture document is ~20 KiB).
 inline constexpr std::size_t kMaxProbeOutput = 8u << 20;
+
+// Text a sandbox sent, fit for the result document: at most max bytes, every byte outside
+// printable ASCII (newlines too, unless keep_newlines) replaced by '?'.
+std::string sandbox_text(std::string_view text, std::size_t max, bool keep_newlines = false);
 
 // The posture document, or why the sandbox's answer is not one.
 Expected<nlohmann::json> read_posture(const Expected<transport::ExecResult>& result,

@@ -1,5 +1,7 @@
 #include "harness/runner/session.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "harness/common/error.h"
@@ -194,10 +196,15 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
       verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
   if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
   if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");
-  std::fprintf(stderr, "%s: %d sandboxes, %d checks: %d pass, %d fail, %d n/a, %d errors — result %s\n",
-               verdict == "pass" ? "PASS" : (verdict == "fail" ? "FAIL" : "ERROR"),
-               static_cast<int>(result["sandboxes"].size()), t.checks, t.pass, t.fail, t.na, t.errors,
-               outcome.result_path.c_str());
+  // Refusal records (a config the platform had to refuse) are listed with the sandboxes
+  // but are none: the line counts them apart.
+  int refusals = 0;
+  for (const auto& r : result["sandboxes"]) refusals += r.contains("refusal") ? 1 : 0;
+  const int sandboxes = static_cast<int>(result["sandboxes"].size()) - refusals;
+  const std::string refused = refusals ? fmt::format(" and {} refusal(s)", refusals) : "";
+  std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a, %d errors — result %s\n",
+               verdict == "pass" ? "PASS" : (verdict == "fail" ? "FAIL" : "ERROR"), sandboxes,
+               refused.c_str(), t.checks, t.pass, t.fail, t.na, t.errors, outcome.result_path.c_str());
   outcome.result = std::move(result);
   return outcome;
 }
