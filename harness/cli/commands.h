@@ -38,5 +38,6 @@ Command parity_command(CLI::App& app);
 Command history_command(CLI::App& app);
 Command selftest_command(CLI::App& app);
 Command check_command(CLI::App& app);
+Command report_command(CLI::App& app);
 
 }  // namespace isoharness::cli

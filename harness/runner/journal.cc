@@ -117,9 +117,12 @@ std::string Journal::write_error() const {
 }
 
 std::string Journal::finalise(const nlohmann::json& result) {
-  std::string path = out_dir_ + "/result.json";
+  return write_result(out_dir_, result, "; every finished sandbox is in the journal " + this->path());
+}
+
+std::string write_result(const std::string& out_dir, const nlohmann::json& result, const std::string& note) {
+  std::string path = out_dir + "/result.json";
   std::string tmp = path + ".tmp";
-  const std::string where = "; every finished sandbox is in the journal " + this->path();
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -128,12 +131,12 @@ std::string Journal::finalise(const nlohmann::json& result) {
       const int err = errno;
       std::filesystem::remove(tmp);
       throw InfraError("writing the result: cannot write " + tmp + ": " + std::strerror(err ? err : EIO) +
-                       where);
+                       note);
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw InfraError("writing the result: cannot rename " + tmp + " to " + path + ": " +
-                     std::strerror(errno) + where);
+                     std::strerror(errno) + note);
   return path;
 }
 

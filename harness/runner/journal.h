@@ -57,6 +57,10 @@ class Journal {
   mutable std::mutex mutex_;
 };
 
+// Writes out_dir/result.json via a temp file and rename; returns its path. Throws
+// InfraError naming the file, with `note` appended (where the measurements still are).
+std::string write_result(const std::string& out_dir, const nlohmann::json& result, const std::string& note);
+
 // Rebuilds a result document from a journal a crashed run left (header + sandboxes), so
 // what was measured can still be reported.
 nlohmann::json result_from_journal(const std::string& journal_path);

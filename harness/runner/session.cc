@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "harness/common/error.h"
 #include "harness/deploy/factory/backend_factory.h"
@@ -168,34 +169,51 @@ nlohmann::json RunSession::collect() {
 
 RunOutcome RunSession::finish(int planned_sandboxes) {
   nlohmann::json result = collect();
-  result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
   result["parity"] = nullptr;
+  result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
   add_platform_findings(result);
-
-  const Tally t = tally(result["sandboxes"]);
   const bool interrupted = g_interrupted.load();
-  const bool incomplete = static_cast<int>(result["sandboxes"].size()) < planned_sandboxes;
+  result["summary"] = summarise(result, planned_sandboxes, infra_error_, interrupted);
+
+  RunOutcome outcome;
+  outcome.result_path = journal_->finalise(result);
+  outcome.reports = reports::write_all(result, setup_.out_dir);
+  outcome.exit_code = exit_code_of(result);
+  if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
+  if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");
+  print_summary_line(result, outcome.result_path);
+  outcome.result = std::move(result);
+  return outcome;
+}
+
+nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planned_sandboxes,
+                         const std::string& infra_error, bool interrupted) {
+  const Tally t = tally(result["sandboxes"]);
+  const bool incomplete =
+      planned_sandboxes && static_cast<int>(result["sandboxes"].size()) < *planned_sandboxes;
   const std::string verdict =
-      (!infra_error_.empty() || t.errors || interrupted || incomplete) ? "error" : (t.fail ? "fail" : "pass");
-  result["summary"] = {
+      (!infra_error.empty() || t.errors || interrupted || incomplete) ? "error" : (t.fail ? "fail" : "pass");
+  return {
       {"sandboxes", result["sandboxes"].size()},
-      {"planned_sandboxes", planned_sandboxes},
+      {"planned_sandboxes", planned_sandboxes ? nlohmann::json(*planned_sandboxes) : nlohmann::json(nullptr)},
       {"checks", t.checks},
       {"pass", t.pass},
       {"fail", t.fail},
       {"na", t.na},
       {"errors", t.errors},
       {"interrupted", interrupted},
-      {"infrastructure_error", infra_error_.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error_)},
+      {"infrastructure_error", infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error)},
       {"verdict", verdict}};
+}
 
-  RunOutcome outcome;
-  outcome.result_path = journal_->finalise(result);
-  outcome.reports = reports::write_all(result, setup_.out_dir);
-  outcome.exit_code =
-      verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
-  if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
-  if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");
+int exit_code_of(const nlohmann::json& result) {
+  const std::string verdict = result["summary"].value("verdict", "error");
+  return verdict == "pass" ? kExitPass : (verdict == "fail" ? kExitVerdictFailed : kExitInfrastructure);
+}
+
+void print_summary_line(const nlohmann::json& result, const std::string& result_path) {
+  const auto& sum = result["summary"];
+  const std::string verdict = sum.value("verdict", "error");
   // Refusal records (a config the platform had to refuse) are listed with the sandboxes
   // but are none: the line counts them apart.
   int refusals = 0;
@@ -204,7 +222,30 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
   const std::string refused = refusals ? fmt::format(" and {} refusal(s)", refusals) : "";
   std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a, %d errors — result %s\n",
                verdict == "pass" ? "PASS" : (verdict == "fail" ? "FAIL" : "ERROR"), sandboxes,
-               refused.c_str(), t.checks, t.pass, t.fail, t.na, t.errors, outcome.result_path.c_str());
+               refused.c_str(), sum.value("checks", 0), sum.value("pass", 0), sum.value("fail", 0),
+               sum.value("na", 0), sum.value("errors", 0), result_path.c_str());
+}
+
+RunOutcome report_from_journal(const std::string& journal_path, const std::string& out_dir) {
+  nlohmann::json result = result_from_journal(journal_path);
+  if (result.value("schema", "") != "isoharness.result/v1")
+    throw UserError(journal_path + ": not an isoharness journal (no result header on its first line)");
+  if (out_dir.empty()) throw UserError("report: pass --out DIR for the rebuilt result and reports");
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InfraError("report: cannot create " + out_dir + ": " + ec.message());
+  if (!result.contains("parity")) result["parity"] = nullptr;
+  add_platform_findings(result);
+  result["summary"] = summarise(result, std::nullopt,
+                                "rebuilt from the journal " + journal_path +
+                                    " of a run that did not finish: sandboxes it had not reached are missing",
+                                false);
+  result["summary"]["rebuilt_from_journal"] = journal_path;
+  RunOutcome outcome;
+  outcome.result_path = write_result(out_dir, result, "; the journal " + journal_path + " is unchanged");
+  outcome.reports = reports::write_all(result, out_dir);
+  outcome.exit_code = exit_code_of(result);
+  print_summary_line(result, outcome.result_path);
   outcome.result = std::move(result);
   return outcome;
 }

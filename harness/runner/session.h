@@ -92,4 +92,21 @@ class RunSession {
 // Findings of one plan document, flattened for the result (scenario, item_id, code, ...).
 void add_plan_findings(const std::string& scenario, const nlohmann::json& plan, nlohmann::json& findings);
 
+// The result's "summary": counts, and the verdict (error when the infrastructure failed, a
+// sandbox errored, the run was interrupted, or fewer sandboxes than planned were recorded;
+// no planned count, no such comparison).
+nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planned_sandboxes,
+                         const std::string& infra_error, bool interrupted);
+// The exit code of a result's verdict (kExitPass, kExitVerdictFailed, kExitInfrastructure).
+int exit_code_of(const nlohmann::json& result);
+// "PASS: 23 sandboxes and 6 refusal(s), 997 checks: …" on stderr.
+void print_summary_line(const nlohmann::json& result, const std::string& result_path);
+
+// `isoharness report JOURNAL --out DIR`: result.json and the reports of a run that did not
+// finish, from its journal (the one in its --out, or a copy kept under kKeptJournalDir).
+// Its verdict is always error, since the journal cannot say what the run never reached;
+// the checks it holds are reported as they were. Throws UserError for a file that is no
+// journal.
+RunOutcome report_from_journal(const std::string& journal_path, const std::string& out_dir);
+
 }  // namespace isoharness::runner

@@ -85,6 +85,20 @@ TEST_CASE("fault: the disk under --out fills mid-run; the journal moves and says
   CHECK_THAT(run.err(), Catch::Contains("writing the result: cannot write " + out.path + "/result.json.tmp"));
   // Nothing measured is lost: the kept journal has the header and all three sandboxes.
   CHECK(journalled_sandboxes(kept) == std::vector<std::string>{"s1", "s2", "s3"});
+  // ... and `isoharness report` turns the kept journal into the run's result and reports.
+  const std::string rebuilt = dir.path + "/rebuilt";
+  auto report = run_isoharness({"report", kept, "--out", rebuilt});
+  INFO(report.err);
+  CHECK(report.exit_code == kExitInfrastructure);  // a run that did not finish
+  CHECK_THAT(report.err,
+             Catch::Contains("3 sandboxes") && Catch::Contains("result " + rebuilt + "/result.json"));
+  const auto result = nlohmann::json::parse(std::ifstream(rebuilt + "/result.json"));
+  CHECK(result["run"]["id"] == id);
+  CHECK(result["sandboxes"].size() == 3);
+  CHECK(result["summary"]["verdict"] == "error");
+  CHECK(result["summary"]["rebuilt_from_journal"] == kept);
+  CHECK(fs::exists(rebuilt + "/report.md"));
+  CHECK(fs::exists(rebuilt + "/junit.xml"));
   fs::remove(kept);
   check_nothing_left(id);
   check_rerun_works(dir.path);

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/common/error.h"
 #include "harness/runner/journal.h"
+#include "harness/runner/session.h"
 #include "tests/support/test_support.h"
 
 using namespace isoharness;
@@ -54,4 +56,42 @@ TEST_CASE("a result that cannot be written names the file and where the journal 
     CHECK_THAT(e.what(),
                Catch::Contains("every finished sandbox is in the journal " + tmp.str() + "/journal.jsonl"));
   }
+}
+
+TEST_CASE("report rebuilds result.json and the reports from a journal, verdict error", "[runner]") {
+  test::TempDir tmp("ih-journal");
+  // A journal as a run writes it (header, one line per sandbox), cut mid-line at the end.
+  auto full =
+      nlohmann::json::parse(std::ifstream(test::source_dir() + "/tests/fixtures/reports/result.json"));
+  nlohmann::json header = full;
+  header.erase("sandboxes");
+  header.erase("summary");
+  header["kind"] = "header";
+  const std::string journal = tmp.str() + "/journal.jsonl";
+  {
+    std::ofstream out(journal);
+    out << header.dump() << "\n";
+    for (auto s : full["sandboxes"]) {
+      s["kind"] = "sandbox";
+      out << s.dump() << "\n";
+    }
+    out << "{\"kind\": \"sandbox\", \"id\": \"s9\", \"che";  // the crash
+  }
+  const std::string out_dir = tmp.str() + "/rebuilt";
+  auto outcome = runner::report_from_journal(journal, out_dir);
+  CHECK(outcome.exit_code == kExitInfrastructure);
+  CHECK(outcome.result_path == out_dir + "/result.json");
+  const auto& result = outcome.result;
+  CHECK(result["sandboxes"].size() == full["sandboxes"].size());
+  CHECK(result["summary"]["verdict"] == "error");
+  CHECK(result["summary"]["fail"] == full["summary"]["fail"]);  // the checks as they were
+  CHECK(result["summary"]["planned_sandboxes"].is_null());
+  CHECK_THAT(result["summary"]["infrastructure_error"].get<std::string>(), Catch::Contains("did not finish"));
+  CHECK(nlohmann::json::parse(std::ifstream(out_dir + "/result.json")) == result);
+  CHECK(fs::exists(out_dir + "/report.md"));
+
+  // What is not a journal is refused by name.
+  std::ofstream(tmp.str() + "/notes.txt") << "{\"kind\": \"sandbox\"}\n";
+  CHECK_THROWS_WITH(runner::report_from_journal(tmp.str() + "/notes.txt", out_dir),
+                    Catch::Contains("notes.txt: not an isoharness journal"));
 }
