@@ -15,6 +15,7 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/run_state.h"
 #include "tests/support/test_support.h"
 #include "tests/system/local_test_support.h"
 
@@ -169,8 +170,8 @@ pid_t wait_paused_probe(const std::string& run_id, std::chrono::seconds deadline
 }
 
 pid_t container_pid(const std::string& run_id, const std::string& name) {
-  auto r = run_command(
-      {"runc", "--root", "/run/isoharness/" + run_id + "/runc", "state", "ih-" + run_id + "-" + name});
+  auto r = run_command({"runc", "--root", "/run/isoharness/" + run_id + "/runc", "state",
+                        deploy::local::container_id(run_id, name)});
   REQUIRE(r.has_value());
   INFO(r->err);
   REQUIRE(r->ok());

@@ -5,6 +5,8 @@
 // the sibling control.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "harness/common/error.h"
@@ -83,6 +85,12 @@ TEST_CASE("siblings: every service deployed; scorer walled off, helper reachable
   CHECK(levels == std::set<std::string>{"standard", "strict"});
   CHECK(second_attempts > 0);
   CHECK(test::local::leftovers_of("/run/isoharness", outcome.result["run"]["id"].get<std::string>()).empty());
+  // Every container went when its sandbox did, not at the end of the run: runsc once
+  // refused "ih-<run>-s1" while "ih-<run>-s1-scorer" existed (container_id).
+  std::ifstream log(dir.path + "/isoharness.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  CHECK_FALSE(text.empty());
+  CHECK(text.find("is ambiguous") == std::string::npos);
 }
 
 TEST_CASE("siblings: the none scorer left reachable behind the plan's back fails the sibling control",

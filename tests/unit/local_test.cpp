@@ -5,6 +5,7 @@
 #include "harness/common/error.h"
 #include "harness/deploy/local/capabilities.h"
 #include "harness/deploy/local/oci_spec.h"
+#include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
 #include "harness/deploy/local/seccomp_profile.h"
 #include "tests/support/test_support.h"
@@ -325,4 +326,15 @@ TEST_CASE("the OCI config carries every control of the values", "[local]") {
     json c = make_oci_config(parse_sandbox_values(fixture("values_standard_runc.json")), in);
     CHECK_FALSE(c["linux"].contains("seccomp"));
   }
+}
+
+TEST_CASE("no container id is the start of another (runsc resolves ids as prefixes)", "[local]") {
+  const std::vector<std::string> names = {"s1", "s10", "s1-scorer", "s1-helper", "s11", "jumphost"};
+  for (const auto& a : names)
+    for (const auto& b : names) {
+      if (a == b) continue;
+      INFO(a << " / " << b);
+      CHECK(container_id("abc123", b).rfind(container_id("abc123", a), 0) != 0);
+    }
+  CHECK(container_id("abc123", "s1").rfind("ih-abc123-", 0) == 0);  // what cleanup sweeps for
 }

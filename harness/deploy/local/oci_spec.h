@@ -19,7 +19,7 @@ struct BundleInputs {
   std::string runtime;  // "runc" or "runsc"
   std::string hostname;
   std::string netns_path;         // runc: /var/run/netns/NAME; ignored for runsc
-  std::string cgroups_path;       // e.g. "/ih-<run>-<name>"
+  std::string cgroups_path;       // e.g. "/ih-<run>-<name>.c"
   std::string cpuset;             // node class CPU list; empty = no pinning
   std::string host_usr = "/usr";  // bind-mounted read-only as the image's /usr
   std::vector<std::string> args;  // the container's process (sshd, or a sibling's listener)

@@ -95,6 +95,9 @@ void remove_containers(const RunPaths& paths, const std::string& runtime, Cleanu
     if (e.is_directory() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   const std::string prefix = "ih-" + paths.run_id + "-";
+  // Longest first: runsc refuses an id that is the start of another's while both exist
+  // (container_id), which a run named the old way may have left.
+  std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const auto& id : ids) {
     if (id.rfind(prefix, 0) != 0) continue;  // never a container this run did not name
     if (runtime == "runc") run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
@@ -177,7 +180,11 @@ std::string host_iface_name(const std::string& run_id) {
   return "ih-" + run_id;
 }
 std::string container_id(const std::string& run_id, const std::string& name) {
-  return "ih-" + run_id + "-" + name;
+  // The ".c" ends every id, so that no id is the beginning of another: runsc takes an id
+  // it is given as a prefix, and refuses to touch "ih-<run>-s1" while "ih-<run>-s10" or
+  // "ih-<run>-s1-scorer" exists ("id is ambiguous"), which left such sandboxes running
+  // until the end of the run. Names never hold a '.'.
+  return "ih-" + run_id + "-" + name + ".c";
 }
 
 void claim_run(const RunPaths& paths) {

@@ -29,7 +29,7 @@ std::string new_run_id();                          // 8 random [a-z0-9]
 
 std::string netns_name(const std::string& run_id, const std::string& role);    // "ih-<run>-<role>"
 std::string host_iface_name(const std::string& run_id);                        // "ih-<run>"
-std::string container_id(const std::string& run_id, const std::string& name);  // "ih-<run>-<name>"
+std::string container_id(const std::string& run_id, const std::string& name);  // "ih-<run>-<name>.c"
 
 // Creates the run directory and records this process as its owner (pid + start time).
 // Throws InfraError if the run already exists.
