@@ -78,7 +78,10 @@ Expected<boost::filesystem::path> program_path(const std::string& name) {
 
 bp::environment child_environment(const std::map<std::string, std::string>& env_set) {
   bp::environment env = boost::this_process::environment();
-  for (const auto& [k, v] : env_set) env[k] = v;
+  // set(), not operator[]: Boost 1.74's environment::find compares key + '=' with each
+  // entry over the key's length without checking the entry's, reading past the end of a
+  // shorter entry (AddressSanitizer, plan_cli_test). The implementation's set() checks.
+  for (const auto& [k, v] : env_set) env.set(k, v);
   return env;
 }
 

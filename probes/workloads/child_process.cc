@@ -42,8 +42,10 @@ std::string find_in_path(std::string_view name) {
 
 namespace {
 
+// Little-endian, `bytes` long; bytes past the eighth are zero (shifting a 64-bit value by
+// 64 or more is undefined: UBSan found put(elf, 0, 9)).
 void put(std::string& out, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  for (int i = 0; i < bytes; ++i) out.push_back(i < 8 ? static_cast<char>((value >> (8 * i)) & 0xff) : '\0');
 }
 
 // ELF header (64 bytes) + one PT_LOAD program header (56 bytes) + 9 bytes of code, all

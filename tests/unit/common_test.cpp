@@ -48,6 +48,17 @@ TEST_CASE("run_command feeds stdin and never uses a shell", "[common]") {
   CHECK_FALSE(missing.has_value());
 }
 
+TEST_CASE("run_command adds to and replaces in the environment", "[common]") {
+  RunOptions o;
+  // A long name and a replaced one: Boost's own lookup once read past shorter entries.
+  o.env_set = {{"HOME", "/isoharness-home"}, {"ISOHARNESS_TEST_A_RATHER_LONG_VARIABLE_NAME", "long"}};
+  auto r = run_command(
+      {"sh", "-c", "printf '%s %s' \"$HOME\" \"$ISOHARNESS_TEST_A_RATHER_LONG_VARIABLE_NAME\""}, o);
+  REQUIRE(r.has_value());
+  CHECK(r->out == "/isoharness-home long");
+  CHECK(::getenv("ISOHARNESS_TEST_A_RATHER_LONG_VARIABLE_NAME") == nullptr);  // ours is untouched
+}
+
 TEST_CASE("shell_quote survives hostile words", "[common]") {
   CHECK(shell_quote("plain-word_1.2") == "plain-word_1.2");
   CHECK(shell_quote("") == "''");
