@@ -13,7 +13,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-constexpr std::size_t kMaxAnswer = 16 * 1024;
+constexpr std::size_t kMaxAnswer = std::size_t{16} * 1024;
 constexpr auto kDeadline = 20s;
 
 // The file and the process each attempt leaves; an unusual sleep argument, so that

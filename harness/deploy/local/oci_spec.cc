@@ -37,30 +37,11 @@ const std::vector<std::string>& containerd_readonly_paths() {
   return p;
 }
 
-json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
-  ISOHARNESS_CHECK(in.runtime == "runc" || in.runtime == "runsc");
-  ISOHARNESS_CHECK(!in.args.empty());
-  const json caps = spec.capabilities;
-  json process = {
-      {"terminal", false},
-      {"user", {{"uid", spec.uid}, {"gid", spec.gid}}},
-      {"args", in.args},
-      {"env",
-       {"PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/home/agent", "USER=agent",
-        "LANG=C.UTF-8"}},
-      {"cwd", "/"},
-      // The sandbox's processes run as a non-root user (sshd and its sessions), so the kept
-      // set is also inheritable and ambient: that is how a session started by sshd holds
-      // exactly the set the runtime grants, as a root container process would.
-      {"capabilities",
-       {{"bounding", caps},
-        {"effective", caps},
-        {"permitted", caps},
-        {"inheritable", caps},
-        {"ambient", caps}}},
-      {"noNewPrivileges", spec.no_new_privileges},
-  };
+namespace {
 
+// The container's mounts: the kernel filesystems, the host's /usr (and alternatives)
+// read-only, the bundle's read-only binds, and each emptyDir scratch as a tmpfs.
+json oci_mounts(const SandboxSpec& spec, const BundleInputs& in) {
   json mounts = json::array({
       mount("/proc", "proc", "proc", {"nosuid", "noexec", "nodev"}),
       mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"}),
@@ -91,6 +72,36 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
     }
     mounts.push_back(mount(s.path, "tmpfs", "tmpfs", opts));
   }
+  return mounts;
+}
+
+}  // namespace
+
+json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
+  ISOHARNESS_CHECK(in.runtime == "runc" || in.runtime == "runsc");
+  ISOHARNESS_CHECK(!in.args.empty());
+  const json caps = spec.capabilities;
+  json process = {
+      {"terminal", false},
+      {"user", {{"uid", spec.uid}, {"gid", spec.gid}}},
+      {"args", in.args},
+      {"env",
+       {"PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/home/agent", "USER=agent",
+        "LANG=C.UTF-8"}},
+      {"cwd", "/"},
+      // The sandbox's processes run as a non-root user (sshd and its sessions), so the kept
+      // set is also inheritable and ambient: that is how a session started by sshd holds
+      // exactly the set the runtime grants, as a root container process would.
+      {"capabilities",
+       {{"bounding", caps},
+        {"effective", caps},
+        {"permitted", caps},
+        {"inheritable", caps},
+        {"ambient", caps}}},
+      {"noNewPrivileges", spec.no_new_privileges},
+  };
+
+  const json mounts = oci_mounts(spec, in);
 
   json namespaces =
       json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}});
