@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "harness/common/build_info.h"
 
@@ -31,32 +32,13 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-}  // namespace
-
-PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescriptor> probes) {
-  PostureRun run;
-  // Shared with probe threads, which may outlive this call when they overrun.
-  auto opts = std::make_shared<const PostureOptions>(options);
-  const auto start = Clock::now();
-  const auto run_deadline = start + options.deadline;
-  const auto started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
-  nlohmann::json observations = nlohmann::json::array();
-  for (const ProbeDescriptor& desc : probes) {
-    Observation obs;
-    auto now = Clock::now();
-    if (now >= run_deadline) {
-      obs.skip("the posture deadline of " + std::to_string(options.deadline.count()) +
-               " ms passed before this probe");
-      obs.name = std::string(desc.name);
-      observations.push_back(to_json(obs));
-      continue;
-    }
-    auto deadline = std::min(now + desc.deadline, run_deadline);
-    auto slot = std::make_shared<Slot>();
-    const ProbeDescriptor* d = &desc;
-    std::thread worker([slot, opts, d, deadline] {
+// One probe on its own thread, started; finish() waits for it to its deadline.
+class StartedProbe {
+ public:
+  StartedProbe(const ProbeDescriptor& desc, std::shared_ptr<const PostureOptions> opts,
+               Clock::time_point deadline)
+      : desc_(desc), started_(Clock::now()), deadline_(deadline), slot_(std::make_shared<Slot>()) {
+    worker_ = std::thread([slot = slot_, opts = std::move(opts), d = &desc, deadline] {
       Observation o;
       auto t0 = Clock::now();
       try {
@@ -72,28 +54,78 @@ PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescr
       slot->done = true;
       slot->cv.notify_all();
     });
+  }
+
+  // The observation; a probe past its deadline (plus a little grace, so that one that
+  // honours it can report) is left running on a detached thread and counted in *abandoned.
+  Observation finish(int* abandoned) {
+    Observation obs;
     bool finished;
     {
-      std::unique_lock lock(slot->mu);
-      // A little grace past the deadline so a probe that honours it can report.
+      std::unique_lock lock(slot_->mu);
       finished =
-          slot->cv.wait_until(lock, deadline + std::chrono::milliseconds(100), [&] { return slot->done; });
-      if (finished) obs = std::move(slot->obs);
+          slot_->cv.wait_until(lock, deadline_ + std::chrono::milliseconds(100), [&] { return slot_->done; });
+      if (finished) obs = std::move(slot_->obs);
     }
     if (finished) {
-      worker.join();
+      worker_.join();
     } else {
-      worker.detach();
-      ++run.abandoned;
+      worker_.detach();
+      ++*abandoned;
       obs = Observation{};
       obs.fail("did not finish within its deadline of " +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - started_).count()) +
                " ms");
-      obs.elapsed_ms = ms_between(now, Clock::now());
+      obs.elapsed_ms = ms_between(started_, Clock::now());
     }
-    obs.name = std::string(desc.name);
-    observations.push_back(to_json(obs));
+    obs.name = std::string(desc_.name);
+    return obs;
   }
+
+ private:
+  const ProbeDescriptor& desc_;
+  Clock::time_point started_, deadline_;
+  std::shared_ptr<Slot> slot_;
+  std::thread worker_;
+};
+
+}  // namespace
+
+// Probes run one after another, each on a thread of its own bounded by its deadline; those
+// marked `overlaps` (egress, which waits on blocked targets) start first and run beside the
+// others. Observations keep the registry's order.
+PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescriptor> probes) {
+  PostureRun run;
+  // Shared with probe threads, which may outlive this call when they overrun.
+  auto opts = std::make_shared<const PostureOptions>(options);
+  const auto start = Clock::now();
+  const auto run_deadline = start + options.deadline;
+  const auto started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+  std::vector<std::unique_ptr<StartedProbe>> overlapping(probes.size());
+  auto start_probe = [&](const ProbeDescriptor& desc) {
+    const auto now = Clock::now();
+    return std::make_unique<StartedProbe>(desc, opts, std::min(now + desc.deadline, run_deadline));
+  };
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    if (probes[i].overlaps) overlapping[i] = start_probe(probes[i]);
+  std::vector<Observation> observed(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if (probes[i].overlaps) continue;
+    if (Clock::now() >= run_deadline) {
+      observed[i].skip("the posture deadline of " + std::to_string(options.deadline.count()) +
+                       " ms passed before this probe");
+      observed[i].name = std::string(probes[i].name);
+      continue;
+    }
+    observed[i] = start_probe(probes[i])->finish(&run.abandoned);
+  }
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    if (overlapping[i]) observed[i] = overlapping[i]->finish(&run.abandoned);
+  nlohmann::json observations = nlohmann::json::array();
+  for (const auto& obs : observed) observations.push_back(to_json(obs));
   nlohmann::json context = {
       {"isoprobe_version", isoprobe_version()},
       {"git_revision", isoprobe_git_revision()},

@@ -38,6 +38,10 @@ struct ProbeDescriptor {
   std::string_view description;  // what it observes, one line
   std::chrono::milliseconds deadline;
   Observation (*run)(Context&);
+  // A probe that mostly waits (on the network, to its deadline): the runner starts it
+  // first, beside the others, instead of after them. It must not start processes or
+  // change what another probe reads.
+  bool overlaps = false;
 };
 
 }  // namespace isoprobe

@@ -63,7 +63,7 @@ Observation run(Context& ctx) {
 
 ProbeDescriptor egress_probe() {
   return {"egress", "named targets: connected/refused/unreachable/timeout/dns_failed",
-          std::chrono::milliseconds(30000), run};
+          std::chrono::milliseconds(30000), run, /*overlaps=*/true};
 }
 
 }  // namespace isoprobe

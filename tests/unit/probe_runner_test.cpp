@@ -108,3 +108,37 @@ TEST_CASE("every real probe runs on this machine and fills its contract shape", 
   CHECK(ok("boot_id")["boot_id"].get<std::string>().size() == 36);
   CHECK(by_name["egress"]["status"] == "skipped");  // no targets: nothing is contacted
 }
+
+TEST_CASE("a probe marked overlaps runs beside the others, and keeps its place", "[probe]") {
+  // Two 400 ms sleepers: one after the other would take 800 ms.
+  std::vector<ProbeDescriptor> list = {
+      {"first", "sleeps", std::chrono::milliseconds(2000), sleeps},
+      {"waits", "sleeps beside", std::chrono::milliseconds(2000), sleeps, /*overlaps=*/true},
+      {"last", "returns", std::chrono::milliseconds(1000), quick},
+  };
+  PostureOptions options;
+  auto t0 = Clock::now();
+  PostureRun run = run_posture(options, list);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  CHECK(took < 750);
+  const auto& obs = run.document["observations"];
+  REQUIRE(obs.size() == 3);
+  CHECK(obs[0]["name"] == "first");
+  CHECK(obs[1]["name"] == "waits");
+  CHECK(obs[1]["status"] == "ok");
+  CHECK(obs[2]["name"] == "last");
+  CHECK(run.abandoned == 0);
+}
+
+TEST_CASE("an overlapping probe past its deadline is abandoned like any other", "[probe]") {
+  std::vector<ProbeDescriptor> list = {
+      {"waits", "overruns beside", std::chrono::milliseconds(50), sleeps, /*overlaps=*/true},
+      {"last", "returns", std::chrono::milliseconds(1000), quick},
+  };
+  PostureOptions options;
+  PostureRun run = run_posture(options, list);
+  CHECK(run.abandoned == 1);
+  CHECK(run.document["observations"][0]["status"] == "error");
+  CHECK_THAT(run.document["observations"][0]["message"].get<std::string>(), Catch::Contains("deadline"));
+  CHECK(run.document["observations"][1]["status"] == "ok");
+}
