@@ -88,8 +88,7 @@ void distrust_from(nlohmann::json& checks, std::size_t first, const std::string&
     auto& c = checks[i];
     if (c.value("status", "") != "pass") continue;
     c["status"] = "fail";
-    c["reason"] =
-        c.value("control", "") + ": claimed by a posture document that fails " + because + "; not trusted";
+    c["reason"] = verify::untrusted_reason(c.value("control", ""), because);
   }
 }
 

@@ -231,10 +231,14 @@ std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
     for (auto& c : out) {
       if (c.status != "pass") continue;
       c.status = "fail";
-      c.reason = c.control + ": claimed by a posture document that fails posture_schema; not trusted";
+      c.reason = untrusted_reason(c.control, "posture_schema");
     }
   }
   return out;
+}
+
+std::string untrusted_reason(const std::string& control, const std::string& because) {
+  return control + ": claimed by a posture document that fails " + because + "; not trusted";
 }
 
 std::vector<std::string> expect_keys_read() {

@@ -72,6 +72,10 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
 
+// The reason a check gets when it would pass but rests on a posture document the control
+// `because` found untrustworthy (posture_schema here, agent_upload in the runner).
+std::string untrusted_reason(const std::string& control, const std::string& because);
+
 // The keys of the plan's expect block the checks read, each once. A check whose key is
 // missing from the plan fails, naming it; the plan writes exactly these keys.
 std::vector<std::string> expect_keys_read();
