@@ -1,130 +1,274 @@
-// Other programs, started with Boost.Process (v1, Boost 1.74) the way FIELD-NOTES.md's
-// recipe has it, which held for mixed jobs from many threads at once:
-// - one io_context per call; stdout/stderr into async pipes read with bounded
-//   async_read_some; bp::on_exit reaps; never child::wait_for (late, and crashes when
-//   several threads use it);
-// - the child gets its own process group, no blocked signals, default actions for the
-//   signals the harness handles, and every inherited descriptor above stderr marked
-//   close-on-exec (Boost's pipes are not, so children started by other threads at the same
-//   moment would hold ours open);
-// - a deadline timer and the output cap both kill the whole group (a background grandchild
-//   included), and so does the child's exit, since a grandchild may still hold the pipe.
-// terminate_process stays on kill/waitpid: it is given a bare pid (possibly not our
-// child), which Boost.Process has no handle for.
+// Other programs, started with clone(CLONE_VM | CLONE_VFORK) and exec, as glibc's
+// posix_spawn starts them: the harness's address space is neither copied nor torn down for
+// each of the few thousand `ip`, `nft`, `runc` and `runsc` a local run starts. Boost.Process
+// used fork(), and copying and unmapping the harness's page tables was a fifth of all CPU
+// in a default local run (perf, issue 14). Not posix_spawn itself: it leaves glibc's two
+// internal signals ignored in the child, and an ignored signal stays ignored through exec,
+// through runc, into a container.
+// - every descriptor above stderr is closed in the child before exec (so a child started
+//   by another thread at the same moment never holds one of our pipes open);
+// - the child gets its own process group, no blocked signals and every signal at its
+//   default action;
+// - one poll() loop per call waits for stdout, stderr, stdin and the child's pidfd at
+//   once, up to the deadline; reads are bounded by the cap;
+// - the deadline, the output cap and the child's own exit all kill the whole group (a
+//   background grandchild included, which may still hold a pipe); the exit's kill is sent
+//   before the child is reaped, while its group id cannot have been reused.
+// terminate_process stays on kill/waitpid: it is given a bare pid, possibly not our child.
 #include "harness/common/subprocess.h"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/process/args.hpp>
-#include <boost/process/async.hpp>
-#include <boost/process/async_pipe.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-#include <boost/process/io.hpp>
-#include <boost/process/search_path.hpp>
-#include <boost/process/start_dir.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <thread>
 
 #include "harness/common/log.h"
 
+extern char**
+    environ;  // NOLINT(readability-redundant-declaration): unistd.h declares it only under _GNU_SOURCE
+
 namespace isoharness {
 namespace {
 
-namespace bp = boost::process;
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-// In the child, between fork and exec (async-signal-safe calls only).
-struct ChildSetup : bp::extend::handler {
-  template <class Executor>
-  void on_exec_setup(Executor&) const {
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP}) ::signal(sig, SIG_DFL);
-    ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-  }
-};
-
-// The program to execute: argv[0] as given when it names a path, else found in PATH.
-Expected<boost::filesystem::path> program_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    if (::access(name.c_str(), X_OK) != 0)
-      return make_error("cannot start " + name + ": " + std::strerror(errno), errno);
-    return boost::filesystem::path(name);
-  }
-  auto found = bp::search_path(name);
-  if (found.empty()) return make_error("cannot start " + name + ": " + std::strerror(ENOENT), ENOENT);
-  return found;
-}
-
-bp::environment child_environment(const std::map<std::string, std::string>& env_set) {
-  bp::environment env = boost::this_process::environment();
-  // set(), not operator[]: Boost 1.74's environment::find compares key + '=' with each
-  // entry over the key's length without checking the entry's, reading past the end of a
-  // shorter entry (AddressSanitizer, plan_cli_test). The implementation's set() checks.
-  for (const auto& [k, v] : env_set) env.set(k, v);
-  return env;
-}
-
-// One output stream read into `dst` up to `cap` bytes, then `done()`. Passing the cap
-// kills the group and closes the pipe: a child printing without end must not keep us
-// reading.
-class BoundedReader {
+// A descriptor closed when it goes out of scope (or by close()).
+class Fd {
  public:
-  BoundedReader(bp::async_pipe& pipe, std::string& dst, bool& truncated, std::size_t cap, pid_t group,
-                std::function<void()> done)
-      : pipe_(pipe), dst_(dst), truncated_(truncated), cap_(cap), group_(group), done_(std::move(done)) {}
-
-  void start() {
-    // One byte beyond the cap is asked for, so passing it is seen.
-    const std::size_t room = std::min(buf_.size(), left() + 1);
-    pipe_.async_read_some(asio::buffer(buf_.data(), room),
-                          [this](const boost::system::error_code& ec, std::size_t n) {
-                            const std::size_t keep = std::min(n, left());
-                            dst_.append(buf_.data(), keep);
-                            if (keep < n) {
-                              truncated_ = true;
-                              ::killpg(group_, SIGKILL);
-                              pipe_.close();
-                              done_();
-                            } else if (ec) {
-                              done_();  // EOF, or the pipe closed under us
-                            } else {
-                              start();
-                            }
-                          });
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      close();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~Fd() { close(); }
+  int get() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
   }
 
  private:
-  std::size_t left() const { return cap_ - std::min(cap_, dst_.size()); }
-
-  bp::async_pipe& pipe_;
-  std::string& dst_;
-  bool& truncated_;
-  std::size_t cap_;
-  pid_t group_;
-  std::function<void()> done_;
-  std::array<char, 16384> buf_{};
+  int fd_ = -1;
 };
+
+Error errno_error(const std::string& what, int code) {
+  return make_error(what + ": " + std::strerror(code), code);
+}
+
+// The program to execute: argv[0] as given when it names a path, else found in PATH.
+Expected<std::string> program_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) != 0) return errno_error("cannot start " + name, errno);
+    return name;
+  }
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): the harness never sets PATH
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    std::string dir = dirs.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return errno_error("cannot start " + name, ENOENT);
+}
+
+// Our environment with env_set added or replacing, as the "KEY=value" strings exec takes.
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& env_set) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string_view::npos && env_set.count(std::string(entry.substr(0, eq))) > 0) continue;
+    env.emplace_back(entry);
+  }
+  for (const auto& [k, v] : env_set) env.push_back(k + "=" + v);
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& words) {
+  std::vector<char*> out;
+  out.reserve(words.size() + 1);
+  for (auto& w : words) out.push_back(w.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Where the child's standard descriptors come from: a descriptor of ours to duplicate, or
+// a path to open (for stdout and stderr, appended to and created).
+struct StdioSource {
+  int fd = -1;
+  std::string path;
+};
+
+struct SpawnRequest {
+  std::string program;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::optional<std::string> cwd;
+  std::array<StdioSource, 3> stdio;
+};
+
+// What the child does between clone and exec, prepared by the parent: the child shares
+// the parent's memory and may not allocate, lock or touch anything another thread uses.
+struct ChildPlan {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  std::array<int, 3> fd{-1, -1, -1};                           // duplicated onto 0, 1, 2
+  std::array<const char*, 3> path{nullptr, nullptr, nullptr};  // or opened there
+  const char* cwd = nullptr;
+  volatile int exec_errno = 0;  // written by the child when it cannot exec
+};
+
+// The kernel's sigaction layout; all zero is SIG_DFL with no flags and an empty mask.
+struct KernelSigaction {
+  void* handler = nullptr;
+  unsigned long flags = 0;
+  void* restorer = nullptr;
+  std::uint64_t mask = 0;
+};
+
+// The child, on its own stack. Raw rt_sigaction because glibc's sigaction refuses its own
+// two internal signals (32 and 33), which posix_spawn leaves ignored in what it starts and
+// which would then stay ignored through runc into a container.
+__attribute__((no_sanitize("address", "undefined"))) int child_main(void* arg) {
+  auto* plan = static_cast<ChildPlan*>(arg);
+  const KernelSigaction default_action{};
+  for (int sig = 1; sig < _NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP)
+      ::syscall(SYS_rt_sigaction, sig, &default_action, nullptr, _NSIG / 8);
+  }
+  ::setpgid(0, 0);
+  bool ready = true;
+  for (int target = 0; target < 3 && ready; ++target) {
+    const auto t = static_cast<std::size_t>(target);
+    if (plan->fd[t] >= 0) {
+      ready = ::dup2(plan->fd[t], target) >= 0;
+    } else {
+      const int flags = target == 0 ? O_RDONLY : (O_WRONLY | O_CREAT | O_APPEND);
+      const int opened = ::open(plan->path[t], flags, 0600);
+      ready = opened >= 0 && (opened == target || ::dup2(opened, target) >= 0);
+    }
+  }
+  ready = ready && ::syscall(SYS_close_range, 3U, ~0U, 0U) == 0;
+  ready = ready && (plan->cwd == nullptr || ::chdir(plan->cwd) == 0);
+  if (ready) {
+    const std::uint64_t none = 0;
+    ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, _NSIG / 8);
+    ::execve(plan->program, plan->argv, plan->envp);
+  }
+  plan->exec_errno = errno != 0 ? errno : EINVAL;
+  ::_exit(127);
+}
+
+// A stack for the child, with a guard page below it.
+class ChildStack {
+ public:
+  static constexpr std::size_t kSize = 64 * 1024;
+  ChildStack() {
+    void* p = ::mmap(nullptr, kSize + kGuard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                     -1, 0);
+    if (p == MAP_FAILED) return;
+    base_ = static_cast<char*>(p);
+    ::mprotect(base_, kGuard, PROT_NONE);
+  }
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+  ~ChildStack() {
+    if (base_ != nullptr) ::munmap(base_, kSize + kGuard);
+  }
+  char* top() const { return base_ == nullptr ? nullptr : base_ + kGuard + kSize; }
+
+ private:
+  static constexpr std::size_t kGuard = 4096;
+  char* base_ = nullptr;
+};
+
+// Starts the child with clone(CLONE_VM | CLONE_VFORK), as glibc's posix_spawn does: the
+// harness's address space is not copied, and the parent thread waits until the child has
+// exec'd or failed to. Every signal is blocked in this thread meanwhile, so no handler of
+// ours runs on the shared memory in the child. A failed exec comes back as an error.
+Expected<pid_t> spawn(SpawnRequest request) {
+  auto argv = pointers(request.argv);
+  auto envp = pointers(request.env);
+  ChildPlan plan;
+  plan.program = request.program.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.cwd = request.cwd ? request.cwd->c_str() : nullptr;
+  for (std::size_t t = 0; t < 3; ++t) {
+    plan.fd.at(t) = request.stdio.at(t).fd;
+    plan.path.at(t) = request.stdio.at(t).path.c_str();
+  }
+  ChildStack stack;
+  if (stack.top() == nullptr) return errno_error("cannot start " + request.argv.front(), errno);
+  sigset_t all;
+  sigset_t old_mask;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old_mask);
+  const pid_t pid = ::clone(&child_main, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (pid < 0) return errno_error("cannot start " + request.argv.front(), clone_errno);
+  if (plan.exec_errno != 0) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return errno_error("cannot start " + request.argv.front(), plan.exec_errno);
+  }
+  return pid;
+}
+
+// Our descriptors for the child's stdio are kept above 2, so duplicating one onto 0, 1 or
+// 2 in the child never overwrites another before it is read (the harness started with a
+// standard descriptor closed would otherwise get one back from pipe2 or open).
+Expected<Fd> above_stdio(int fd) {
+  if (fd < 0) return errno_error("cannot open a descriptor", errno);
+  Fd owned(fd);
+  if (fd > 2) return owned;
+  Fd moved(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
+  if (!moved.open()) return errno_error("cannot move a descriptor above stderr", errno);
+  return moved;
+}
+
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Expected<Pipe> make_pipe() {
+  std::array<int, 2> fds{};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0) return errno_error("cannot create a pipe", errno);
+  auto read_end = above_stdio(fds[0]);
+  auto write_end = above_stdio(fds[1]);
+  if (!read_end) return read_end.error();
+  if (!write_end) return write_end.error();
+  return Pipe{std::move(*read_end), std::move(*write_end)};
+}
 
 void set_status(RunResult& result, int status) {
   if (WIFEXITED(status)) {
@@ -132,6 +276,155 @@ void set_status(RunResult& result, int status) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     result.term_signal = WTERMSIG(status);
+  }
+}
+
+// The child, from its start until it is reaped.
+struct ChildWatch {
+  pid_t pid = -1;
+  Fd pidfd;  // readable once the child has exited; without pidfd_open, exits are polled
+  bool reaped = false;
+};
+
+// Kills the child's group. After the reap it was already killed, and its id may be reused.
+void kill_group(const ChildWatch& child) {
+  if (!child.reaped) ::killpg(child.pid, SIGKILL);
+}
+
+bool has_exited(const ChildWatch& child) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == child.pid;
+}
+
+// The exit kills the group first (a grandchild may still hold the pipes), while the
+// not-yet-reaped child keeps its group id from being reused.
+void reap(ChildWatch& child, RunResult& result) {
+  ::killpg(child.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  set_status(result, status);
+  child.reaped = true;
+  child.pidfd.close();
+}
+
+// One output stream, read into `text` up to the cap. Passing the cap kills the group and
+// closes the pipe: a child printing without end must not keep us reading.
+struct Capture {
+  Fd fd;
+  std::string& text;
+  bool& truncated;
+};
+
+void read_some(Capture& c, std::size_t cap, const ChildWatch& child) {
+  std::array<char, 16384> buf{};
+  const std::size_t left = cap - std::min(cap, c.text.size());
+  // One byte beyond the cap is asked for, so passing it is seen.
+  const ssize_t n = ::read(c.fd.get(), buf.data(), std::min(buf.size(), left + 1));
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    c.fd.close();  // end of file, or an error that ends the stream as well
+    return;
+  }
+  const auto got = static_cast<std::size_t>(n);
+  const std::size_t keep = std::min(got, left);
+  c.text.append(buf.data(), keep);
+  if (keep < got) {
+    c.truncated = true;
+    kill_group(child);
+    c.fd.close();
+  }
+}
+
+// The child's stdin: written without blocking, then closed; a child that stops reading
+// ends it (EPIPE, with SIGPIPE held off for the write so it cannot end the harness).
+struct Feed {
+  Fd fd;
+  std::string_view data;
+};
+
+void write_some(Feed& feed) {
+  sigset_t pipe_signal;
+  sigset_t old_mask;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
+  const ssize_t n = ::write(feed.fd.get(), feed.data.data(), feed.data.size());
+  const int error = errno;
+  if (n < 0 && error == EPIPE) {
+    const timespec now{};
+    ::sigtimedwait(&pipe_signal, nullptr, &now);  // the SIGPIPE this write raised
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (n > 0) feed.data.remove_prefix(static_cast<std::size_t>(n));
+  if ((n < 0 && error != EINTR && error != EAGAIN) || feed.data.empty()) feed.fd.close();
+}
+
+int poll_timeout_ms(Clock::time_point until, bool polling_exit) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
+  const long long bound = polling_exit ? 10 : left;
+  return static_cast<int>(std::clamp<long long>(std::min<long long>(left, bound), 0, 60'000));
+}
+
+struct Waiting {
+  ChildWatch child;
+  Capture out;
+  std::optional<Capture> err;
+  Feed in;
+};
+
+// Waits for the exit and both streams' ends, up to the deadline. At the deadline the group
+// is killed and the pipes closed (a grandchild that left the group may hold them open).
+void wait_until_done(Waiting& w, const RunOptions& options, RunResult& result) {
+  const auto until = Clock::now() + options.deadline;
+  const auto streams_open = [&] { return w.out.fd.open() || (w.err && w.err->fd.open()); };
+  while (!w.child.reaped || streams_open()) {
+    if (Clock::now() >= until) {
+      result.timed_out = true;
+      kill_group(w.child);
+      w.out.fd.close();
+      if (w.err) w.err->fd.close();
+      w.in.fd.close();
+      if (!w.child.reaped) reap(w.child, result);
+      return;
+    }
+    std::array<pollfd, 4> fds{};
+    std::array<int, 4> which{};
+    std::size_t count = 0;
+    const auto add = [&](const Fd& fd, short events, int tag) {
+      if (!fd.open()) return;
+      fds.at(count) = pollfd{fd.get(), events, 0};
+      which.at(count++) = tag;
+    };
+    add(w.out.fd, POLLIN, 0);
+    if (w.err) add(w.err->fd, POLLIN, 1);
+    add(w.in.fd, POLLOUT, 2);
+    if (!w.child.reaped) add(w.child.pidfd, POLLIN, 3);
+    const bool polling_exit = !w.child.reaped && !w.child.pidfd.open();
+    if (::poll(fds.data(), count, poll_timeout_ms(until, polling_exit)) < 0) {
+      if (errno != EINTR)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));  // bounded by the deadline
+      continue;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (fds.at(i).revents == 0) continue;
+      switch (which.at(i)) {
+        case 0:
+          read_some(w.out, options.max_output, w.child);
+          break;
+        case 1:
+          read_some(*w.err, options.max_output, w.child);
+          break;
+        case 2:
+          write_some(w.in);
+          break;
+        default:
+          reap(w.child, result);
+          break;
+      }
+    }
+    if (polling_exit && has_exited(w.child)) reap(w.child, result);
   }
 }
 
@@ -161,95 +454,68 @@ Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunO
   ISOHARNESS_CHECK(!argv.empty());
   auto exe = program_path(argv[0]);
   if (!exe) return exe.error();
-  asio::io_context ioc;
-  bp::async_pipe out(ioc), err(ioc), in(ioc);
-  asio::steady_timer deadline(ioc, options.deadline);
   RunResult result;
-  // The exit and each stream read to its end; the deadline stops waiting when all are in.
-  int pending = options.merge_stderr ? 2 : 3;
-  auto one_done = [&] {
-    if (--pending == 0) {
-      deadline.cancel();
-      in.close();
-    }
-  };
-  pid_t group = -1;
-  std::error_code ec;
-  const std::vector<std::string> args(argv.begin() + 1, argv.end());
-  const std::string cwd = options.cwd.value_or(".");
-  auto on_exit = bp::on_exit([&](int, const std::error_code&) {
-    if (group > 0) ::killpg(group, SIGKILL);  // grandchildren may still hold the pipes
-    one_done();
-  });
-  bp::child child = options.merge_stderr
-                        ? bp::child(bp::exe = exe->string(), bp::args = args,
-                                    bp::std_in<in, (bp::std_out & bp::std_err)> out, bp::start_dir = cwd,
-                                    child_environment(options.env_set), on_exit, ioc, ChildSetup{}, ec)
-                        : bp::child(bp::exe = exe->string(), bp::args = args, bp::std_in<in, bp::std_out> out,
-                                    bp::std_err > err, bp::start_dir = cwd,
-                                    child_environment(options.env_set), on_exit, ioc, ChildSetup{}, ec);
-  if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
-  group = child.id();
-  const auto started = Clock::now();
-  log::get().debug("run [{}] {}", group, render_argv(argv));
-
-  deadline.async_wait([&](const boost::system::error_code& cancelled) {
-    if (cancelled) return;
-    result.timed_out = true;
-    ::killpg(group, SIGKILL);
-    out.close();  // a grandchild that left the group may hold them open
-    err.close();
-    in.close();
-  });
-  const std::string stdin_data = options.stdin_data.value_or("");
-  if (stdin_data.empty()) {
-    in.close();
-  } else {
-    asio::async_write(in, asio::buffer(stdin_data),
-                      [&](const boost::system::error_code&, std::size_t) { in.close(); });
+  auto out = make_pipe();
+  if (!out) return out.error();
+  std::optional<Pipe> err;
+  if (!options.merge_stderr) {
+    auto made = make_pipe();
+    if (!made) return made.error();
+    err = std::move(*made);
   }
-  BoundedReader out_reader(out, result.out, result.out_truncated, options.max_output, group, one_done);
-  BoundedReader err_reader(err, result.err, result.err_truncated, options.max_output, group, one_done);
-  out_reader.start();
-  if (options.merge_stderr)
-    err.close();
-  else
-    err_reader.start();
-  ioc.run();
-  set_status(result, child.native_exit_code());
+  const std::string stdin_data = options.stdin_data.value_or("");
+  std::optional<Pipe> in;
+  if (!stdin_data.empty()) {
+    auto made = make_pipe();
+    if (!made) return made.error();
+    in = std::move(*made);
+    ::fcntl(in->write.get(), F_SETFL, O_NONBLOCK);  // our end only: the child's end is its own
+  }
+  SpawnRequest request{*exe, argv, child_environment(options.env_set), options.cwd, {}};
+  request.stdio[0] = in ? StdioSource{in->read.get(), {}} : StdioSource{-1, "/dev/null"};
+  request.stdio[1] = StdioSource{out->write.get(), {}};
+  request.stdio[2] = StdioSource{err ? err->write.get() : out->write.get(), {}};
+  auto pid = spawn(std::move(request));
+  if (!pid) return pid.error();
+  const auto started = Clock::now();
+  log::get().debug("run [{}] {}", *pid, render_argv(argv));
+  Waiting w{ChildWatch{*pid, Fd(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0))), false},
+            Capture{std::move(out->read), result.out, result.out_truncated}, std::nullopt,
+            Feed{in ? std::move(in->write) : Fd(), stdin_data}};
+  out->write.close();  // the child has its own copies now
+  if (err) {
+    w.err.emplace(Capture{std::move(err->read), result.err, result.err_truncated});
+    err->write.close();
+  }
+  if (in) in->read.close();
+  wait_until_done(w, options, result);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   if (result.timed_out) {
-    log::get().info("run [{}] {}: timed out after {} ms, process group killed", group, argv[0], ms);
+    log::get().info("run [{}] {}: timed out after {} ms, process group killed", *pid, argv[0], ms);
   } else {
-    log::get().debug("run [{}] {}: {} in {} ms{}", group, argv[0], result.ok() ? "exit 0" : result.describe(),
+    log::get().debug("run [{}] {}: {} in {} ms{}", *pid, argv[0], result.ok() ? "exit 0" : result.describe(),
                      ms, result.out_truncated || result.err_truncated ? ", output cut at the cap" : "");
   }
   return result;
 }
 
 Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::string& log_path,
-                               const std::map<std::string, std::string>& env_set) {
+                               const std::map<std::string, std::string>& env_set, int stdout_fd) {
   ISOHARNESS_CHECK(!argv.empty());
   auto exe = program_path(argv[0]);
   if (!exe) return exe.error();
-  const char* log = log_path.empty() ? "/dev/null" : log_path.c_str();
-  const int fd = ::open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return make_error("cannot open " + std::string(log) + ": " + std::strerror(errno), errno);
-  std::unique_ptr<FILE, int (*)(FILE*)> file(::fdopen(fd, "a"), &std::fclose);
-  if (!file) {
-    ::close(fd);
-    return make_error("cannot open " + std::string(log) + ": " + std::strerror(errno), errno);
-  }
-  // Its own process group (ChildSetup): a Ctrl-C at the terminal reaches the harness, which
-  // then tears its children down in order, instead of reaching every child at once.
-  std::error_code ec;
-  bp::child child(bp::exe = exe->string(), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                  bp::std_in<bp::null, (bp::std_out & bp::std_err)> file.get(), child_environment(env_set),
-                  ChildSetup{}, ec);
-  if (ec) return make_error("cannot start " + argv[0] + ": " + ec.message(), ec.value());
-  child.detach();  // the caller owns it: terminate_process or waitpid reaps it
-  log::get().debug("spawn [{}] {} (output to {})", child.id(), render_argv(argv), log);
-  return child.id();
+  const std::string log = log_path.empty() ? "/dev/null" : log_path;
+  auto fd = above_stdio(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd) return errno_error("cannot open " + log, fd.error().code);
+  // Its own process group: a Ctrl-C at the terminal reaches the harness, which then tears
+  // its children down in order, instead of reaching every child at once.
+  SpawnRequest request{*exe, argv, child_environment(env_set), std::nullopt, {}};
+  request.stdio = {StdioSource{-1, "/dev/null"}, StdioSource{stdout_fd >= 0 ? stdout_fd : fd->get(), {}},
+                   StdioSource{fd->get(), {}}};
+  auto pid = spawn(std::move(request));
+  if (!pid) return pid.error();
+  log::get().debug("spawn [{}] {} (output to {})", *pid, render_argv(argv), log);
+  return *pid;  // the caller owns it: terminate_process or waitpid reaps it
 }
 
 void terminate_process(pid_t pid, std::chrono::milliseconds grace) {

@@ -43,9 +43,10 @@ struct RunResult {
 Expected<RunResult> run_command(const std::vector<std::string>& argv, const RunOptions& options = {});
 
 // Starts a long-running process with stdin from /dev/null and stdout/stderr appended to
-// log_path (or /dev/null when empty). Returns its pid; the caller owns it.
+// log_path (or /dev/null when empty); with stdout_fd >= 0, stdout goes to that descriptor
+// of ours instead. Returns its pid; the caller owns it.
 Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::string& log_path,
-                               const std::map<std::string, std::string>& env_set = {});
+                               const std::map<std::string, std::string>& env_set = {}, int stdout_fd = -1);
 
 // Sends SIGTERM to pid, waits up to grace, then SIGKILL, and reaps it if it is our child.
 void terminate_process(pid_t pid, std::chrono::milliseconds grace = std::chrono::milliseconds(2000));

@@ -96,6 +96,8 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
     argv.push_back(target_flag(target));
   }
   add_sibling_targets(sandbox.handle().facts, argv);
+  NoneSiblingProbes none_siblings(plan_values(job.item), sandbox.handle().facts, ctx.targets,
+                                  ctx.egress_deadline);
   auto t = Clock::now();
   auto result = session.exec(argv, ctx.posture_deadline, kMaxProbeOutput);
   sandbox.timings()["posture_s"] = seconds_since(t);
@@ -118,7 +120,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   for (const auto& c : verify::verify_sandbox(
            {plan_expect(job.item), posture, ctx.host, targets, read_plan_item(job.item).level}))
     record["checks"].push_back(verify::to_json(c));
-  check_siblings(plan_values(job.item), sandbox.handle().facts, posture, ctx.targets, record);
+  check_siblings(plan_values(job.item), sandbox.handle().facts, posture, none_siblings, record);
   const auto agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (agent.status != "pass") distrust_from(record["checks"], first_claim, agent.control);
   record["checks"].push_back(verify::to_json(agent));

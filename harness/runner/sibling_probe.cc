@@ -1,5 +1,7 @@
 #include "harness/runner/sibling_probe.h"
 
+#include <future>
+
 #include "harness/common/error.h"
 #include "harness/common/subprocess.h"
 #include "harness/verify/sibling_checks.h"
@@ -27,7 +29,7 @@ std::vector<std::string> strings(const json& list) {
 // backend's facts, never from the sandbox) and judges what it saw.
 std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const json& sibling,
                                                     const std::vector<deploy::EgressTarget>& world_targets,
-                                                    json& seen) {
+                                                    std::chrono::milliseconds egress_deadline, json& seen) {
   verify::NoneSiblingObservation o;
   o.service = str(sibling, "service");
   auto probe = verify::isolation_probe(facts, sibling, world_targets);
@@ -38,7 +40,7 @@ std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const jso
     return verify::verify_none_sibling(o);
   }
   argv.insert(argv.end(), {str(sibling, "probe"), "posture", "--compact", "--deadline-ms", "20000",
-                           "--egress-deadline-ms", "4000"});
+                           "--egress-deadline-ms", std::to_string(egress_deadline.count())});
   argv.insert(argv.end(), probe.args.begin(), probe.args.end());
   RunOptions opts;
   opts.deadline = 60s;
@@ -69,23 +71,46 @@ void add_sibling_targets(const json& facts, std::vector<std::string>& argv) {
   }
 }
 
-void check_siblings(const json& planned_values, const json& facts, const json& agent_posture,
-                    const std::vector<deploy::EgressTarget>& world_targets, json& record) {
+NoneSiblingProbes::NoneSiblingProbes(const json& planned_values, const json& facts,
+                                     const std::vector<deploy::EgressTarget>& world_targets,
+                                     std::chrono::milliseconds egress_deadline) {
   const json siblings = facts.value("siblings", json::array());
-  for (const auto& c : verify::verify_siblings_from_agent(planned_values, siblings, agent_posture))
-    record["checks"].push_back(verify::to_json(c));
+  // The plan's services (CONTRACTS §1 always has them); networkMode is written only when
+  // the service pins one.
+  const json& services = planned_values.at("services");
   for (const auto& sibling : siblings) {
     if (!sibling.is_object()) continue;
     const std::string service = str(sibling, "service");
-    // The plan's services (CONTRACTS §1 always has them); networkMode is written only when
-    // the service pins one.
-    const json& services = planned_values.at("services");
     if (!services.contains(service) || services[service].value("networkMode", "") != "none") continue;
-    json seen;
-    for (const auto& c : probe_none_sibling(facts, sibling, world_targets, seen))
-      record["checks"].push_back(verify::to_json(c));
-    record["siblings"][service] = seen;
+    running_.emplace_back(
+        service, std::async(std::launch::async, [facts, sibling, world_targets, egress_deadline] {
+          Outcome out;
+          out.checks = probe_none_sibling(facts, sibling, world_targets, egress_deadline, out.seen);
+          return out;
+        }));
   }
+}
+
+NoneSiblingProbes::~NoneSiblingProbes() {
+  for (auto& [service, outcome] : running_)
+    if (outcome.valid()) outcome.wait();  // each is bounded by its exec's deadline
+}
+
+void NoneSiblingProbes::collect(json& record) {
+  for (auto& [service, outcome] : running_) {
+    if (!outcome.valid()) continue;
+    Outcome out = outcome.get();
+    for (const auto& c : out.checks) record["checks"].push_back(verify::to_json(c));
+    record["siblings"][service] = out.seen;
+  }
+}
+
+void check_siblings(const json& planned_values, const json& facts, const json& agent_posture,
+                    NoneSiblingProbes& none_siblings, json& record) {
+  const json siblings = facts.value("siblings", json::array());
+  for (const auto& c : verify::verify_siblings_from_agent(planned_values, siblings, agent_posture))
+    record["checks"].push_back(verify::to_json(c));
+  none_siblings.collect(record);
 }
 
 }  // namespace isoharness::runner

@@ -4,6 +4,8 @@
 // Per-attempt freshness is in attempt_freshness.h.
 #pragma once
 
+#include <chrono>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,11 +19,34 @@ namespace isoharness::runner {
 // Appends "--target sibling-<svc>=..." for every sibling in the handle's facts.
 void add_sibling_targets(const nlohmann::json& facts, std::vector<std::string>& argv);
 
+// isoprobe inside each `networkMode: none` sibling (exec through the runtime, argv from the
+// backend's facts), started on construction so that it runs beside the agent's own probe
+// instead of after it; each waits on its blocked targets for egress_deadline (the
+// deployment profile's). The destructor waits for any not collected.
+class NoneSiblingProbes {
+ public:
+  NoneSiblingProbes(const nlohmann::json& planned_values, const nlohmann::json& facts,
+                    const std::vector<deploy::EgressTarget>& world_targets,
+                    std::chrono::milliseconds egress_deadline);
+  ~NoneSiblingProbes();
+  NoneSiblingProbes(const NoneSiblingProbes&) = delete;
+  NoneSiblingProbes& operator=(const NoneSiblingProbes&) = delete;
+  // Waits for each and appends its checks to record["checks"], and what it saw to
+  // record["siblings"][service].
+  void collect(nlohmann::json& record);
+
+ private:
+  struct Outcome {
+    std::vector<verify::CheckResult> checks;
+    nlohmann::json seen;
+  };
+  std::vector<std::pair<std::string, std::future<Outcome>>> running_;
+};
+
 // Appends the sibling checks to record["checks"]: from the agent's posture, then from
-// inside each `none` sibling (exec through the runtime); what the none side saw goes to
-// record["siblings"]. planned_values: the plan item's values.
+// inside each `none` sibling. planned_values: the plan item's values.
 void check_siblings(const nlohmann::json& planned_values, const nlohmann::json& facts,
-                    const nlohmann::json& agent_posture,
-                    const std::vector<deploy::EgressTarget>& world_targets, nlohmann::json& record);
+                    const nlohmann::json& agent_posture, NoneSiblingProbes& none_siblings,
+                    nlohmann::json& record);
 
 }  // namespace isoharness::runner

@@ -3,9 +3,13 @@
 // shell commands. One world serves every case of this program; the last case tears it
 // down and checks that nothing of the run is left.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -283,6 +287,113 @@ TEST_CASE("a control that cannot be applied stops the sandbox before it starts",
   CHECK_THROWS_AS(s.backend->deploy(req), InfraError);
   auto names = dl::list_netns();
   CHECK(std::find(names.begin(), names.end(), "ih-" + s.backend->run_id() + "-s-refused") == names.end());
+}
+
+namespace {
+
+std::string cmdline_of(pid_t pid) {
+  std::string cmd = dl::read_file_bounded("/proc/" + std::to_string(pid) + "/cmdline", 8192);
+  for (auto& c : cmd)
+    if (c == '\0') c = ' ';
+  return cmd;
+}
+
+pid_t parent_of(pid_t pid) {
+  std::istringstream in(dl::read_file_bounded("/proc/" + std::to_string(pid) + "/status", 8192));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(5)));
+  return -1;
+}
+
+// Processes (not the adopter itself) whose command line names the container.
+std::vector<pid_t> processes_naming(const std::string& text) {
+  std::vector<pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    const std::string cmd = cmdline_of(pid);
+    if (cmd.find(text) != std::string::npos && cmd.find("isoharness-world-helper adopt") == std::string::npos)
+      out.push_back(pid);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the adopt helper reports the program's exit and reaps what it left running", "[system][local]") {
+  // The protocol run_detaching relies on: one status line, then stdout closed, then every
+  // adopted process reaped as it ends, then exit once none is left.
+  auto failed = run_command({helper_path(), "adopt", "--max-seconds", "30", "--", "sh", "-c", "exit 3"});
+  REQUIRE(failed.has_value());
+  CHECK(failed->out == "exit 3\n");
+  CHECK(failed->exited);
+  auto missing = run_command({helper_path(), "adopt", "--", "/nonexistent/isoharness-program"});
+  REQUIRE(missing.has_value());
+  CHECK(missing->out == "exit 127\n");
+  CHECK_THAT(missing->err, Catch::Contains("cannot start /nonexistent/isoharness-program"));
+
+  ScratchDir dir;
+  const std::string pid_file = dir.path + "/left.pid";
+  std::array<int, 2> fds{};
+  REQUIRE(::pipe2(fds.data(), O_CLOEXEC) == 0);
+  auto adopter = spawn_detached({helper_path(), "adopt", "--max-seconds", "60", "--", "sh", "-c",
+                                 "sleep 300 & echo $! > " + pid_file + "; exit 0"},
+                                dir.path + "/adopt.log", {}, fds[1]);
+  ::close(fds[1]);
+  REQUIRE(adopter.has_value());
+  std::string status;
+  std::array<char, 64> buf{};
+  for (ssize_t n; (n = ::read(fds[0], buf.data(), buf.size())) > 0;)
+    status.append(buf.data(), static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  CHECK(status == "exit 0\n");  // and stdout closed: the read reached its end while sleep runs
+  const pid_t left = static_cast<pid_t>(std::stol(test::read_text(pid_file)));
+  CHECK(parent_of(left) == *adopter);  // adopted when sh exited, not handed to PID 1
+  CHECK(::kill(*adopter, 0) == 0);     // still there, for as long as sleep runs
+  ::kill(left, SIGKILL);
+  // Nothing left to adopt: it reaps sleep and exits 0 on its own (bounded wait, not timed).
+  int wait_status = -1;
+  pid_t waited = 0;
+  for (int i = 0; i < 1000 && waited == 0; ++i) {
+    waited = ::waitpid(*adopter, &wait_status, WNOHANG);
+    if (waited == 0) ::usleep(10'000);
+  }
+  if (waited == 0) {
+    ::kill(*adopter, SIGKILL);
+    ::waitpid(*adopter, &wait_status, 0);
+  }
+  CHECK(waited == *adopter);
+  CHECK(WIFEXITED(wait_status));
+  CHECK(WEXITSTATUS(wait_status) == 0);
+  CHECK(::kill(left, 0) != 0);  // reaped by the adopter, not a zombie
+}
+
+TEST_CASE("a container's processes are the adopter's children, and go with the sandbox", "[system][local]") {
+  Shared& s = shared();
+  deploy::SandboxRequest req;
+  req.run_id = s.backend->run_id();
+  req.name = "adopted";
+  req.item_id = "test/adopted";
+  req.values = values("values_strict_gvisor.json");
+  req.node_class = "tier";
+  req.authorized_key = s.key;
+  const deploy::SandboxHandle h = s.backend->deploy(req);
+  const std::string container = h.facts.value("container_id", "");
+  REQUIRE_FALSE(container.empty());
+  const auto running = processes_naming(container);
+  REQUIRE_FALSE(running.empty());  // runsc's sandbox process names its container
+  std::vector<pid_t> adopters;
+  for (pid_t pid : running) {
+    const pid_t parent = parent_of(pid);
+    INFO(pid << ": " << cmdline_of(pid) << " has parent " << parent << ": " << cmdline_of(parent));
+    CHECK_THAT(cmdline_of(parent), Catch::Contains("isoharness-world-helper adopt"));
+    adopters.push_back(parent);
+  }
+  s.backend->destroy(h);
+  for (pid_t pid : running) CHECK(::kill(pid, 0) != 0);
+  for (pid_t pid : adopters) CHECK(::kill(pid, 0) != 0);  // reaped, not left a zombie
 }
 
 TEST_CASE("a destroyed sandbox's address and veth are reusable at once", "[system][local]") {

@@ -1,5 +1,7 @@
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -46,6 +48,43 @@ TEST_CASE("run_command feeds stdin and never uses a shell", "[common]") {
   CHECK(r->out == "a; rm -rf /tmp/x $(id)");
   auto missing = run_command({"/nonexistent/program"});
   CHECK_FALSE(missing.has_value());
+}
+
+TEST_CASE("a large stdin is fed whole, and a child that does not read it ends cleanly", "[common]") {
+  const std::string big(3'000'000, 'x');  // far beyond a pipe's buffer
+  auto r = run_command({"wc", "-c"}, RunOptions{.stdin_data = big});
+  REQUIRE(r.has_value());
+  CHECK(r->ok());
+  CHECK(r->out == "3000000\n");
+  // The reader goes away: the write fails with EPIPE, and SIGPIPE does not end us.
+  auto gone = run_command({"true"}, RunOptions{.stdin_data = big});
+  REQUIRE(gone.has_value());
+  CHECK(gone->ok());
+}
+
+TEST_CASE("a descriptor the harness left inheritable does not reach the child", "[common]") {
+  const int fd = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  REQUIRE(fd > 2);
+  const std::string probe = "test -e /proc/self/fd/" + std::to_string(fd) + " && echo held || echo closed";
+  test::TempDir dir("ih-fd-test");
+  auto r = run_command({"sh", "-c", probe});
+  auto d = spawn_detached({"sh", "-c", probe}, dir.str() + "/spawned.log");
+  ::close(fd);
+  REQUIRE(r.has_value());
+  CHECK(r->out == "closed\n");
+  REQUIRE(d.has_value());
+  int status = 0;
+  REQUIRE(::waitpid(*d, &status, 0) == *d);
+  CHECK(test::read_text(dir.str() + "/spawned.log") == "closed\n");
+}
+
+TEST_CASE("a working directory that cannot be entered is an error, not a run elsewhere", "[common]") {
+  auto r = run_command({"pwd"}, RunOptions{.cwd = std::string("/nonexistent/isoharness-dir")});
+  REQUIRE_FALSE(r.has_value());
+  CHECK_THAT(r.error().message, Catch::Contains("cannot start pwd"));
+  auto ok = run_command({"pwd"}, RunOptions{.cwd = std::string("/proc")});
+  REQUIRE(ok.has_value());
+  CHECK(ok->out == "/proc\n");
 }
 
 TEST_CASE("run_command adds to and replaces in the environment", "[common]") {

@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -40,30 +43,76 @@ bool run_quietly(const std::vector<std::string>& argv, std::chrono::milliseconds
   return r && r->ok();
 }
 
-void run_detaching(const std::vector<std::string>& argv, const std::string& log_path, const std::string& what,
+namespace {
+
+// The first line the adopt helper writes ("exit 0", "signal 9"), read up to the deadline;
+// empty when the helper ended or the deadline passed first.
+std::string read_status_line(int fd, std::chrono::steady_clock::time_point until) {
+  std::string line;
+  while (line.size() < 64 && line.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return "";
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) return "";
+    if (ready <= 0) continue;
+    std::array<char, 64> buf{};
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    line.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  const auto end = line.find('\n');
+  return end == std::string::npos ? "" : line.substr(0, end);
+}
+
+}  // namespace
+
+void run_detaching(const std::string& helper, const std::vector<std::string>& argv,
+                   const std::string& log_path, const std::string& what, pid_t& adopter,
                    std::chrono::milliseconds deadline) {
-  auto pid = spawn_detached(argv, log_path);
-  if (!pid) throw InfraError(what + ": " + pid.error().message);
-  const auto until = std::chrono::steady_clock::now() + deadline;
+  std::array<int, 2> fds{};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0) throw InfraError(what + ": pipe: " + std::strerror(errno));
+  std::vector<std::string> adopted = {helper, "adopt", "--max-seconds", "86400", "--"};
+  adopted.insert(adopted.end(), argv.begin(), argv.end());
+  auto pid = spawn_detached(adopted, log_path, {}, fds[1]);
+  ::close(fds[1]);
+  if (!pid) {
+    ::close(fds[0]);
+    throw InfraError(what + ": " + pid.error().message);
+  }
+  adopter = *pid;
+  const std::string status = read_status_line(fds[0], std::chrono::steady_clock::now() + deadline);
+  ::close(fds[0]);
+  if (status == "exit 0") return;
+  if (status.empty()) {
+    // No word from the helper by the deadline: it and the program (its process group) go.
+    ::killpg(*pid, SIGKILL);
+    reap_adopter(adopter);
+    throw InfraError(what + ": `" + render_argv(argv) + "` did not finish within " +
+                     std::to_string(deadline.count()) + " ms; log " + log_path + ":\n" + log_tail(log_path));
+  }
+  throw InfraError(what + ": `" + render_argv(argv) + "` failed (" + status + "); log " + log_path + ":\n" +
+                   log_tail(log_path));
+}
+
+void reap_adopter(pid_t& adopter) noexcept {
+  if (adopter <= 0) return;
+  // After the container's delete nothing is left for it to adopt, and it has exited or is
+  // about to; the grace is for that.
+  const auto until = std::chrono::steady_clock::now() + 2s;
   int status = 0;
-  for (;;) {
-    pid_t w = ::waitpid(*pid, &status, WNOHANG);
-    if (w == *pid) break;
-    if (w < 0 && errno != EINTR) throw InfraError(what + ": waitpid: " + std::strerror(errno));
-    if (std::chrono::steady_clock::now() >= until) {
-      ::kill(*pid, SIGKILL);
-      ::waitpid(*pid, &status, 0);
-      throw InfraError(what + ": `" + render_argv(argv) + "` did not finish within " +
-                       std::to_string(deadline.count()) + " ms; log " + log_path + ":\n" +
-                       log_tail(log_path));
+  while (std::chrono::steady_clock::now() < until) {
+    const pid_t w = ::waitpid(adopter, &status, WNOHANG);
+    if (w == adopter || (w < 0 && errno == ECHILD)) {
+      adopter = -1;
+      return;
     }
     std::this_thread::sleep_for(5ms);
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw InfraError(
-        what + ": `" + render_argv(argv) + "` failed (" +
-        (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("signal")) +
-        "); log " + log_path + ":\n" + log_tail(log_path));
+  terminate_process(adopter, 1s);
+  adopter = -1;
 }
 
 std::string netns_path(const std::string& ns) {

@@ -22,11 +22,20 @@ RunResult run_checked(const std::vector<std::string>& argv, const std::string& w
 bool run_quietly(const std::vector<std::string>& argv, std::chrono::milliseconds deadline = 30s,
                  const std::string& stdin_data = "");
 
-// Starts argv with stdout/stderr appended to log_path and waits for it to exit (for
-// `runc run --detach` and `runsc run -detach`, whose containers inherit that stdio and
-// must not hold a pipe of ours). Throws InfraError with the log's tail on failure.
-void run_detaching(const std::vector<std::string>& argv, const std::string& log_path, const std::string& what,
+// Starts argv (`runc run --detach`, `runsc run --detach`) under `isoharness-world-helper
+// adopt` and waits for argv to exit. Its stdout and stderr are appended to log_path: the
+// containers inherit them and must not hold a pipe of ours. The helper stays, as a child
+// subreaper, and reaps what argv left running (container init, runsc's sandbox and gofer)
+// as soon as it ends, so that `runc delete` and `runsc delete` need not wait for PID 1 to
+// reap it. `adopter` gets the helper's pid as soon as it runs, also when this throws;
+// reap_adopter reaps it after the container is deleted. Throws InfraError with the log's
+// tail on failure.
+void run_detaching(const std::string& helper, const std::vector<std::string>& argv,
+                   const std::string& log_path, const std::string& what, pid_t& adopter,
                    std::chrono::milliseconds deadline = 60s);
+// Waits briefly for the helper to end (it does once the container is deleted), else ends
+// it; sets adopter to -1. Never throws.
+void reap_adopter(pid_t& adopter) noexcept;
 
 std::string netns_path(const std::string& ns);
 // argv prefixed with `nsenter --net=<netns> --`: runs inside the namespace's network

@@ -163,7 +163,8 @@ void start_container(DeployedSandbox& sb, const LaunchContext& ctx) {
                                "--detach", "--bundle", sb.dir, sb.container});
   }
   sb.container_started = true;
-  run_detaching(argv, sb.dir + "/container.log", "runtime " + sb.runtime + ": start sandbox " + sb.name, 60s);
+  run_detaching(ctx.helper_path, argv, sb.dir + "/container.log",
+                "runtime " + sb.runtime + ": start sandbox " + sb.name, sb.adopter_pid, 60s);
 }
 
 json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
@@ -363,6 +364,7 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
       run_quietly({sb.runtime_bin, "--root", root, "delete", "--force", sb.container}, 30s);
       sb.container_started = false;
     }
+    reap_adopter(sb.adopter_pid);
     if (sb.noise_pid > 0) {
       terminate_process(sb.noise_pid, 500ms);
       sb.noise_pid = -1;

@@ -37,6 +37,7 @@ struct DeployedSandbox {
   std::vector<std::string> weakenings;  // selftest only (weakenings.h)
   std::string weakened_shared_dir;      // where oci:reused-home keeps the home directory
   pid_t noise_pid = -1;
+  pid_t adopter_pid = -1;  // reaps the container's processes (run_detaching)
   // What exists, so teardown removes exactly that.
   bool netns_created = false;
   bool veth_created = false;  // the node-side end, egress.veth

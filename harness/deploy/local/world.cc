@@ -276,9 +276,10 @@ void World::start_jumphost() {
   write_file(dir + "/config.json", make_oci_config(spec, in).dump(2));
   const std::string root = paths_.runtime_root("runc");
   fs::create_directories(root);
-  run_detaching({find_program("runc"), "--root", root, "run", "--detach", "--bundle", dir,
+  run_detaching(options_.helper_path,
+                {find_program("runc"), "--root", root, "run", "--detach", "--bundle", dir,
                  container_id(paths_.run_id, "jumphost")},
-                dir + "/container.log", "world: start the jumphost sshd (runc)");
+                dir + "/container.log", "world: start the jumphost sshd (runc)", jump_adopter_);
   // From the host's own namespace: the jumphost is the one thing the host reaches.
   RunOptions wait;
   wait.deadline = 20s;
@@ -353,6 +354,19 @@ void World::stop_item_resolver(ItemResolver& r) noexcept {
 }
 
 void World::teardown() noexcept {
+  try {
+    // The jumphost goes first, while its adopter still reaps its sshd; the run's cleanup
+    // would find it otherwise, and wait for PID 1 to reap it.
+    if (jump_adopter_ > 0) {
+      const std::string root = paths_.runtime_root("runc");
+      const std::string id = container_id(paths_.run_id, "jumphost");
+      const std::string runc = find_program("runc");
+      run_quietly({runc, "--root", root, "kill", id, "KILL"}, 10s);
+      run_quietly({runc, "--root", root, "delete", "--force", id}, 30s);
+      reap_adopter(jump_adopter_);
+    }
+  } catch (...) {
+  }
   try {
     std::lock_guard<std::mutex> lock(children_mutex_);
     for (pid_t pid : children_) terminate_process(pid, 1000ms);

@@ -80,6 +80,7 @@ class World {
   HostLink link_;
   std::string jump_host_key_;
   std::vector<pid_t> children_;
+  pid_t jump_adopter_ = -1;  // reaps the jumphost container's processes (run_detaching)
   std::mutex keys_mutex_;
   std::mutex children_mutex_;
 };
