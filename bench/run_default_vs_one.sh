@@ -3,7 +3,7 @@
 # (scenarios/strict-egress.yaml under gVisor only), back to back in one run, with the
 # ratio of the two wall times (the fan-out target: at most 3x) and, for each run, the mean
 # and slowest per-sandbox phases from its result.json (deploy, ssh ready, upload, posture,
-# total) so the place the time goes is visible.
+# total) and each CPU's busy and idle time over the run, so the place the time goes is visible.
 #
 #   bench/run_default_vs_one.sh [BUILD_DIR (default: build)] [OUT_DIR (default: bench-out/fanout)]
 #                               [-- extra `isoharness run` arguments, e.g. --parallel 4]
@@ -38,17 +38,27 @@ for key in ("deploy_s", "ssh_ready_s", "upload_s", "posture_s", "total_s"):
 EOF
 }
 
-timed_run() {  # name args... ; prints seconds on the last line of $out/name.time
+cpu_times() {  # per CPU: "cpuN busy idle steal" (ticks) from /proc/stat
+  awk '/^cpu[0-9]/ {print $1, $2 + $3 + $4 + $7 + $8, $5 + $6, $9}' /proc/stat
+}
+
+timed_run() {  # name args... ; seconds in $out/name.time, per-CPU busy/idle in $out/name.cpu
   local name=$1
   shift
   rm -rf "${out:?}/$name"
-  local start rc
+  local start rc before
+  before=$(cpu_times)
   start=$(date +%s%N)
   set +e
   "$isoharness" run --out "$out/$name" "$@" "${extra[@]}" >"$out/$name.log" 2>&1
   rc=$?
   set -e
   echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc >"$out/$name.time"
+  # The whole machine's CPUs over the run (USER_HZ ticks of 10 ms): a CPU busy for the whole
+  # run is the bound; the local profile's tier class pins every tier sandbox to one CPU.
+  paste -d' ' <(echo "$before") <(cpu_times) |
+    awk '{printf "   %s busy %5.1f s, idle %5.1f s, stolen by the hypervisor %4.1f s\n", $1,
+          ($6 - $2) / 100, ($7 - $3) / 100, ($8 - $4) / 100}' >"$out/$name.cpu"
   return $rc
 }
 
@@ -63,6 +73,7 @@ for name in default one; do
   printf '\n== isoharness run (%s): %s s\n' "$name" "$(cat "$out/$name.time")"
   grep -E '^isoharness run |^(PASS|FAIL|ERROR):' "$out/$name.log" || true
   if [ -f "$out/$name/result.json" ]; then phases "$out/$name/result.json"; fi
+  cat "$out/$name.cpu"
 done
 printf '\ndefault set / one sandbox: %s s / %s s = %sx (target: at most 3x: %s)\n' "$t_default" "$t_one" "$ratio" \
   "$(echo "$ratio <= 3" | bc | sed 's/1/met/;s/0/MISSED/')"

@@ -16,21 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "harness/runner/framed_answer.h"
 #include "harness/transport/transport.h"
 #include "harness/verify/verify.h"
 
 namespace isoharness::runner {
-
-// One command's part of a framed answer.
-struct FramedPart {
-  int exit_code = -1;
-  std::string out;  // its stdout and stderr, as the sandbox sent them (bounded)
-};
-
-// Splits a framed answer: each command's output is followed by a line
-// "<boundary> <name> <exit code>". Text after the last frame line is ignored; a name seen
-// twice keeps its first part. Never throws.
-std::map<std::string, FramedPart> parse_framed(const std::string& text, const std::string& boundary);
 
 // "fresh_sandbox", "fresh_process" and "fresh_dns" for this attempt, from one remote
 // command. previous_instance: what the previous attempt's sandbox resolved; *seen gets

@@ -52,11 +52,9 @@ json values(const std::string& name) {
   return json::parse(test::read_text(test::source_dir() + "/tests/fixtures/local/" + name));
 }
 
-const deploy::SandboxHandle& sandbox(const std::string& name, const json& v,
-                                     const std::string& node_class = "tier") {
+deploy::SandboxRequest request(const std::string& name, const json& v,
+                               const std::string& node_class = "tier") {
   Shared& s = shared();
-  auto it = s.sandboxes.find(name);
-  if (it != s.sandboxes.end()) return it->second;
   deploy::SandboxRequest req;
   req.run_id = s.backend->run_id();
   req.name = name;
@@ -64,7 +62,15 @@ const deploy::SandboxHandle& sandbox(const std::string& name, const json& v,
   req.values = v;
   req.node_class = node_class;
   req.authorized_key = s.key;
-  return s.sandboxes[name] = s.backend->deploy(req);
+  return req;
+}
+
+const deploy::SandboxHandle& sandbox(const std::string& name, const json& v,
+                                     const std::string& node_class = "tier") {
+  Shared& s = shared();
+  auto it = s.sandboxes.find(name);
+  if (it != s.sandboxes.end()) return it->second;
+  return s.sandboxes[name] = s.backend->deploy(request(name, v, node_class));
 }
 
 RunResult in_sandbox(const deploy::SandboxHandle& h, const std::string& script) {
@@ -274,12 +280,7 @@ TEST_CASE("node classes: tier pins one CPU, non-tier shares CPUs with a bounded 
 
 TEST_CASE("a control that cannot be applied stops the sandbox before it starts", "[system][local]") {
   Shared& s = shared();
-  deploy::SandboxRequest req;
-  req.run_id = s.backend->run_id();
-  req.name = "refused";
-  req.node_class = "tier";
-  req.authorized_key = s.key;
-  req.values = values("values_strict_gvisor.json");
+  deploy::SandboxRequest req = request("refused", values("values_strict_gvisor.json"));
   req.values["services"]["default"]["runtimeClassName"] = "kata";
   CHECK_THROWS_WITH(s.backend->deploy(req), Catch::Contains("kata"));
   req.values = values("values_strict_gvisor.json");
@@ -372,14 +373,7 @@ TEST_CASE("the adopt helper reports the program's exit and reaps what it left ru
 
 TEST_CASE("a container's processes are the adopter's children, and go with the sandbox", "[system][local]") {
   Shared& s = shared();
-  deploy::SandboxRequest req;
-  req.run_id = s.backend->run_id();
-  req.name = "adopted";
-  req.item_id = "test/adopted";
-  req.values = values("values_strict_gvisor.json");
-  req.node_class = "tier";
-  req.authorized_key = s.key;
-  const deploy::SandboxHandle h = s.backend->deploy(req);
+  const deploy::SandboxHandle h = s.backend->deploy(request("adopted", values("values_strict_gvisor.json")));
   const std::string container = h.facts.value("container_id", "");
   REQUIRE_FALSE(container.empty());
   const auto running = processes_naming(container);
@@ -406,13 +400,7 @@ TEST_CASE("a destroyed sandbox's address and veth are reusable at once", "[syste
   std::string address;
   int held = -1;
   for (int i = 0; i < 4; ++i) {
-    deploy::SandboxRequest req;
-    req.run_id = s.backend->run_id();
-    req.name = "reuse" + std::to_string(i);
-    req.item_id = "test/reuse";
-    req.values = values("values_strict_gvisor.json");
-    req.node_class = "tier";
-    req.authorized_key = s.key;
+    deploy::SandboxRequest req = request("reuse" + std::to_string(i), values("values_strict_gvisor.json"));
     deploy::SandboxHandle h;
     REQUIRE_NOTHROW(h = s.backend->deploy(req));
     if (i == 0) address = h.route.sandbox.host;
