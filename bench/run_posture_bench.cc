@@ -14,10 +14,13 @@
 // mean connect, upload and posture per sandbox. Any failure is printed, and counted for
 // `ssh -J all`: every ssh there is two logins (jumphost, then sandbox), and when too many
 // start at once the jumphost's sshd cannot answer them all within the client's connect
-// timeout ("timed out during banner exchange"); such a time is not a success.
+// timeout ("timed out during banner exchange"); such a time is not a success. Below each
+// row: how busy each CPU was during isoharness's part (the local profile's tier class pins
+// every tier sandbox to one CPU).
 //
 //   run_posture_bench [--max N (default 32)] [--parallel P] [--node-class C (default tier)]
 //                     [--sequential]
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +93,34 @@ class Problems {
   std::mutex mu_;
   std::vector<std::string> list_;
 };
+
+// Per CPU: ticks busy (user, nice, system, irq, softirq) and ticks in all, from /proc/stat.
+std::vector<std::pair<long long, long long>> cpu_ticks() {
+  std::vector<std::pair<long long, long long>> out;
+  std::ifstream in("/proc/stat");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream fields(line.substr(line.find(' ')));
+    std::array<long long, 8> v{};
+    for (auto& x : v) fields >> x;
+    out.emplace_back(v[0] + v[1] + v[2] + v[5] + v[6], v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
+  }
+  return out;
+}
+
+// "cpu0 40%, cpu1 98%": how busy each CPU was between two cpu_ticks().
+std::string cpu_busy(const std::vector<std::pair<long long, long long>>& before,
+                     const std::vector<std::pair<long long, long long>>& after) {
+  std::string out;
+  for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    const long long all = after[i].second - before[i].second;
+    const long long busy = after[i].first - before[i].first;
+    out += (out.empty() ? "cpu" : ", cpu") + std::to_string(i) + " " +
+           std::to_string(all > 0 ? 100 * busy / all : 0) + "%";
+  }
+  return out;
+}
 
 struct OursTimes {
   double wall = 0, connect = 0, upload = 0, posture = 0;  // per-sandbox parts are means
@@ -238,7 +270,9 @@ int main(int argc, char** argv) {
       }
       const bool profiled = n == opt.max_n;
       if (profiled) perf_control("enable");
+      const auto ticks_before = cpu_ticks();
       OursTimes ours = time_isoharness(boxes, opt.parallel, egress_ms, problems);
+      const std::string busy = cpu_busy(ticks_before, cpu_ticks());
       if (profiled) perf_control("disable");
       if (n == 1) ours_one = ours.wall;
       SshTimes all = time_ssh(argvs, true, problems);
@@ -247,6 +281,7 @@ int main(int argc, char** argv) {
       std::printf("%-4zu %10.2f %6.2f %9.2f %9.2f %9.2f %12.2f %9d %7.2f %12s\n", boxes.size(), ours.wall,
                   ours.wall / ours_one, ours.connect, ours.upload, ours.posture, all.wall, all.failed,
                   ours.wall / all.wall, seq);
+      std::printf("     busy during isoharness's part: %s\n", busy.c_str());
       problems.print_and_clear();
       std::fflush(stdout);
       runner::for_each_parallel(boxes.size(), 8, [&](std::size_t i) { boxes[i].reset(); });

@@ -188,7 +188,7 @@ __attribute__((no_sanitize("address", "undefined"))) int child_main(void* arg) {
 // A stack for the child, with a guard page below it.
 class ChildStack {
  public:
-  static constexpr std::size_t kSize = 64 * 1024;
+  static constexpr std::size_t kSize = std::size_t{64} * 1024;
   ChildStack() {
     void* p = ::mmap(nullptr, kSize + kGuard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
                      -1, 0);

@@ -277,6 +277,7 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
     die(std::string("PR_SET_CHILD_SUBREAPER: ") + std::strerror(errno));
   ::alarm(static_cast<unsigned>(std::max(1L, max_seconds)));  // SIGALRM ends us, whatever happens
   std::vector<char*> child_argv;
+  child_argv.reserve(program.size() + 1);
   for (const auto& w : program) child_argv.push_back(const_cast<char*>(w.c_str()));
   child_argv.push_back(nullptr);
   const pid_t child = ::fork();
