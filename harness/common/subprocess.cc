@@ -509,8 +509,15 @@ Expected<pid_t> spawn_detached(const std::vector<std::string>& argv, const std::
   if (!fd) return errno_error("cannot open " + log, fd.error().code);
   // Its own process group: a Ctrl-C at the terminal reaches the harness, which then tears
   // its children down in order, instead of reaching every child at once.
+  Fd out;  // a caller's descriptor at 0-2 is copied above them first (above_stdio)
+  if (stdout_fd >= 0 && stdout_fd <= 2) {
+    out = Fd(::fcntl(stdout_fd, F_DUPFD_CLOEXEC, 3));
+    if (!out.open()) return errno_error("cannot start " + argv[0] + ": its stdout", errno);
+  }
+  const int stdout_source = out.open() ? out.get() : stdout_fd;
   SpawnRequest request{*exe, argv, child_environment(env_set), std::nullopt, {}};
-  request.stdio = {StdioSource{-1, "/dev/null"}, StdioSource{stdout_fd >= 0 ? stdout_fd : fd->get(), {}},
+  request.stdio = {StdioSource{-1, "/dev/null"},
+                   StdioSource{stdout_source >= 0 ? stdout_source : fd->get(), {}},
                    StdioSource{fd->get(), {}}};
   auto pid = spawn(std::move(request));
   if (!pid) return pid.error();
