@@ -97,6 +97,16 @@ void run_detaching(const std::string& helper, const std::vector<std::string>& ar
                    log_tail(log_path));
 }
 
+bool delete_container(const std::string& runtime, const std::string& bin, const std::string& root,
+                      const std::string& id) noexcept {
+  try {
+    if (runtime == "runc") run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
+    return run_quietly({bin, "--root", root, "delete", "--force", id}, 30s);
+  } catch (...) {
+    return false;
+  }
+}
+
 void reap_adopter(pid_t& adopter) noexcept {
   if (adopter <= 0) return;
   // After the container's delete nothing is left for it to adopt, and it has exited or is

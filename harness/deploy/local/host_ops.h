@@ -33,6 +33,12 @@ bool run_quietly(const std::vector<std::string>& argv, std::chrono::milliseconds
 void run_detaching(const std::string& helper, const std::vector<std::string>& argv,
                    const std::string& log_path, const std::string& what, pid_t& adopter,
                    std::chrono::milliseconds deadline = 60s);
+// Force-deletes a container through its runtime (runtime "runc" or "runsc", bin its
+// program): runc's is killed with SIGKILL first, since `runc delete --force` of a running
+// container waits for it to stop. True when the delete succeeded. Never throws.
+bool delete_container(const std::string& runtime, const std::string& bin, const std::string& root,
+                      const std::string& id) noexcept;
+
 // Waits briefly for the helper to end (it does once the container is deleted), else ends
 // it; sets adopter to -1. Never throws.
 void reap_adopter(pid_t& adopter) noexcept;

@@ -100,8 +100,7 @@ void remove_containers(const RunPaths& paths, const std::string& runtime, Cleanu
   std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const auto& id : ids) {
     if (id.rfind(prefix, 0) != 0) continue;  // never a container this run did not name
-    if (runtime == "runc") run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
-    if (run_quietly({bin, "--root", root, "delete", "--force", id}, 30s))
+    if (delete_container(runtime, bin, root, id))
       report.removed.push_back(runtime + " container " + id);
     else if (fs::exists(root + "/" + id))
       report.problems.push_back(runtime + " container " + id + " could not be deleted");

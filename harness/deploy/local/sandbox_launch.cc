@@ -359,9 +359,7 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
     const RunPaths& paths = *ctx.paths;
     if (sb.container_started) {
       const std::string root = paths.runtime_root(sb.runtime);
-      if (sb.runtime == "runc")
-        run_quietly({sb.runtime_bin, "--root", root, "kill", sb.container, "KILL"}, 10s);
-      run_quietly({sb.runtime_bin, "--root", root, "delete", "--force", sb.container}, 30s);
+      delete_container(sb.runtime, sb.runtime_bin, root, sb.container);
       sb.container_started = false;
     }
     reap_adopter(sb.adopter_pid);

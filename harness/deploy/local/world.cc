@@ -358,11 +358,8 @@ void World::teardown() noexcept {
     // The jumphost goes first, while its adopter still reaps its sshd; the run's cleanup
     // would find it otherwise, and wait for PID 1 to reap it.
     if (jump_adopter_ > 0) {
-      const std::string root = paths_.runtime_root("runc");
-      const std::string id = container_id(paths_.run_id, "jumphost");
-      const std::string runc = find_program("runc");
-      run_quietly({runc, "--root", root, "kill", id, "KILL"}, 10s);
-      run_quietly({runc, "--root", root, "delete", "--force", id}, 30s);
+      delete_container("runc", find_program("runc"), paths_.runtime_root("runc"),
+                       container_id(paths_.run_id, "jumphost"));
       reap_adopter(jump_adopter_);
     }
   } catch (...) {
