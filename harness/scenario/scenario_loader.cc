@@ -304,6 +304,47 @@ void read_refusal_keys(const nlohmann::json& v, const SourceMap& source, Scenari
     errors.push_back(source.diagnostic("/reason", "", "reason and or_never_running go with expect: refused"));
 }
 
+// A scenario's own keys (everything but a bare eval-set config): name, description, the
+// refusal keys, and the eval set, inline or in its own file relative to the scenario.
+void read_scenario_header(const nlohmann::json& v, const SourceMap& source, const std::string& path,
+                          Scenario& s, std::vector<Diagnostic>& errors) {
+  static const std::set<std::string> known = {"name",   "description",      "eval_set",         "sandboxes",
+                                              "matrix", "sandbox_defaults", "workloads",        "parity",
+                                              "expect", "reason",           "or_never_running", "mixes"};
+  for (const auto& [key, value] : v.items()) {
+    if (!known.count(key)) {
+      errors.push_back(source.diagnostic(pointer_join("", key), "",
+                                         "unknown scenario key '" + key +
+                                             "' (known: name, description, eval_set, sandbox_defaults, "
+                                             "sandboxes, matrix, workloads, mixes, parity, expect, reason, "
+                                             "or_never_running; "
+                                             "eval-set keys go under eval_set)"));
+    }
+  }
+  if (v.contains("name")) {
+    if (v["name"].is_string() && !v["name"].get<std::string>().empty()) {
+      s.name = v["name"].get<std::string>();
+    } else {
+      errors.push_back(source.diagnostic("/name", "", "name must be a non-empty string"));
+    }
+  }
+  if (v.contains("description") && v["description"].is_string())
+    s.description = v["description"].get<std::string>();
+  read_refusal_keys(v, source, s, errors);
+  if (v["eval_set"].is_string()) {
+    // A separate eval-set file, relative to the scenario.
+    std::string ref = v["eval_set"].get<std::string>();
+    std::string file = ref.starts_with("/") ? ref : dir_of(path) + "/" + ref;
+    YamlDocument inner = load_yaml_file(file);
+    s.eval_set = inner.value;
+    s.eval_set_source = inner.source;
+  } else {
+    s.eval_set = v["eval_set"];
+    s.eval_set_source = source;
+    s.eval_set_prefix = "/eval_set";
+  }
+}
+
 }  // namespace
 
 Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
@@ -324,42 +365,7 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& path) {
     s.eval_set = v;
     s.eval_set_source = doc.source;
   } else {
-    static const std::set<std::string> known = {"name",   "description",      "eval_set",         "sandboxes",
-                                                "matrix", "sandbox_defaults", "workloads",        "parity",
-                                                "expect", "reason",           "or_never_running", "mixes"};
-    for (const auto& [key, value] : v.items()) {
-      if (!known.count(key)) {
-        errors.push_back(
-            doc.source.diagnostic(pointer_join("", key), "",
-                                  "unknown scenario key '" + key +
-                                      "' (known: name, description, eval_set, sandbox_defaults, "
-                                      "sandboxes, matrix, workloads, mixes, parity, expect, reason, "
-                                      "or_never_running; "
-                                      "eval-set keys go under eval_set)"));
-      }
-    }
-    if (v.contains("name")) {
-      if (v["name"].is_string() && !v["name"].get<std::string>().empty()) {
-        s.name = v["name"].get<std::string>();
-      } else {
-        errors.push_back(doc.source.diagnostic("/name", "", "name must be a non-empty string"));
-      }
-    }
-    if (v.contains("description") && v["description"].is_string())
-      s.description = v["description"].get<std::string>();
-    read_refusal_keys(v, doc.source, s, errors);
-    if (v["eval_set"].is_string()) {
-      // A separate eval-set file, relative to the scenario.
-      std::string ref = v["eval_set"].get<std::string>();
-      std::string file = ref.starts_with("/") ? ref : dir_of(path) + "/" + ref;
-      YamlDocument inner = load_yaml_file(file);
-      s.eval_set = inner.value;
-      s.eval_set_source = inner.source;
-    } else {
-      s.eval_set = v["eval_set"];
-      s.eval_set_source = doc.source;
-      s.eval_set_prefix = "/eval_set";
-    }
+    read_scenario_header(v, doc.source, path, s, errors);
   }
   check_eval_set_shape(s, errors);
   if (!errors.empty()) throw UserError(std::move(errors));
