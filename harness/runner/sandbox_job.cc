@@ -88,6 +88,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   // Checked by size here; the agent's own digest of the file is compared below
   // (agent_upload), which saves reading the agent back over the connection.
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe(transport::UploadCheck::size);
+  record["facts"]["isoprobe_upload_via"] = transport::upload_via_name(sandbox.uploaded_agent().value().via);
 
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
