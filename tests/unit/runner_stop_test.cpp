@@ -62,7 +62,7 @@ TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure 
   ctx.on_sandbox = [&](const nlohmann::json& r) { records.push_back(r); };
 
   SECTION("an item's error leaves the run going") {
-    FailingBackend backend({});
+    FailingBackend backend(std::map<std::string, std::string>{});
     ctx.backend = &backend;
     CHECK(run_job(job_for("a", 2), ctx) == 2);
     CHECK(run_job(job_for("b", 1), ctx) == 1);
@@ -76,7 +76,7 @@ TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure 
     CHECK(ctx.stop_reason().empty());
   }
   SECTION("a run-stopping failure: no later attempt or job starts, and the reason is kept") {
-    FailingBackend backend({{"a", "stop"}});
+    FailingBackend backend(std::map<std::string, std::string>{{"a", "stop"}});
     ctx.backend = &backend;
     CHECK(run_job(job_for("a", 3), ctx) == 1);
     CHECK(run_job(job_for("b", 2), ctx) == 0);
@@ -87,7 +87,7 @@ TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure 
     CHECK(ctx.stop_reason() == "the jumphost is gone");
   }
   SECTION("a signal: nothing starts, and the reason says so") {
-    FailingBackend backend({});
+    FailingBackend backend(std::map<std::string, std::string>{});
     ctx.backend = &backend;
     std::atomic<bool> interrupted{true};
     ctx.interrupted = &interrupted;
