@@ -252,7 +252,8 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
   json profile = json::parse(
       R"({"name": "lossy", "backend": "local", "runtime_classes": ["gvisor"], "sandbox_runtime_class": "gvisor",
           "sandbox_runtime_class_is_default": false, "runtime_handlers": {"gvisor": "runsc"},
-          "node_classes": {"tier": {"cpuset": "1", "noisy_neighbour": false}},
+          "node_classes": {"tier": {"cpuset": "1", "noisy_neighbour": false},
+                           "non-tier": {"cpuset": "0-1", "noisy_neighbour": true}},
           "egress_deadline_ms": 1000, "jumphost_link": {"loss_percent": 5}})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
