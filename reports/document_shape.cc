@@ -211,7 +211,8 @@ std::string not_run_where(const nlohmann::json& entry) {
   auto text = [&](const char* key) {
     return entry.contains(key) && entry[key].is_string() ? entry[key].get<std::string>() : std::string("?");
   };
-  const int attempt = entry.contains("attempt") && entry["attempt"].is_number_integer() ? entry["attempt"].get<int>() : 0;
+  const int attempt =
+      entry.contains("attempt") && entry["attempt"].is_number_integer() ? entry["attempt"].get<int>() : 0;
   return text("scenario") + " · " + text("item_id") + " · " + text("runtime") + " / " + text("node_class") +
          " · attempt " + std::to_string(attempt);
 }

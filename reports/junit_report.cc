@@ -117,14 +117,15 @@ void add_not_run_cases(RunSuites& suites, const nlohmann::json& result) {
     RunSuite& s = suites.at(str_or(entry, "scenario", "?"));
     ++s.tests;
     ++s.errors;
-    const std::string cls = fmt::format("{}.{}.{}.{}", str_or(entry, "scenario", "?"), str_or(entry, "item_id", "?"),
-                                        str_or(entry, "runtime", "?"), str_or(entry, "node_class", "?"));
+    const std::string cls =
+        fmt::format("{}.{}.{}.{}", str_or(entry, "scenario", "?"), str_or(entry, "item_id", "?"),
+                    str_or(entry, "runtime", "?"), str_or(entry, "node_class", "?"));
     const std::string text = truncate_text(str_or(entry, "reason", "not run"), kJunitEvidenceBytes);
     s.cases += fmt::format(
         "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <error type=\"not_run\" "
         "message=\"{}\">{}</error>\n    </testcase>\n",
-        attr(cls), attr(fmt::format("attempt {}: sandbox", entry.value("attempt", 0))), attr(truncate_text(text, 500)),
-        escape_xml(text));
+        attr(cls), attr(fmt::format("attempt {}: sandbox", entry.value("attempt", 0))),
+        attr(truncate_text(text, 500)), escape_xml(text));
   }
 }
 

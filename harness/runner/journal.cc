@@ -162,7 +162,8 @@ nlohmann::json result_from_journal(const std::string& journal_path) {
     } else if (kind == "sandbox") {
       result["sandboxes"].push_back(rec);
     } else if (kind == "skipped") {  // an attempt the run did not reach (not_run), after the header
-      if (!result.contains("skipped") || !result["skipped"].is_array()) result["skipped"] = nlohmann::json::array();
+      if (!result.contains("skipped") || !result["skipped"].is_array())
+        result["skipped"] = nlohmann::json::array();
       result["skipped"].push_back(rec);
     }
   }

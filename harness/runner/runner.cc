@@ -126,8 +126,8 @@ void record_not_run(JobContext& ctx, const std::vector<Job>& jobs, const std::ve
 
 // The refusals, then the jobs fanned out (fanout.h): jobs with more attempts first,
 // deploys gated, teardown behind. Returns how many attempts of each job were recorded.
-std::vector<int> run_sandboxes(JobContext& ctx, std::vector<Job>& jobs, const std::vector<RefusalJob>& refusals,
-                               int parallel, int deploy_parallel) {
+std::vector<int> run_sandboxes(JobContext& ctx, std::vector<Job>& jobs,
+                               const std::vector<RefusalJob>& refusals, int parallel, int deploy_parallel) {
   for (const auto& r : refusals) run_refusal(r, ctx);
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
@@ -137,7 +137,8 @@ std::vector<int> run_sandboxes(JobContext& ctx, std::vector<Job>& jobs, const st
   ctx.teardowns = &teardowns;
   std::vector<int> ran(jobs.size(), 0);  // each index written by the one thread that ran it
   for_each_parallel(
-      jobs.size(), parallel, [&](std::size_t i) { ran[i] = run_job(jobs[i], ctx); }, &ctx.infrastructure_failed);
+      jobs.size(), parallel, [&](std::size_t i) { ran[i] = run_job(jobs[i], ctx); },
+      &ctx.infrastructure_failed);
   teardowns.wait();
   ctx.deploy_gate = nullptr;
   ctx.teardowns = nullptr;
@@ -180,7 +181,8 @@ RunOutcome run(const RunConfig& config) {
   const auto [parallel, deploy_parallel] = in_flight_bounds(config, profile);
   std::fprintf(
       stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
-      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), parallel, deploy_parallel);
+      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), parallel,
+      deploy_parallel);
 
   JobContext& ctx = session.jobs();
   ctx.tamper = config.tamper;

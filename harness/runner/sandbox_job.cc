@@ -185,8 +185,8 @@ transport::JumpConnection& JobContext::jump_for(const deploy::SshEndpoint& jump)
     opened = transport::JumpConnection::connect(jump, credentials, host_key_policy, 20s);
   }
   if (!opened) {
-    const std::string what = "cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) + " (" +
-                             std::to_string(kJumpRetries + 1) + " tries): " + opened.error().message;
+    const std::string what = "cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) +
+                             " (" + std::to_string(kJumpRetries + 1) + " tries): " + opened.error().message;
     // The harness's own path: with no other jumphost answering, no later sandbox can be reached.
     bool another_alive = false;
     for (const auto& [key, other] : jumps) another_alive |= other && other->alive();
@@ -240,7 +240,8 @@ void JobContext::stop_run(const std::string& why) {
 
 std::string JobContext::stop_reason() {
   std::lock_guard lock(stop_mutex);
-  if (stop_reason_.empty() && interrupted && interrupted->load()) return "the run was interrupted by a signal";
+  if (stop_reason_.empty() && interrupted && interrupted->load())
+    return "the run was interrupted by a signal";
   return stop_reason_;
 }
 

@@ -50,9 +50,9 @@ void print_not_run(const nlohmann::json& result) {
   std::fprintf(stderr, "not run: %d sandbox(es), each an error of this run:\n", n);
   for (const auto& s : result["skipped"]) {
     if (!s.is_object() || !s.value("not_run", false)) continue;
-    std::fprintf(stderr, "  %s %s %s %s #%d: %s\n", s.value("scenario", "").c_str(), s.value("item_id", "").c_str(),
-                 s.value("runtime", "").c_str(), s.value("node_class", "").c_str(), s.value("attempt", 0),
-                 s.value("reason", "").c_str());
+    std::fprintf(stderr, "  %s %s %s %s #%d: %s\n", s.value("scenario", "").c_str(),
+                 s.value("item_id", "").c_str(), s.value("runtime", "").c_str(),
+                 s.value("node_class", "").c_str(), s.value("attempt", 0), s.value("reason", "").c_str());
   }
 }
 

@@ -42,8 +42,8 @@ struct Section {
 };
 
 // A whole number from low to high at key (when present), else an error naming the range.
-void read_bounded_int(const Section& s, const json& v, const std::string& key, const std::string& what, long low,
-                      long high, int& out) {
+void read_bounded_int(const Section& s, const json& v, const std::string& key, const std::string& what,
+                      long low, long high, int& out) {
   if (!v.contains(key)) return;
   if (!v[key].is_number_integer() || v[key].get<long>() < low || v[key].get<long>() > high)
     s.error(key, s.base.substr(1) + "." + key + " must be " + what + " from " + std::to_string(low) + " to " +
@@ -96,9 +96,9 @@ void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std:
   }
   const json& h = v["hawk"];
   HawkSettings out;
-  s.unknown_keys(h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys",
-                     "start_timeout_s", "jumphost_user", "sandbox_user", "start_args", "max_live_evals",
-                     "quota_wait_s", "start_retries"});
+  s.unknown_keys(
+      h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys", "start_timeout_s",
+          "jumphost_user", "sandbox_user", "start_args", "max_live_evals", "quota_wait_s", "start_retries"});
   s.string_at(h, "cli", out.cli);
   if (!s.string_at(h, "human", out.human) && !h.contains("human"))
     s.error("", "hawk.human is required: the registered human whose key the harness logs in with");

@@ -39,7 +39,8 @@ std::string exec_upload_sha256_hex(std::string_view bytes) {
 // The decimal size `wc -c` printed (it may pad with blanks); nullopt when it is not one.
 std::optional<std::uintmax_t> printed_size(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) text.remove_suffix(1);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r'))
+    text.remove_suffix(1);
   std::uintmax_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
@@ -59,10 +60,11 @@ Expected<std::string> read_local(const std::string& local) {
 }
 
 // Removes a file that did not verify; the error names why.
-Error discard_by_exec(SandboxSession& session, const std::string& remote, Deadline until, const std::string& why) {
+Error discard_by_exec(SandboxSession& session, const std::string& remote, Deadline until,
+                      const std::string& why) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-  (void)session.exec({"rm", "-f", "--", remote, remote + ".part"}, std::max(left, std::chrono::milliseconds(2000)),
-                     4096);
+  (void)session.exec({"rm", "-f", "--", remote, remote + ".part"},
+                     std::max(left, std::chrono::milliseconds(2000)), 4096);
   return make_error(why + "; removed it");
 }
 
@@ -81,24 +83,27 @@ Status read_back_by_exec(SandboxSession& session, const std::string& remote, con
 
 }  // namespace
 
-Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local, const std::string& remote,
-                                      int mode, Deadline until, UploadCheck check) {
+Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local,
+                                      const std::string& remote, int mode, Deadline until,
+                                      UploadCheck check) {
   if (remote.empty() || remote.front() != '/' || remote.find('\0') != std::string::npos)
     return make_error("upload: bad remote path");
   auto bytes = read_local(local);
   if (!bytes) return bytes.error();
   const std::string local_sha = exec_upload_sha256_hex(*bytes);
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-  auto r = session.exec_with_input({"sh", "-c", kWriteScript, "isoharness-upload", remote, fmt::format("{:o}", mode & 07777)},
-                                   *bytes, left, 4096);
+  auto r = session.exec_with_input(
+      {"sh", "-c", kWriteScript, "isoharness-upload", remote, fmt::format("{:o}", mode & 07777)}, *bytes,
+      left, 4096);
   if (!r) return r.error();
   const auto held = printed_size(r->out);
   if (r->exit_code != 0 || !held || *held != bytes->size())
-    return discard_by_exec(session, remote, until,
-                           fmt::format("upload of {} to {} over exec did not verify (sent {} bytes; the sandbox "
-                                       "answered exit {}, `{}`, stderr `{}`)",
-                                       local, remote, bytes->size(), r->exit_code, r->out.substr(0, 100),
-                                       r->err.substr(0, 300)));
+    return discard_by_exec(
+        session, remote, until,
+        fmt::format("upload of {} to {} over exec did not verify (sent {} bytes; the sandbox "
+                    "answered exit {}, `{}`, stderr `{}`)",
+                    local, remote, bytes->size(), r->exit_code, r->out.substr(0, 100),
+                    r->err.substr(0, 300)));
   if (check == UploadCheck::read_back) {
     auto verified = read_back_by_exec(session, remote, local_sha, bytes->size(), until);
     if (!verified) return verified.error();

@@ -29,8 +29,8 @@ class SandboxSession::Impl {
 };
 
 // Uploads over an exec channel, for sandboxes whose sshd serves no SFTP (exec_upload.cc).
-Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local, const std::string& remote,
-                                      int mode, Deadline until, UploadCheck check);
+Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local,
+                                      const std::string& remote, int mode, Deadline until, UploadCheck check);
 Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>& dirs, Deadline until);
 
 }  // namespace isoharness::transport

@@ -135,7 +135,9 @@ Status write_input(SshSession& s, LIBSSH2_CHANNEL* ch, std::string_view input, D
     off += static_cast<std::size_t>(sent);
   }
   const int rc = s.call(until, [&] { return libssh2_channel_send_eof(ch); });
-  if (rc != 0) return make_error(fmt::format("{}: closing stdin of `{}` failed: {}", s.what(), command, describe_rc(s, rc)));
+  if (rc != 0)
+    return make_error(
+        fmt::format("{}: closing stdin of `{}` failed: {}", s.what(), command, describe_rc(s, rc)));
   return Ok{};
 }
 
@@ -153,8 +155,10 @@ Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
   return exec_with_input(argv, {}, deadline, max_output);
 }
 
-Expected<ExecResult> SandboxSession::exec_with_input(const std::vector<std::string>& argv, std::string_view input,
-                                                     std::chrono::milliseconds deadline, std::size_t max_output) {
+Expected<ExecResult> SandboxSession::exec_with_input(const std::vector<std::string>& argv,
+                                                     std::string_view input,
+                                                     std::chrono::milliseconds deadline,
+                                                     std::size_t max_output) {
   if (argv.empty()) return make_error("exec: empty argv");
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");

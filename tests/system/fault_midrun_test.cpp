@@ -73,7 +73,8 @@ TEST_CASE("fault: the jumphost's sshd killed mid-probe stops the run and lists w
   REQUIRE(result["skipped"].size() == 1);
   CHECK(result["skipped"][0]["attempt"] == 4);
   CHECK(result["skipped"][0]["not_run"] == true);
-  CHECK_THAT(result["skipped"][0]["reason"].get<std::string>(), Catch::Contains("not run: cannot reach the jumphost"));
+  CHECK_THAT(result["skipped"][0]["reason"].get<std::string>(),
+             Catch::Contains("not run: cannot reach the jumphost"));
   CHECK(result["summary"]["not_run"] == 1);
   CHECK_THAT(paused.run.err(), Catch::Contains("not run: 1 sandbox(es)"));
   CHECK_THAT(test::read_text(paused.out + "/report.md"), Catch::Contains("Sandboxes not run (1)"));

@@ -59,7 +59,7 @@ struct Platform {
   // is told the same with HAWK_STANDIN_HARDENED_CLASS).
   int start_timeout_s = 300;
   bool hardened_class = true;
-  bool egress = false;  // give the profile an egress: section naming the local world's hosts
+  bool egress = false;     // give the profile an egress: section naming the local world's hosts
   std::string hawk_extra;  // more lines of the profile's hawk: section ("  key: value\n")
 
   explicit Platform(int start_timeout = 300, bool hardened = true)
@@ -80,8 +80,9 @@ struct Platform {
       << "sandbox_runtime_class_is_default: false\n"
          "runtime_handlers: { gvisor: runsc }\nhawk:\n  cli: "
       << standin() << "\n  human: alice\n  identity_file: " << dir.path
-      << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s
-      << "\nnode_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
+      << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s << "\n"
+      << hawk_extra
+      << "node_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
          "  non-tier: { env: { HAWK_STANDIN_NODE_CLASS: non-tier } }\n";
     if (egress)
       f << "egress:\n  allowed_domain_port: 443\n  internet_canary: " << dl::world_addr::kBlocked
@@ -378,7 +379,8 @@ TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[sys
   CHECK(result["summary"]["not_run"] == not_run);
   if (not_run > 0) {
     CHECK_THAT(dl::read_file_bounded(p.dir.path + "/run.log"), Catch::Contains("not run: "));
-    CHECK_THAT(test::read_text(p.out + "/report.md"), Catch::Contains("Sandboxes not run (" + std::to_string(not_run) + ")"));
+    CHECK_THAT(test::read_text(p.out + "/report.md"),
+               Catch::Contains("Sandboxes not run (" + std::to_string(not_run) + ")"));
     CHECK_THAT(test::read_text(p.out + "/junit.xml"), Catch::Contains("<error type=\"not_run\""));
   }
   p.require_nothing_left();
@@ -411,7 +413,8 @@ std::map<std::string, std::vector<std::string>> errors_by_task(const json& resul
 }  // namespace
 
 // The platform's live-eval quota is back-pressure: a refused start waits and is tried again.
-TEST_CASE("a start refused for the platform's quota waits, is tried again and passes", "[system][hawk]") {
+TEST_CASE("a start refused for the platform's quota waits and is tried again until it passes",
+          "[system][hawk]") {
   Platform p;
   p.env_extra["HAWK_STANDIN_MAX_LIVE"] = "1";
   p.hawk_extra = "  max_live_evals: 3\n";  // the profile says more than the platform allows
@@ -460,8 +463,8 @@ TEST_CASE("a start that always fails is that item's error; every other item is v
   REQUIRE(result["sandboxes"].size() == 3);
   auto errors = errors_by_task(result);
   REQUIRE(errors["beta"].size() == 1);
-  CHECK_THAT(errors["beta"][0], Catch::Contains("(2 tries)") &&
-                                    Catch::Contains("Error: 500 Internal Server Error"));
+  CHECK_THAT(errors["beta"][0],
+             Catch::Contains("(2 tries)") && Catch::Contains("Error: 500 Internal Server Error"));
   REQUIRE(errors["alpha"].size() == 2);
   for (const auto& e : errors["alpha"]) CHECK(e.empty());
   for (const auto& s : result["sandboxes"])

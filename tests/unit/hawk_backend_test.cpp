@@ -399,10 +399,12 @@ TEST_CASE("hawk backend: the CLI's Error is the deploy error; nothing to delete"
   CHECK(fake.count("delete") == 0);
 }
 
-TEST_CASE("start failures: the quota is back-pressure, others are tried a bounded number of times", "[hawk]") {
+TEST_CASE("start failures: the quota is back-pressure, others are tried a bounded number of times",
+          "[hawk]") {
   CHECK(classify_start_failure(make_error("Error: Too many live evals: user alice has 8", 1)) ==
         StartFailure::quota);
-  CHECK(classify_start_failure(make_error("exited 1: Error: 429 Too Many Requests", 1)) == StartFailure::quota);
+  CHECK(classify_start_failure(make_error("exited 1: Error: 429 Too Many Requests", 1)) ==
+        StartFailure::quota);
   CHECK(classify_start_failure(make_error("Error: eval quota exceeded", 1)) == StartFailure::quota);
   CHECK(classify_start_failure(make_error("Error: 503 Service Unavailable", 1)) == StartFailure::retry);
   CHECK(classify_start_failure(make_error("no answer before its deadline", -1)) == StartFailure::retry);
@@ -429,7 +431,8 @@ TEST_CASE("start failures: the quota is back-pressure, others are tried a bounde
   }
   SECTION("quota refusals wait and do not use up the retries") {
     FakeHawk fake;
-    for (int i = 0; i < 5; ++i) fake.start_script.emplace_back(1, "Error: Too many live evals: the limit is 2\n");
+    for (int i = 0; i < 5; ++i)
+      fake.start_script.emplace_back(1, "Error: Too many live evals: the limit is 2\n");
     HawkBackend backend(profile, options(fake, dir));
     auto h = backend.deploy(request());
     CHECK(h.facts["hawk_start_tries"] == 6);
@@ -449,8 +452,8 @@ TEST_CASE("start failures: the quota is back-pressure, others are tried a bounde
     fake.start_exit = 1;
     fake.start_err = "Error: Too many live evals: the limit is 2\n";
     HawkBackend backend(limited, options(fake, dir));
-    CHECK_THROWS_WITH(backend.deploy(request()), Catch::Contains("hawk.quota_wait_s") &&
-                                                     Catch::Contains("Too many live evals"));
+    CHECK_THROWS_WITH(backend.deploy(request()),
+                      Catch::Contains("hawk.quota_wait_s") && Catch::Contains("Too many live evals"));
     CHECK(fake.count("start") == 1);
   }
 }
@@ -517,7 +520,8 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
   CHECK(users.hawk->start_retries == 2);
   CHECK_THAT(bad("backend: hawk\nhawk:\n  human: alice\n  max_live_evals: 0\n  start_retries: 11\n"
                  "  quota_wait_s: x\n"),
-             Catch::Contains("bad.yaml:4") && Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
+             Catch::Contains("bad.yaml:4") &&
+                 Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
                  Catch::Contains("bad.yaml:5") && Catch::Contains("hawk.start_retries must be") &&
                  Catch::Contains("bad.yaml:6") && Catch::Contains("hawk.quota_wait_s must be"));
 

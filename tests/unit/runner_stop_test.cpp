@@ -99,13 +99,18 @@ TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure 
 
 TEST_CASE("attempts not run: kept by the journal, counted as errors by the summary", "[runner]") {
   test::TempDir dir("ih-notrun");
-  const nlohmann::json entry = {{"scenario", "sc"},  {"item_id", "a"},     {"runtime", "runc"},
-                                {"node_class", "tier"}, {"attempt", 2}, {"not_run", true},
+  const nlohmann::json entry = {{"scenario", "sc"},
+                                {"item_id", "a"},
+                                {"runtime", "runc"},
+                                {"node_class", "tier"},
+                                {"attempt", 2},
+                                {"not_run", true},
                                 {"reason", "not run: the jumphost is gone"}};
   std::string path;
   {
-    Journal journal(dir.str(), {{"schema", "isoharness.result/v1"},
-                                {"skipped", nlohmann::json::array({{{"scenario", "sc"}, {"reason", "plan"}}})}});
+    Journal journal(dir.str(),
+                    {{"schema", "isoharness.result/v1"},
+                     {"skipped", nlohmann::json::array({{{"scenario", "sc"}, {"reason", "plan"}}})}});
     journal.append("skipped", entry);
     path = journal.path();
   }

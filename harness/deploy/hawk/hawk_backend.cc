@@ -120,7 +120,8 @@ void HawkBackend::pause_between_tries(std::chrono::milliseconds pause) const {
   if (options_.pause) return options_.pause(pause);
   const auto until = Clock::now() + pause;
   while (Clock::now() < until) {
-    if (options_.interrupted && options_.interrupted->load()) throw InfraError("interrupted while waiting to start");
+    if (options_.interrupted && options_.interrupted->load())
+      throw InfraError("interrupted while waiting to start");
     std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), 200ms));
   }
 }
@@ -142,9 +143,10 @@ Started HawkBackend::start_eval(const HawkCli& cli, const std::string& config, c
     std::chrono::milliseconds pause{0};
     if (kind == StartFailure::quota) {
       if (seconds_since(began) >= settings_.quota_wait_s)
-        throw InfraError(fmt::format("the platform's live-eval quota kept refusing the start for {:.0f} s "
-                                     "(hawk.quota_wait_s, {} tries): {}",
-                                     seconds_since(began), tally.tries, e.message));
+        throw InfraError(
+            fmt::format("the platform's live-eval quota kept refusing the start for {:.0f} s "
+                        "(hawk.quota_wait_s, {} tries): {}",
+                        seconds_since(began), tally.tries, e.message));
       pause = retry_pause(std::min(++tally.quota_waits, 5), options_.retry_base, jitter(rng));
     } else if (kind == StartFailure::final || tally.other_retries >= settings_.start_retries) {
       throw InfraError(fmt::format("the platform did not start the eval ({} tr{}): {}", tally.tries,

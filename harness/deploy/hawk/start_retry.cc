@@ -30,7 +30,8 @@ StartFailure classify_start_failure(const Error& error) {
 
 std::chrono::milliseconds retry_pause(int round, std::chrono::milliseconds base, double jitter01) {
   const int doublings = std::clamp(round - 1, 0, 16);
-  const double grown = std::min(30000.0, static_cast<double>(base.count()) * static_cast<double>(1 << doublings));
+  const double grown =
+      std::min(30000.0, static_cast<double>(base.count()) * static_cast<double>(1 << doublings));
   const double factor = 0.5 + std::clamp(jitter01, 0.0, 1.0);
   return std::chrono::milliseconds(static_cast<long>(grown * factor));
 }

@@ -327,7 +327,8 @@ void read_jumphost_link(const json& profile, LocalProfile& out, Bad& bad) {
       out.link_rtt_ms = l["rtt_ms"].get<int>();
   }
   if (l.contains("loss_percent")) {
-    if (!l["loss_percent"].is_number() || l["loss_percent"].get<double>() < 0 || l["loss_percent"].get<double>() > 50)
+    if (!l["loss_percent"].is_number() || l["loss_percent"].get<double>() < 0 ||
+        l["loss_percent"].get<double>() > 50)
       bad("jumphost_link.loss_percent", "must be a number from 0 to 50");
     else
       out.link_loss_percent = l["loss_percent"].get<double>();

@@ -218,8 +218,8 @@ void World::shape_jumphost_link() {
     auto netem = [&](std::vector<std::string> argv, const std::string& where) {
       auto r = run_command(argv, {.deadline = 20s, .max_output = 4096, .merge_stderr = true});
       if (!r || !r->ok())
-        throw InfraError("world: jumphost_link.rtt_ms needs tc netem on " + where + ", which failed: " +
-                         (r ? r->out.substr(0, 300) : r.error().message) +
+        throw InfraError("world: jumphost_link.rtt_ms needs tc netem on " + where +
+                         ", which failed: " + (r ? r->out.substr(0, 300) : r.error().message) +
                          " (a kernel without sch_netem cannot simulate a round trip)");
     };
     netem({"tc", "qdisc", "add", "dev", iface, "root", "netem", "delay", one_way}, "the host end");
