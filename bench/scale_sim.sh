@@ -95,12 +95,14 @@ ssh_reference() {
     lines+=("$("$standin" human eval ssh-command "$id" --timeout 900 | sed -n 's/^  ssh //p')")
   done
   start=$(date +%s%N)
+  # A config file, not -o: ssh -J starts the jump hop's ssh with the config, not with -o.
+  printf 'Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  BatchMode yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n  ConnectTimeout 30\n' \
+    "$work/id_ed25519" >"$work/ssh_config"
   for l in "${lines[@]}"; do
     # shellcheck disable=SC2086 # the stand-in's own `-J user@host:port -p port user@host` words
-    timeout 120 ssh -i "$work/id_ed25519" -o BatchMode=yes -o StrictHostKeyChecking=no \
-      -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR $l true &
+    timeout 120 ssh -F "$work/ssh_config" $l true &
   done
-  wait
+  wait || true
   echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc
   for id in "${ids[@]}"; do "$standin" delete "$id" || true; done
 }
