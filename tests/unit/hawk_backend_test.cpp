@@ -516,14 +516,6 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
       "backend: hawk\nhawk: { human: alice, jumphost_user: baseliner, sandbox_user: agent }\n", "u.yaml");
   CHECK(users.hawk->jumphost_user == "baseliner");
   CHECK(users.hawk->sandbox_user == "agent");
-  CHECK(users.hawk->max_live_evals == 0);  // not given: --parallel bounds the run
-  CHECK(users.hawk->start_retries == 2);
-  CHECK_THAT(bad("backend: hawk\nhawk:\n  human: alice\n  max_live_evals: 0\n  start_retries: 11\n"
-                 "  quota_wait_s: x\n"),
-             Catch::Contains("bad.yaml:4") &&
-                 Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
-                 Catch::Contains("bad.yaml:5") && Catch::Contains("hawk.start_retries must be") &&
-                 Catch::Contains("bad.yaml:6") && Catch::Contains("hawk.quota_wait_s must be"));
 
   auto local = scenario::parse_deployment("backend: local\n", "local.yaml");
   CHECK(deploy::probe_targets(local).size() > 5);  // the local world's
@@ -576,4 +568,24 @@ TEST_CASE("every backend's egress targets carry names isoprobe accepts", "[hawk]
   CHECK_FALSE(deploy::egress_target_name_ok("allowed:target.example.com"));
   CHECK_FALSE(deploy::egress_target_name_ok(""));
   CHECK_FALSE(deploy::egress_target_name_ok(std::string(65, 'a')));
+}
+
+TEST_CASE("deployment profile: hawk.max_live_evals, quota_wait_s and start_retries, bounded", "[hawk]") {
+  auto bad = [](const std::string& yaml) {
+    try {
+      scenario::parse_deployment(yaml, "bad.yaml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  auto users = scenario::parse_deployment("backend: hawk\nhawk: { human: alice }\n", "u.yaml");
+  CHECK(users.hawk->max_live_evals == 0);  // not given: --parallel bounds the run
+  CHECK(users.hawk->start_retries == 2);
+  CHECK_THAT(bad("backend: hawk\nhawk:\n  human: alice\n  max_live_evals: 0\n  start_retries: 11\n"
+                 "  quota_wait_s: x\n"),
+             Catch::Contains("bad.yaml:4") &&
+                 Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
+                 Catch::Contains("bad.yaml:5") && Catch::Contains("hawk.start_retries must be") &&
+                 Catch::Contains("bad.yaml:6") && Catch::Contains("hawk.quota_wait_s must be"));
 }
