@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -215,7 +216,7 @@ void World::shape_jumphost_link() {
   if (link.rtt_ms > 0) {
     const std::string one_way = std::to_string(link.rtt_ms * 500) + "us";
     const std::string iface = host_iface_name(paths_.run_id);
-    auto netem = [&](std::vector<std::string> argv, const std::string& where) {
+    auto netem = [&](const std::vector<std::string>& argv, const std::string& where) {
       auto r = run_command(argv, {.deadline = 20s, .max_output = 4096, .merge_stderr = true});
       if (!r || !r->ok())
         throw InfraError("world: jumphost_link.rtt_ms needs tc netem on " + where +
@@ -227,9 +228,10 @@ void World::shape_jumphost_link() {
           "the jumphost end");
   }
   if (link.loss_percent > 0)
-    nft_apply(jump_ns(),
-              link_loss_ruleset(paths_.run_id, "to-host", static_cast<int>(link.loss_percent * 100 + 0.5)),
-              "jumphost link loss");
+    nft_apply(
+        jump_ns(),
+        link_loss_ruleset(paths_.run_id, "to-host", static_cast<int>(std::lround(link.loss_percent * 100))),
+        "jumphost link loss");
 }
 
 pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
