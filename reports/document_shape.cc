@@ -199,4 +199,22 @@ std::vector<const nlohmann::json*> sandboxes_in_order(const nlohmann::json& resu
   return out;
 }
 
+std::vector<const nlohmann::json*> not_run_entries(const nlohmann::json& result) {
+  std::vector<const nlohmann::json*> out;
+  if (!result.contains("skipped") || !result["skipped"].is_array()) return out;
+  for (const auto& s : result["skipped"])
+    if (s.is_object() && s.value("not_run", false)) out.push_back(&s);
+  return out;
+}
+
+std::string not_run_where(const nlohmann::json& entry) {
+  auto text = [&](const char* key) {
+    return entry.contains(key) && entry[key].is_string() ? entry[key].get<std::string>() : std::string("?");
+  };
+  const int attempt =
+      entry.contains("attempt") && entry["attempt"].is_number_integer() ? entry["attempt"].get<int>() : 0;
+  return text("scenario") + " · " + text("item_id") + " · " + text("runtime") + " / " + text("node_class") +
+         " · attempt " + std::to_string(attempt);
+}
+
 }  // namespace isoharness::reports

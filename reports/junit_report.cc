@@ -110,6 +110,25 @@ void add_sandbox_suites(RunSuites& suites, const std::vector<const nlohmann::jso
   }
 }
 
+// An attempt the run never reached is an error of its scenario's suite, so CI counts it.
+void add_not_run_cases(RunSuites& suites, const nlohmann::json& result) {
+  for (const auto* e : not_run_entries(result)) {
+    const auto& entry = *e;
+    RunSuite& s = suites.at(str_or(entry, "scenario", "?"));
+    ++s.tests;
+    ++s.errors;
+    const std::string cls =
+        fmt::format("{}.{}.{}.{}", str_or(entry, "scenario", "?"), str_or(entry, "item_id", "?"),
+                    str_or(entry, "runtime", "?"), str_or(entry, "node_class", "?"));
+    const std::string text = truncate_text(str_or(entry, "reason", "not run"), kJunitEvidenceBytes);
+    s.cases += fmt::format(
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <error type=\"not_run\" "
+        "message=\"{}\">{}</error>\n    </testcase>\n",
+        attr(cls), attr(fmt::format("attempt {}: sandbox", entry.value("attempt", 0))),
+        attr(truncate_text(text, 500)), escape_xml(text));
+  }
+}
+
 // One testcase per config the platform must refuse: a failure says what was accepted (or
 // which refusal did not say why), an error what could not be submitted.
 void add_refusal_suite(RunSuite& s, const std::vector<RefusalRow>& rows) {
@@ -186,6 +205,7 @@ std::string render_junit(const nlohmann::json& result) {
   RunSuites suites;
   const auto sandboxes = sandboxes_in_order(result);
   add_sandbox_suites(suites, sandboxes);
+  add_not_run_cases(suites, result);
   for (const auto& f : result["findings"]) {
     suites.at(f["scenario"]).properties +=
         fmt::format("      <property name=\"finding\" value=\"{}\"/>\n",

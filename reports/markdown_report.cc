@@ -122,6 +122,15 @@ std::string errors_section(const std::vector<const nlohmann::json*>& sandboxes, 
   return out;
 }
 
+// Attempts the run never reached (it stopped: a lost jumphost, a signal), each with why.
+std::string not_run_section(const std::vector<const nlohmann::json*>& entries) {
+  std::string out = fmt::format("\n### Sandboxes not run ({})\n\n", entries.size());
+  for (const auto* e : entries)
+    out += "- ⚠️ " + escape_md_inline(not_run_where(*e)) + ": " +
+           escape_md_inline(truncate_text(str_or(*e, "reason", "no reason given"), 1000)) + "\n";
+  return out;
+}
+
 std::string findings_section(const nlohmann::json& findings) {
   std::string out = fmt::format("\n### Known risks and findings ({})\n\n", findings.size());
   out += "| scenario | item | finding | message |\n|---|---|---|---|\n";
@@ -173,8 +182,10 @@ std::string render_markdown(const nlohmann::json& result) {
     total.na += c.na;
     errors += has_error(*sb) ? 1 : 0;
   }
+  const auto not_run = not_run_entries(result);
   const int checks = total.pass + total.fail + total.na;
-  std::string out = headline(result["summary"]["verdict"], total, checks, errors);
+  std::string out =
+      headline(result["summary"]["verdict"], total, checks, errors + static_cast<int>(not_run.size()));
   out += fmt::format("**{} sandboxes", sandboxes.size() - refusals.size());
   if (!refusals.empty()) out += fmt::format(" · {} refusal scenarios", refusals.size());
   out += fmt::format(" · {} checks · {} pass · {} fail · {} n/a · {} errors**", checks, total.pass,
@@ -188,6 +199,7 @@ std::string render_markdown(const nlohmann::json& result) {
   out += refusal_markdown(refusals);
   if (total.fail > 0) out += failures_section(sandboxes, total.fail);
   if (errors > 0) out += errors_section(sandboxes, errors);
+  if (!not_run.empty()) out += not_run_section(not_run);
   if (!findings.empty()) out += findings_section(findings);
   if (total.na > 0) out += not_applicable_section(sandboxes, total.na);
 

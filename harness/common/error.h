@@ -49,6 +49,15 @@ class InfraError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An infrastructure failure that no later sandbox of the run can escape: the jumphost
+// unreachable (the harness's own path), a platform CLI waiting for a person to log in.
+// A run meeting one starts no more sandboxes and lists each one it did not run. Every
+// other InfraError belongs to the one sandbox it happened to; the others go on.
+class RunStoppingError : public InfraError {
+ public:
+  using InfraError::InfraError;
+};
+
 }  // namespace isoharness
 
 // Aborting check for programming errors (never for user input).

@@ -161,6 +161,10 @@ nlohmann::json result_from_journal(const std::string& journal_path) {
       for (auto& [k, v] : rec.items()) result[k] = v;
     } else if (kind == "sandbox") {
       result["sandboxes"].push_back(rec);
+    } else if (kind == "skipped") {  // an attempt the run did not reach (not_run), after the header
+      if (!result.contains("skipped") || !result["skipped"].is_array())
+        result["skipped"] = nlohmann::json::array();
+      result["skipped"].push_back(rec);
     }
   }
   return result;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "harness/common/error.h"
 #include "harness/policy/plan.h"
 
 namespace isoharness::runner {
@@ -170,7 +171,7 @@ void run_refusal(const RefusalJob& job, JobContext& ctx) {
     record["checks"].push_back(verify::to_json(judge(job.scenario, probe)));
   } catch (const std::exception& e) {
     record["error"] = e.what();
-    ctx.infrastructure_failed = true;
+    if (dynamic_cast<const RunStoppingError*>(&e)) ctx.stop_run(e.what());
   }
   record["timings"]["total_s"] = std::chrono::duration<double>(Clock::now() - started).count();
   ctx.journal->append("sandbox", record);

@@ -107,10 +107,27 @@ HeaderParts run_header(const std::vector<Planned>& planned, const std::vector<Re
   return header;
 }
 
+// Every attempt the run did not reach, with why: the result's `skipped` (not_run), an error
+// in both reports, and a line each at the end of the console.
+void record_not_run(JobContext& ctx, const std::vector<Job>& jobs, const std::vector<int>& ran,
+                    const std::string& fallback) {
+  std::string why = ctx.stop_reason();
+  if (why.empty()) why = fallback;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    for (int attempt = ran[i] + 1; attempt <= jobs[i].attempts; ++attempt)
+      ctx.journal->append("skipped", {{"scenario", jobs[i].scenario},
+                                      {"item_id", jobs[i].item->id},
+                                      {"runtime", jobs[i].runtime},
+                                      {"node_class", jobs[i].node_class},
+                                      {"attempt", attempt},
+                                      {"not_run", true},
+                                      {"reason", "not run: " + why}});
+}
+
 // The refusals, then the jobs fanned out (fanout.h): jobs with more attempts first,
-// deploys gated, teardown behind.
-void run_sandboxes(JobContext& ctx, std::vector<Job>& jobs, const std::vector<RefusalJob>& refusals,
-                   int parallel, int deploy_parallel) {
+// deploys gated, teardown behind. Returns how many attempts of each job were recorded.
+std::vector<int> run_sandboxes(JobContext& ctx, std::vector<Job>& jobs,
+                               const std::vector<RefusalJob>& refusals, int parallel, int deploy_parallel) {
   for (const auto& r : refusals) run_refusal(r, ctx);
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
@@ -118,11 +135,24 @@ void run_sandboxes(JobContext& ctx, std::vector<Job>& jobs, const std::vector<Re
   Background teardowns;
   ctx.deploy_gate = &deploy_gate;
   ctx.teardowns = &teardowns;
+  std::vector<int> ran(jobs.size(), 0);  // each index written by the one thread that ran it
   for_each_parallel(
-      jobs.size(), parallel, [&](std::size_t i) { run_job(jobs[i], ctx); }, &g_interrupted);
+      jobs.size(), parallel, [&](std::size_t i) { ran[i] = run_job(jobs[i], ctx); },
+      &ctx.infrastructure_failed);
   teardowns.wait();
   ctx.deploy_gate = nullptr;
   ctx.teardowns = nullptr;
+  return ran;
+}
+
+// In-flight sandboxes at once: on a platform that limits live evals per user
+// (hawk.max_live_evals), that limit, and deploys are not gated by this machine's CPUs
+// (they are the platform's waiting); else --parallel and --deploy-parallel.
+std::pair<int, int> in_flight_bounds(const RunConfig& config, const scenario::DeploymentProfile& profile) {
+  const int deploys = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
+  if (config.backend == "hawk" && profile.hawk && profile.hawk->max_live_evals > 0)
+    return {profile.hawk->max_live_evals, profile.hawk->max_live_evals};
+  return {config.parallel, deploys};
 }
 
 }  // namespace
@@ -148,10 +178,10 @@ RunOutcome run(const RunConfig& config) {
        find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir), config.posture_deadline});
   session.open_journal(run_header(planned, refusals, skipped));
 
-  const int deploy_parallel = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
+  const auto [parallel, deploy_parallel] = in_flight_bounds(config, profile);
   std::fprintf(
       stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
-      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), config.parallel,
+      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), parallel,
       deploy_parallel);
 
   JobContext& ctx = session.jobs();
@@ -166,7 +196,9 @@ RunOutcome run(const RunConfig& config) {
     std::lock_guard lock(print_mutex);
     print_progress(rec, ++done, total_sandboxes, config.color);
   };
-  if (session.start_backend()) run_sandboxes(ctx, jobs, refusals, config.parallel, deploy_parallel);
+  std::vector<int> ran(jobs.size(), 0);
+  if (session.start_backend()) ran = run_sandboxes(ctx, jobs, refusals, parallel, deploy_parallel);
+  record_not_run(ctx, jobs, ran, session.infra_error().empty() ? "the run stopped" : session.infra_error());
 
   // 3. The result document, from the journal (what was measured is what is reported).
   return session.finish(total_sandboxes);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/runner/attempt_freshness.h"
@@ -15,6 +16,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
+
+// A jumphost that refuses a connection is tried this many more times, this far apart,
+// before the run counts it as lost.
+constexpr int kJumpRetries = 2;
+constexpr auto kJumpRetryPause = 2s;
 
 std::string target_flag(const deploy::EgressTarget& t) {
   return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
@@ -82,6 +88,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   // Checked by size here; the agent's own digest of the file is compared below
   // (agent_upload), which saves reading the agent back over the connection.
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe(transport::UploadCheck::size);
+  record["facts"]["isoprobe_upload_via"] = transport::upload_via_name(sandbox.uploaded_agent().value().via);
 
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
@@ -140,6 +147,16 @@ std::unique_ptr<LiveSandbox> deploy_gated(JobContext& ctx, const Job& job, int a
   return sandbox;
 }
 
+// The sandbox's error. Only a failure no later sandbox can escape stops the run; any other
+// (a failed start, a sandbox that never came up, a dead session) is this sandbox's alone.
+void record_error(JobContext& ctx, const std::exception& e, nlohmann::json& record) {
+  record["error"] = e.what();
+  if (dynamic_cast<const RunStoppingError*>(&e)) {
+    record["stopped_run"] = true;
+    ctx.stop_run(e.what());
+  }
+}
+
 // Tears the sandbox down in the background when the context has a place for it, else now.
 void retire(JobContext& ctx, std::unique_ptr<LiveSandbox> sandbox) {
   if (!ctx.teardowns) return;
@@ -158,14 +175,24 @@ transport::JumpConnection& JobContext::jump_for(const deploy::SshEndpoint& jump)
     conn.reset();
   }
   if (jump_key_must_be_pinned && jump.host_key.empty() && host_key_policy.known_hosts_path.empty())
-    throw InfraError(
+    throw RunStoppingError(
         "the jumphost " + endpoint_key(jump) +
         " has no pinned key: sandbox keys are accepted on first use only through a pinned jumphost "
         "(set hawk.jumphost_host_key, or pass --accept-new-host-keys)");
   auto opened = transport::JumpConnection::connect(jump, credentials, host_key_policy, 20s);
-  if (!opened)
-    throw InfraError("cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) + ": " +
-                     opened.error().message);
+  for (int again = 0; !opened && again < kJumpRetries && !(interrupted && interrupted->load()); ++again) {
+    std::this_thread::sleep_for(kJumpRetryPause);  // one refused connection is not yet a lost jumphost
+    opened = transport::JumpConnection::connect(jump, credentials, host_key_policy, 20s);
+  }
+  if (!opened) {
+    const std::string what = "cannot reach the jumphost " + jump.host + ":" + std::to_string(jump.port) +
+                             " (" + std::to_string(kJumpRetries + 1) + " tries): " + opened.error().message;
+    // The harness's own path: with no other jumphost answering, no later sandbox can be reached.
+    bool another_alive = false;
+    for (const auto& [key, other] : jumps) another_alive |= other && other->alive();
+    if (another_alive) throw InfraError(what);
+    throw RunStoppingError(what);
+  }
   conn = std::move(opened.value());
   return *conn;
 }
@@ -205,12 +232,25 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
   return request;
 }
 
-void run_job(const Job& job, JobContext& ctx) {
+void JobContext::stop_run(const std::string& why) {
+  std::lock_guard lock(stop_mutex);
+  if (stop_reason_.empty()) stop_reason_ = why;
+  infrastructure_failed = true;
+}
+
+std::string JobContext::stop_reason() {
+  std::lock_guard lock(stop_mutex);
+  if (stop_reason_.empty() && interrupted && interrupted->load())
+    return "the run was interrupted by a signal";
+  return stop_reason_;
+}
+
+int run_job(const Job& job, JobContext& ctx) {
   const policy::PlanItem& item = *job.item;
   std::string resolver_instance;  // what the previous attempt's sandbox resolved (fresh_dns)
   for (int attempt = 1; attempt <= job.attempts; ++attempt) {
-    if (ctx.interrupted && ctx.interrupted->load()) return;
-    if (ctx.infrastructure_failed.load()) return;  // fail loudly: start no more sandboxes
+    if (ctx.interrupted && ctx.interrupted->load()) return attempt - 1;
+    if (ctx.infrastructure_failed.load()) return attempt - 1;  // the run stopped (stop_reason)
     const std::string name = "s" + std::to_string(++ctx.sequence);
     nlohmann::json record = base_record(job, item, attempt, name);
     if (ctx.tamper || !ctx.test_weakenings.empty()) record["tampered"] = true;
@@ -222,19 +262,18 @@ void run_job(const Job& job, JobContext& ctx) {
       try {
         probe(job, attempt, ctx, *sandbox, record, resolver_instance);
       } catch (const std::exception& e) {
-        record["error"] = e.what();
-        ctx.infrastructure_failed = true;
+        record_error(ctx, e, record);
       }
       record["timings"] = sandbox->timings();
       retire(ctx, std::move(sandbox));
-    } catch (const std::exception& e) {  // deploy failed: a control could not be applied
-      record["error"] = e.what();
-      ctx.infrastructure_failed = true;
+    } catch (const std::exception& e) {  // deploy failed: this sandbox's error, loud (exit 3)
+      record_error(ctx, e, record);
     }
     record["timings"]["total_s"] = seconds_since(started);
     ctx.journal->append("sandbox", record);
     if (ctx.on_sandbox) ctx.on_sandbox(record);
   }
+  return job.attempts;
 }
 
 }  // namespace isoharness::runner

@@ -55,7 +55,13 @@ struct JobContext {
   // (values edits, deploy::SandboxRequest::test_weakenings). Called only for jobs that name some.
   std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
   std::atomic<bool>* interrupted = nullptr;
+  // Set by the first failure no later sandbox can escape (RunStoppingError, or a signal):
+  // no job starts another sandbox once it is set. An error of one sandbox (a failed start,
+  // one that never came up, a dead session) is that sandbox's record and sets nothing.
   std::atomic<bool> infrastructure_failed{false};
+  void stop_run(const std::string& why);
+  // Why no more sandboxes start ("" while they do).
+  std::string stop_reason();
   std::atomic<int> sequence{0};
 
   // Sandbox keys are accepted on first use only through a jumphost whose key is pinned
@@ -73,6 +79,9 @@ struct JobContext {
   // Closes every jump connection; every host key accepted on first use stays in accepted_keys.
   void close_jumps();
 
+  std::mutex stop_mutex;
+  std::string stop_reason_;  // under stop_mutex
+
   std::mutex jump_mutex;
   std::map<std::string, std::unique_ptr<transport::JumpConnection>> jumps;  // by user@host:port
   std::vector<transport::AcceptedKey> accepted_keys;
@@ -85,6 +94,7 @@ struct JobContext {
 deploy::SandboxRequest make_request(const Job& job, int attempt, const std::string& name, JobContext& ctx);
 
 // Runs every attempt of the job. Never throws: failures become records with "error".
-void run_job(const Job& job, JobContext& ctx);
+// Returns how many attempts it recorded (fewer than job.attempts once the run stopped).
+int run_job(const Job& job, JobContext& ctx);
 
 }  // namespace isoharness::runner

@@ -36,6 +36,26 @@ nlohmann::json accepted_keys_json(const std::vector<transport::AcceptedKey>& key
   return out;
 }
 
+int count_not_run(const nlohmann::json& result) {
+  int n = 0;
+  if (result.contains("skipped") && result["skipped"].is_array())
+    for (const auto& s : result["skipped"]) n += s.is_object() && s.value("not_run", false) ? 1 : 0;
+  return n;
+}
+
+// The attempts the run stopped before reaching, one line each, just above the summary line.
+void print_not_run(const nlohmann::json& result) {
+  const int n = count_not_run(result);
+  if (n == 0) return;
+  std::fprintf(stderr, "not run: %d sandbox(es), each an error of this run:\n", n);
+  for (const auto& s : result["skipped"]) {
+    if (!s.is_object() || !s.value("not_run", false)) continue;
+    std::fprintf(stderr, "  %s %s %s %s #%d: %s\n", s.value("scenario", "").c_str(),
+                 s.value("item_id", "").c_str(), s.value("runtime", "").c_str(),
+                 s.value("node_class", "").c_str(), s.value("attempt", 0), s.value("reason", "").c_str());
+  }
+}
+
 }  // namespace
 
 void add_plan_findings(const std::string& scenario, const policy::Plan& plan, nlohmann::json& findings) {
@@ -156,6 +176,7 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
   outcome.exit_code = exit_code_of(result);
   if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
   if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");
+  print_not_run(result);
   print_summary_line(result, outcome.result_path);
   outcome.result = std::move(result);
   return outcome;
@@ -166,8 +187,9 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
   const CheckTally t = tally_records(result["sandboxes"]);
   const bool incomplete =
       planned_sandboxes && static_cast<int>(result["sandboxes"].size()) < *planned_sandboxes;
+  const int not_run = count_not_run(result);
   const Verdict verdict =
-      verdict_from(!infra_error.empty() || t.errors || interrupted || incomplete, t.fail > 0);
+      verdict_from(!infra_error.empty() || t.errors || interrupted || incomplete || not_run > 0, t.fail > 0);
   return {
       {"sandboxes", result["sandboxes"].size()},
       {"planned_sandboxes", planned_sandboxes ? nlohmann::json(*planned_sandboxes) : nlohmann::json(nullptr)},
@@ -176,6 +198,7 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
       {"fail", t.fail},
       {"na", t.na},
       {"errors", t.errors},
+      {"not_run", not_run},
       {"interrupted", interrupted},
       {"infrastructure_error", infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(infra_error)},
       {"verdict", verdict_label(verdict)}};

@@ -41,6 +41,17 @@ struct Section {
   }
 };
 
+// A whole number from low to high at key (when present), else an error naming the range.
+void read_bounded_int(const Section& s, const json& v, const std::string& key, const std::string& what,
+                      long low, long high, int& out) {
+  if (!v.contains(key)) return;
+  if (!v[key].is_number_integer() || v[key].get<long>() < low || v[key].get<long>() > high)
+    s.error(key, s.base.substr(1) + "." + key + " must be " + what + " from " + std::to_string(low) + " to " +
+                     std::to_string(high));
+  else
+    out = v[key].get<int>();
+}
+
 // "host:port" with a port from 1 to 65535; the host a name or an IPv4 address.
 bool host_port(const std::string& s) {
   static const std::regex re("[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?:([0-9]{1,5})");
@@ -85,8 +96,9 @@ void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std:
   }
   const json& h = v["hawk"];
   HawkSettings out;
-  s.unknown_keys(h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys",
-                     "start_timeout_s", "jumphost_user", "sandbox_user", "start_args"});
+  s.unknown_keys(
+      h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys", "start_timeout_s",
+          "jumphost_user", "sandbox_user", "start_args", "max_live_evals", "quota_wait_s", "start_retries"});
   s.string_at(h, "cli", out.cli);
   if (!s.string_at(h, "human", out.human) && !h.contains("human"))
     s.error("", "hawk.human is required: the registered human whose key the harness logs in with");
@@ -108,13 +120,10 @@ void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std:
       out.sandbox_host_keys != "pinned")
     s.error("sandbox_host_keys",
             "hawk.sandbox_host_keys must be first-use or pinned, not '" + out.sandbox_host_keys + "'");
-  if (h.contains("start_timeout_s")) {
-    if (!h["start_timeout_s"].is_number_integer() || h["start_timeout_s"].get<long>() < 1 ||
-        h["start_timeout_s"].get<long>() > 86400)
-      s.error("start_timeout_s", "hawk.start_timeout_s must be a whole number of seconds from 1 to 86400");
-    else
-      out.start_timeout_s = h["start_timeout_s"].get<int>();
-  }
+  read_bounded_int(s, h, "start_timeout_s", "a whole number of seconds", 1, 86400, out.start_timeout_s);
+  read_bounded_int(s, h, "max_live_evals", "a whole number of evals", 1, 1000, out.max_live_evals);
+  read_bounded_int(s, h, "quota_wait_s", "a whole number of seconds", 0, 86400, out.quota_wait_s);
+  read_bounded_int(s, h, "start_retries", "a whole number of retries", 0, 10, out.start_retries);
   profile.hawk = out;
 }
 

@@ -110,6 +110,14 @@ struct HawkSettings {
   std::string jumphost_host_key;                    // pinned; "" only with --accept-new-host-keys
   std::string sandbox_host_keys = "first-use";      // "first-use" | "pinned"
   int start_timeout_s = 900;                        // until the sandbox answers ssh-command
+  // Live evals one user may have at once on this platform: the run keeps at most this many
+  // sandboxes in flight (0: not given; --parallel and --deploy-parallel bound the run).
+  int max_live_evals = 0;
+  // A start the platform refuses for its live-eval quota is back-pressure: tried again
+  // (with jitter) for at most this long in all. Any other failed start is tried again at
+  // most start_retries times, then the item's error carries the platform's message.
+  int quota_wait_s = 3600;
+  int start_retries = 2;
   // Users for an ssh-command line that names none, as OpenSSH would take them from the
   // user's config; empty: the local user.
   std::string jumphost_user;

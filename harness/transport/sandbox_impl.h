@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "harness/transport/ssh_session.h"
 #include "harness/transport/transport.h"
@@ -25,5 +27,10 @@ class SandboxSession::Impl {
   std::unique_ptr<SshSession> session_;
   std::optional<AcceptedKey> accepted_;
 };
+
+// Uploads over an exec channel, for sandboxes whose sshd serves no SFTP (exec_upload.cc).
+Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local,
+                                      const std::string& remote, int mode, Deadline until, UploadCheck check);
+Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>& dirs, Deadline until);
 
 }  // namespace isoharness::transport

@@ -7,6 +7,9 @@
 // with it) and the session stays usable for further commands.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "harness/common/subprocess.h"
 #include "harness/transport/sandbox_impl.h"
 
@@ -118,6 +121,26 @@ bool close_cut_off(SshSession& s, LIBSSH2_CHANNEL* ch) {
   return usable;
 }
 
+// Sends `input` as the command's stdin, then EOF. The command is expected to read it all
+// before it writes much (a `cat > file`): its output is read only afterwards.
+Status write_input(SshSession& s, LIBSSH2_CHANNEL* ch, std::string_view input, Deadline until,
+                   const std::string& command) {
+  constexpr std::size_t kPiece = std::size_t{256} * 1024;
+  for (std::size_t off = 0; off < input.size();) {
+    const std::size_t n = std::min(kPiece, input.size() - off);
+    const ssize_t sent = s.call(until, [&] { return libssh2_channel_write(ch, input.data() + off, n); });
+    if (sent < 0)
+      return make_error(fmt::format("{}: writing stdin of `{}` at byte {} failed: {}", s.what(), command, off,
+                                    describe_rc(s, static_cast<int>(sent))));
+    off += static_cast<std::size_t>(sent);
+  }
+  const int rc = s.call(until, [&] { return libssh2_channel_send_eof(ch); });
+  if (rc != 0)
+    return make_error(
+        fmt::format("{}: closing stdin of `{}` failed: {}", s.what(), command, describe_rc(s, rc)));
+  return Ok{};
+}
+
 }  // namespace
 
 SandboxSession::SandboxSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -129,6 +152,13 @@ const std::optional<AcceptedKey>& SandboxSession::accepted_key() const {
 
 Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
                                           std::chrono::milliseconds deadline, std::size_t max_output) {
+  return exec_with_input(argv, {}, deadline, max_output);
+}
+
+Expected<ExecResult> SandboxSession::exec_with_input(const std::vector<std::string>& argv,
+                                                     std::string_view input,
+                                                     std::chrono::milliseconds deadline,
+                                                     std::size_t max_output) {
   if (argv.empty()) return make_error("exec: empty argv");
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
@@ -136,6 +166,12 @@ Expected<ExecResult> SandboxSession::exec(const std::vector<std::string>& argv,
   const std::string command = shell_join(argv);
   auto ch = start_command(s, start + deadline, command);
   if (!ch) return ch.error();
+  if (!input.empty()) {
+    if (auto wrote = write_input(s, *ch, input, start + deadline, command); !wrote) {
+      if (!close_cut_off(s, *ch)) impl_->broken = true;
+      return wrote.error();
+    }
+  }
 
   ExecResult result;
   const ReadOutcome read = read_output(s, *ch, start + deadline, max_output, result);

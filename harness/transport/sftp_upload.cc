@@ -257,9 +257,44 @@ Expected<UploadedFile> SandboxSession::upload(const std::string& local_path, con
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
   Deadline until = Clock::now() + deadline;
   auto sftp = start_sftp(s, until);
-  if (!sftp) return sftp.error();
+  if (!sftp) {  // no SFTP subsystem: over an exec channel (exec_upload.cc)
+    auto by_exec = upload_by_exec(*this, local_path, remote_path, mode, until, check);
+    if (!by_exec) return make_error(sftp.error().message + "; over exec: " + by_exec.error().message);
+    return by_exec;
+  }
   return (*sftp)->upload(local_path, remote_path, mode, until, check);
 }
+
+namespace {
+
+// upload_dir where the sandbox serves no SFTP: the directories in one exec, then each file
+// over its own exec channel.
+Expected<std::vector<UploadedFile>> upload_tree_by_exec(SandboxSession& session, const std::string& local_dir,
+                                                        const std::string& base,
+                                                        const std::vector<std::filesystem::path>& dirs,
+                                                        const std::vector<std::filesystem::path>& files,
+                                                        Deadline until, UploadCheck check) {
+  std::vector<std::string> remote_dirs = {base};
+  remote_dirs.reserve(dirs.size() + 1);
+  for (const auto& d : dirs) remote_dirs.push_back(base + "/" + d.generic_string());
+  auto made = make_dirs_by_exec(session, remote_dirs, until);
+  if (!made) return made.error();
+  std::vector<UploadedFile> uploaded;
+  uploaded.reserve(files.size());
+  for (const auto& f : files) {
+    const std::filesystem::path local = std::filesystem::path(local_dir) / f;
+    struct stat st {};
+    if (::stat(local.c_str(), &st) != 0)
+      return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
+    auto one = upload_by_exec(session, local.string(), base + "/" + f.generic_string(),
+                              static_cast<int>(st.st_mode & 0777), until, check);
+    if (!one) return one.error();
+    uploaded.push_back(std::move(*one));
+  }
+  return uploaded;
+}
+
+}  // namespace
 
 Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string& local_dir,
                                                                const std::string& remote_dir,
@@ -286,10 +321,14 @@ Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string
   }
   if (ec) return make_error(fmt::format("upload_dir: cannot list {}: {}", local_dir, ec.message()));
 
-  auto sftp = start_sftp(s, until);
-  if (!sftp) return sftp.error();
   std::string base = remote_dir;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
+  auto sftp = start_sftp(s, until);
+  if (!sftp) {  // no SFTP subsystem: over exec channels (exec_upload.cc)
+    auto by_exec = upload_tree_by_exec(*this, local_dir, base, dirs, files, until, check);
+    if (!by_exec) return make_error(sftp.error().message + "; over exec: " + by_exec.error().message);
+    return by_exec;
+  }
   auto made = (*sftp)->make_dir(base, until);
   if (!made) return made.error();
   for (const auto& d : dirs) {

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/common/expected.h"
@@ -68,12 +69,21 @@ struct ExecResult {
 // Neither is proof against the sandbox itself: code inside it can answer anything.
 enum class UploadCheck { read_back, size };
 
+// How the bytes went: over SFTP, or (a sandbox whose sshd has no SFTP subsystem) as the
+// stdin of a constant `sh` command that writes them to the file (exec_upload.cc).
+enum class UploadVia { sftp, exec };
+
 struct UploadedFile {
   std::string remote_path;
   std::size_t bytes = 0;
   std::string sha256;  // hex, of the local file as sent (read back and compared under read_back)
   UploadCheck checked = UploadCheck::read_back;
+  UploadVia via = UploadVia::sftp;
 };
+
+inline const char* upload_via_name(UploadVia via) {
+  return via == UploadVia::sftp ? "sftp" : "exec";
+}
 
 class SandboxSession {
  public:
@@ -90,10 +100,15 @@ class SandboxSession {
   Expected<ExecResult> exec(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
                             std::size_t max_output);
 
+  // exec, with `input` sent as the command's stdin (then EOF) before its output is read.
+  Expected<ExecResult> exec_with_input(const std::vector<std::string>& argv, std::string_view input,
+                                       std::chrono::milliseconds deadline, std::size_t max_output);
+
   // Copies a local file over SFTP to remote_path with permission bits `mode`, then checks
   // it as `check` says (UploadCheck above); on a mismatch the remote file is removed and an
-  // error returned. The sandbox's sshd needs an sftp subsystem (internal-sftp needs no
-  // binary).
+  // error returned. A sandbox whose sshd serves no SFTP subsystem gets the file over an
+  // exec channel instead (exec_upload.cc: a constant `sh` command, the bytes on stdin,
+  // checked the same way); UploadedFile::via says which way it went.
   Expected<UploadedFile> upload(const std::string& local_path, const std::string& remote_path, int mode,
                                 std::chrono::milliseconds deadline,
                                 UploadCheck check = UploadCheck::read_back);

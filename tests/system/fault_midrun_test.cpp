@@ -23,10 +23,11 @@ namespace {
 const std::vector<std::string> kMidrunPrograms = {"runc", "sshd",    "ssh", "ssh-keygen",
                                                   "nft",  "dnsmasq", "ip"};
 
-// A run of s1..s3 stopped in s2's probe: s1 is in the journal when this returns.
+// A run of s1..sN (N = attempts, 3 unless given) stopped in s2's probe: s1 is in the
+// journal when this returns.
 struct PausedRun {
-  explicit PausedRun(const std::string& dir)
-      : out(dir + "/out"), cleanup{}, run(run_args(out, 3, pausing_bundle(dir)), dir + "/run.log") {
+  explicit PausedRun(const std::string& dir, int attempts = 3)
+      : out(dir + "/out"), cleanup{}, run(run_args(out, attempts, pausing_bundle(dir)), dir + "/run.log") {
     id = run.run_id(60s);
     REQUIRE_FALSE(id.empty());
     cleanup.run_id = id;
@@ -48,10 +49,11 @@ nlohmann::json sandbox_of(const nlohmann::json& result, const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("fault: the jumphost's sshd killed mid-probe ends the run loudly", "[system][fault]") {
+TEST_CASE("fault: the jumphost's sshd killed mid-probe stops the run and lists what it did not run",
+          "[system][fault]") {
   test::require_system(kMidrunPrograms);
   test::local::ScratchDir dir;
-  PausedRun paused(dir.path);
+  PausedRun paused(dir.path, 4);
   // The jumphost's sshd is its container's first process; its pid namespace goes with it,
   // and with it every session through the jump.
   REQUIRE(::kill(container_pid(paused.id, "jumphost"), SIGKILL) == 0);
@@ -59,10 +61,24 @@ TEST_CASE("fault: the jumphost's sshd killed mid-probe ends the run loudly", "[s
   INFO(paused.run.err());
   CHECK(code == kExitInfrastructure);
   CHECK_THAT(paused.run.err(), Catch::Contains("the jump connection died while isoprobe ran"));
-  // s1 is kept, s2 is recorded with the error, and no sandbox starts after the fault.
-  CHECK(journalled_sandboxes(paused.out + "/journal.jsonl") == std::vector<std::string>{"s1", "s2"});
+  // s2's session died with the jump: its own error. s3 finds the jumphost gone for good:
+  // the run stops there, and s4 is listed as not run, with why, everywhere.
+  CHECK(journalled_sandboxes(paused.out + "/journal.jsonl") == std::vector<std::string>{"s1", "s2", "s3"});
   auto result = nlohmann::json::parse(test::read_text(paused.out + "/result.json"));
   CHECK(result["summary"]["verdict"] == "error");
+  const auto s3 = sandbox_of(result, "s3");
+  REQUIRE(s3.is_object());
+  CHECK(s3.value("stopped_run", false));
+  CHECK_THAT(s3["error"].get<std::string>(), Catch::Contains("cannot reach the jumphost"));
+  REQUIRE(result["skipped"].size() == 1);
+  CHECK(result["skipped"][0]["attempt"] == 4);
+  CHECK(result["skipped"][0]["not_run"] == true);
+  CHECK_THAT(result["skipped"][0]["reason"].get<std::string>(),
+             Catch::Contains("not run: cannot reach the jumphost"));
+  CHECK(result["summary"]["not_run"] == 1);
+  CHECK_THAT(paused.run.err(), Catch::Contains("not run: 1 sandbox(es)"));
+  CHECK_THAT(test::read_text(paused.out + "/report.md"), Catch::Contains("Sandboxes not run (1)"));
+  CHECK_THAT(test::read_text(paused.out + "/junit.xml"), Catch::Contains("<error type=\"not_run\""));
   check_nothing_left(paused.id);
   check_rerun_works(dir.path);
 }

@@ -141,7 +141,8 @@ TEST_CASE("fault: runsc missing refuses the gVisor sandboxes loudly, never runs 
   check_rerun_works(dir.path);
 }
 
-TEST_CASE("fault: nftables refusing a sandbox's egress rules stops the run loudly", "[system][fault]") {
+TEST_CASE("fault: nftables refusing a sandbox's egress rules is that sandbox's loud error; the rest run",
+          "[system][fault]") {
   test::require_system(kFaultPrograms);
   test::local::ScratchDir dir;
   const std::string shims = dir.path + "/shims";
@@ -155,8 +156,20 @@ TEST_CASE("fault: nftables refusing a sandbox's egress rules stops the run loudl
   CHECK(r.exit_code == kExitInfrastructure);
   CHECK_THAT(r.err, Catch::Contains("nftables (egress policy of sandbox s2)"));
   CHECK_THAT(r.err, Catch::Contains("refused by the fault test's nft shim"));
-  // s1 finished before the fault and is kept, s2 carries the error, s3 never starts.
-  CHECK(journalled_sandboxes(dir.path + "/out/journal.jsonl") == std::vector<std::string>{"s1", "s2"});
+  // s2 carries the error and never ran without its egress policy; s1 and s3 are checked.
+  CHECK(journalled_sandboxes(dir.path + "/out/journal.jsonl") == std::vector<std::string>{"s1", "s2", "s3"});
+  auto result = nlohmann::json::parse(test::read_text(dir.path + "/out/result.json"));
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s["id"]);
+    if (s["id"] == "s2") {
+      CHECK_FALSE(s["error"].is_null());
+      CHECK(s["checks"].empty());
+    } else {
+      CHECK(s["error"].is_null());
+      CHECK_FALSE(s["checks"].empty());
+    }
+  }
+  CHECK(result["summary"]["verdict"] == "error");
   check_nothing_left(run_id_of(r.err));
   check_rerun_works(dir.path);
 }

@@ -59,7 +59,8 @@ struct Platform {
   // is told the same with HAWK_STANDIN_HARDENED_CLASS).
   int start_timeout_s = 300;
   bool hardened_class = true;
-  bool egress = false;  // give the profile an egress: section naming the local world's hosts
+  bool egress = false;     // give the profile an egress: section naming the local world's hosts
+  std::string hawk_extra;  // more lines of the profile's hawk: section ("  key: value\n")
 
   explicit Platform(int start_timeout = 300, bool hardened = true)
       : start_timeout_s(start_timeout), hardened_class(hardened) {
@@ -79,8 +80,9 @@ struct Platform {
       << "sandbox_runtime_class_is_default: false\n"
          "runtime_handlers: { gvisor: runsc }\nhawk:\n  cli: "
       << standin() << "\n  human: alice\n  identity_file: " << dir.path
-      << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s
-      << "\nnode_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
+      << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s << "\n"
+      << hawk_extra
+      << "node_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
          "  non-tier: { env: { HAWK_STANDIN_NODE_CLASS: non-tier } }\n";
     if (egress)
       f << "egress:\n  allowed_domain_port: 443\n  internet_canary: " << dl::world_addr::kBlocked
@@ -363,8 +365,112 @@ TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[sys
   INFO(dl::read_file_bounded(p.dir.path + "/run.log"));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 3);
-  CHECK(result_in(p.out)["summary"]["interrupted"] == true);
-  CHECK(result_in(p.out)["summary"]["sandboxes"].get<int>() < 8);
+  const json result = result_in(p.out);
+  CHECK(result["summary"]["interrupted"] == true);
+  CHECK(result["summary"]["sandboxes"].get<int>() < 8);
+  // Every sandbox not run is listed with why: in the result, on the console, in both reports.
+  int not_run = 0;
+  for (const auto& s : result["skipped"])
+    if (s.value("not_run", false)) {
+      ++not_run;
+      CHECK_THAT(s["reason"].get<std::string>(), Catch::Contains("interrupted by a signal"));
+    }
+  CHECK(not_run == 8 - result["summary"]["sandboxes"].get<int>());
+  CHECK(result["summary"]["not_run"] == not_run);
+  if (not_run > 0) {
+    CHECK_THAT(dl::read_file_bounded(p.dir.path + "/run.log"), Catch::Contains("not run: "));
+    CHECK_THAT(test::read_text(p.out + "/report.md"),
+               Catch::Contains("Sandboxes not run (" + std::to_string(not_run) + ")"));
+    CHECK_THAT(test::read_text(p.out + "/junit.xml"), Catch::Contains("<error type=\"not_run\""));
+  }
+  p.require_nothing_left();
+}
+
+namespace {
+
+// A scenario of `items` cheap items (isolation standard, run under runc), task "alpha"
+// except the last, which is task "beta".
+std::string cheap_scenario(const std::string& dir, int items) {
+  const std::string path = dir + "/cheap.yaml";
+  std::ofstream f(path);
+  f << "name: cheap\neval_set:\n  name: cheap\n  isolation: standard\n  tasks:\n";
+  for (int i = 0; i < items; ++i)
+    f << "    - package: git+https://git.example.com/evals/cheap@v1\n      name: "
+      << (i + 1 == items ? "beta" : "alpha") << "\n      items:\n        - name: item" << i << "\n";
+  f << "sandbox_defaults:\n  image: registry.example.com/evals/cheap:v1\n  image_user: root\n"
+       "matrix: { runtimes: [runc], node_classes: [tier], attempts: 1 }\n";
+  return path;
+}
+
+// Each sandbox record's error (empty when it was checked) by task.
+std::map<std::string, std::vector<std::string>> errors_by_task(const json& result) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& s : result["sandboxes"])
+    out[s["task"].get<std::string>()].push_back(s["error"].is_null() ? "" : s["error"].get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+// The platform's live-eval quota is back-pressure: a refused start waits and is tried again.
+TEST_CASE("a start refused for the platform's quota waits and is tried again until it passes",
+          "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_MAX_LIVE"] = "1";
+  p.hawk_extra = "  max_live_evals: 3\n";  // the profile says more than the platform allows
+  p.write_profile();
+  RunResult r = p.run({cheap_scenario(p.dir.path, 3)});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("parallel 3"));
+  CHECK_THAT(r.out, Catch::Contains("the platform's live-eval quota is full; trying again"));
+  const json result = result_in(p.out);
+  REQUIRE(result["sandboxes"].size() == 3);
+  int quota_waits = 0;
+  for (const auto& s : result["sandboxes"]) {
+    CHECK(s["error"].is_null());
+    quota_waits += s["facts"]["hawk_quota_waits"].get<int>();
+  }
+  CHECK(quota_waits > 0);
+  p.require_nothing_left();
+}
+
+TEST_CASE("a start that fails twice with 503 is tried again and passes", "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_START_FAILURES"] = "2";
+  RunResult r = p.run({cheap_scenario(p.dir.path, 1)});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("503 Service Unavailable; trying again"));
+  const json result = result_in(p.out);
+  REQUIRE(result["sandboxes"].size() == 1);
+  CHECK(result["sandboxes"][0]["error"].is_null());
+  CHECK(result["sandboxes"][0]["facts"]["hawk_start_tries"] == 3);
+  p.require_nothing_left();
+}
+
+// One item's start always fails: that item is an error with the platform's own message (exit
+// 3), and every other item is still deployed and verified.
+TEST_CASE("a start that always fails is that item's error; every other item is verified", "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_FAIL_TASKS"] = "beta";
+  p.hawk_extra = "  start_retries: 1\n";
+  p.write_profile();
+  RunResult r = p.run({cheap_scenario(p.dir.path, 3)});
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  const json result = result_in(p.out);
+  REQUIRE(result["sandboxes"].size() == 3);
+  auto errors = errors_by_task(result);
+  REQUIRE(errors["beta"].size() == 1);
+  CHECK_THAT(errors["beta"][0],
+             Catch::Contains("(2 tries)") && Catch::Contains("Error: 500 Internal Server Error"));
+  REQUIRE(errors["alpha"].size() == 2);
+  for (const auto& e : errors["alpha"]) CHECK(e.empty());
+  for (const auto& s : result["sandboxes"])
+    if (s["task"] == "alpha") CHECK(s["checks"].size() > 10);
+  CHECK(result["summary"]["not_run"] == 0);
+  CHECK_THAT(test::read_text(p.out + "/junit.xml"), Catch::Contains("500 Internal Server Error"));
   p.require_nothing_left();
 }
 

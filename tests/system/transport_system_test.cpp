@@ -195,6 +195,56 @@ TEST_CASE("upload over SFTP is verified and keeps the mode", "[system][transport
   }
 }
 
+// A sandbox whose sshd serves no SFTP subsystem: the same uploads go over exec channels (a
+// constant `sh` script, the bytes on stdin), checked the same ways, and say so.
+TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so", "[system][transport]") {
+  test::require_system({"ip", "nft", "sshd", "ssh", "ssh-keygen", "ssh-agent", "ssh-add"});
+  auto bare = test::TransportWorld::create(false);
+  auto jump = JumpConnection::connect(bare->route.jump, bare->credentials, {}, 10s);
+  REQUIRE(jump);
+  auto s = (*jump)->open(bare->route.sandbox, 10s);
+  REQUIRE(s);
+  const std::string local = bare->dir + "/agent.bin";
+  const std::string content = random_bytes(2 * 1024 * 1024 + 5, 11);
+  std::ofstream(local, std::ios::binary) << content;
+  const std::string remote = bare->dir + "/remote/sub/isoprobe";  // its directory is made too
+  for (auto check : {UploadCheck::read_back, UploadCheck::size}) {
+    auto up = (*s)->upload(local, remote, 0750, 60s, check);
+    REQUIRE(up.has_value());
+    CHECK(up->via == UploadVia::exec);
+    CHECK(up->checked == check);
+    CHECK(up->bytes == content.size());
+    CHECK(read_file(remote) == content);
+    struct stat st {};
+    REQUIRE(::stat(remote.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0750);
+    CHECK_FALSE(std::filesystem::exists(remote + ".part"));
+    auto sum = run_command({"sha256sum", remote});
+    REQUIRE(sum.has_value());
+    CHECK(sum->out.substr(0, 64) == up->sha256);
+  }
+  SECTION("a whole directory") {
+    const std::string bundle = bare->dir + "/bundle";
+    std::filesystem::create_directories(bundle + "/lib");
+    std::ofstream(bundle + "/isoprobe") << "#!/bin/sh\necho probe\n";
+    ::chmod((bundle + "/isoprobe").c_str(), 0755);
+    std::ofstream(bundle + "/lib/data.json") << "{}\n";
+    auto all = (*s)->upload_dir(bundle, bare->dir + "/remote/bundle", 30s, UploadCheck::size);
+    REQUIRE(all.has_value());
+    CHECK(all->size() == 2);
+    for (const auto& f : *all) CHECK(f.via == UploadVia::exec);
+    auto run = (*s)->exec({bare->dir + "/remote/bundle/isoprobe"}, 10s, 1024);
+    REQUIRE(run.has_value());
+    CHECK(run->out == "probe\n");
+  }
+  SECTION("a place that cannot be written: the error says SFTP is missing and why exec failed") {
+    auto bad = (*s)->upload(local, "/proc/isoharness-no/x", 0644, 10s, UploadCheck::size);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK_THAT(bad.error().message, Catch::Contains("cannot start SFTP") && Catch::Contains("over exec") &&
+                                        Catch::Contains("did not verify"));
+  }
+}
+
 TEST_CASE("host keys: unknown and changed keys are refused, accept_new records", "[system][transport]") {
   const auto& route = world().route;
   std::string jump_fp = fingerprint_of(route.jump.host_key);

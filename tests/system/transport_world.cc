@@ -102,8 +102,9 @@ void wait_for_listening(const std::string& log, const std::string& what) {
 
 }  // namespace
 
-std::unique_ptr<TransportWorld> TransportWorld::create() {
+std::unique_ptr<TransportWorld> TransportWorld::create(bool sftp) {
   std::unique_ptr<TransportWorld> world(new TransportWorld());
+  world->sftp_ = sftp;
   world->build();  // on a throw, the unique_ptr's destructor tears down what exists
   return world;
 }
@@ -192,7 +193,7 @@ void TransportWorld::build() {
 pid_t TransportWorld::start_sshd(const std::string& ns, const std::string& address, int port,
                                  const std::string& host_key) {
   std::string config = fmt::format("{}/sshd_{}.conf", dir, port);
-  std::string role = port == 22 ? jump_role_ : "Subsystem sftp internal-sftp\n";
+  std::string role = port == 22 ? jump_role_ : (sftp_ ? "Subsystem sftp internal-sftp\n" : "");
   write_file(config,
              fmt::format("Port {}\nListenAddress {}\nHostKey {}\nAuthorizedKeysFile {}/authorized_keys\n"
                          "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"

@@ -20,8 +20,9 @@ namespace isoharness::test {
 
 class TransportWorld {
  public:
-  // Builds the world; throws std::runtime_error saying which step failed.
-  static std::unique_ptr<TransportWorld> create();
+  // Builds the world; throws std::runtime_error saying which step failed. sftp false: the
+  // sandbox's sshd has no `Subsystem sftp` line (as dropbear or a minimal sshd).
+  static std::unique_ptr<TransportWorld> create(bool sftp = true);
   ~TransportWorld();
   TransportWorld(const TransportWorld&) = delete;
   TransportWorld& operator=(const TransportWorld&) = delete;
@@ -54,6 +55,7 @@ class TransportWorld {
 
   std::string veth_host_;
   std::string jump_role_;  // sshd_config lines only the jumphost has
+  bool sftp_ = true;       // the sandbox's sshd serves SFTP
   std::vector<pid_t> pids_;
   pid_t jump_sshd_ = 0;
   std::vector<std::string> namespaces_;

@@ -13,6 +13,7 @@
 #include "harness/deploy/hawk/hawk_cli.h"
 #include "harness/deploy/hawk/one_item_config.h"
 #include "harness/deploy/hawk/platform_text.h"
+#include "harness/deploy/hawk/start_retry.h"
 #include "harness/scenario/scenario.h"
 
 using namespace isoharness;
@@ -129,6 +130,8 @@ struct FakeHawk {
   int ssh_failures_before_ready = 1;  // < 0: never ready
   std::string start_err;
   int start_exit = 0;
+  // Answers of the first starts, in order (exit status, stderr); later starts answer as above.
+  std::vector<std::pair<int, std::string>> start_script;
   std::string logs_out;
   // The subcommand ("start", "ssh-command", "status", ...) that finds no valid token and
   // starts the device login, printing what the real CLI prints, in two pieces, through the
@@ -162,7 +165,11 @@ struct FakeHawk {
         return r;
       }
       const std::string& sub = argv.at(1);
-      if (sub == "human" && argv.at(3) == "start") {
+      if (sub == "human" && argv.at(3) == "start" && !start_script.empty()) {
+        r.exit_code = start_script.front().first;
+        r.err = start_script.front().second;
+        start_script.erase(start_script.begin());
+      } else if (sub == "human" && argv.at(3) == "start") {
         r.exit_code = start_exit;
         r.out = start_exit ? "" : "Eval set ID: ev-1\n";
         r.err = start_err;
@@ -203,12 +210,17 @@ deploy::SandboxRequest request() {
   return r;
 }
 
+// Pauses between tries of a start, recorded instead of slept.
+std::vector<std::chrono::milliseconds> g_pauses;
+
 HawkOptions options(FakeHawk& fake, const std::string& dir) {
   HawkOptions o;
   o.run_id = "abc123";
   o.work_dir = dir;
   o.runner = fake.runner();
   o.poll_step = std::chrono::seconds(1);
+  g_pauses.clear();
+  o.pause = [](std::chrono::milliseconds p) { g_pauses.push_back(p); };
   return o;
 }
 
@@ -381,8 +393,69 @@ TEST_CASE("hawk backend: the CLI's Error is the deploy error; nothing to delete"
   fake.start_err = "Error: isolation strict needs a hardened runtime class\n";
   HawkBackend backend(profile, options(fake, dir));
   CHECK_THROWS_WITH(backend.deploy(request()),
-                    Catch::Contains("exited 1: Error: isolation strict needs a hardened runtime class"));
+                    Catch::Contains("(3 tries)") &&
+                        Catch::Contains("exited 1: Error: isolation strict needs a hardened runtime class"));
+  CHECK(fake.count("start") == 3);  // hawk.start_retries (2) more, then the platform's message
   CHECK(fake.count("delete") == 0);
+}
+
+TEST_CASE("start failures: the quota is back-pressure, others are tried a bounded number of times",
+          "[hawk]") {
+  CHECK(classify_start_failure(make_error("Error: Too many live evals: user alice has 8", 1)) ==
+        StartFailure::quota);
+  CHECK(classify_start_failure(make_error("exited 1: Error: 429 Too Many Requests", 1)) ==
+        StartFailure::quota);
+  CHECK(classify_start_failure(make_error("Error: eval quota exceeded", 1)) == StartFailure::quota);
+  CHECK(classify_start_failure(make_error("Error: 503 Service Unavailable", 1)) == StartFailure::retry);
+  CHECK(classify_start_failure(make_error("no answer before its deadline", -1)) == StartFailure::retry);
+  CHECK(classify_start_failure(make_error("Error: no such option: --x", 2)) == StartFailure::final);
+  CHECK(classify_start_failure(make_error("needs a person to log in", kNeedsLogin)) == StartFailure::final);
+  using std::chrono::milliseconds;
+  CHECK(retry_pause(1, milliseconds(2000), 0.5) == milliseconds(2000));
+  CHECK(retry_pause(2, milliseconds(2000), 0.0) == milliseconds(2000));
+  CHECK(retry_pause(3, milliseconds(2000), 0.99) == milliseconds(11920));
+  CHECK(retry_pause(40, milliseconds(2000), 0.5) == milliseconds(30000));  // capped
+
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit8";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  SECTION("a start that fails twice, then works") {
+    FakeHawk fake;
+    fake.start_script = {{1, "Error: 503 Service Unavailable\n"}, {1, "Error: 503 Service Unavailable\n"}};
+    HawkBackend backend(profile, options(fake, dir));
+    auto h = backend.deploy(request());
+    CHECK(h.facts["hawk_start_tries"] == 3);
+    CHECK(h.facts["hawk_start_retries"] == 2);
+    CHECK(h.facts["hawk_quota_waits"] == 0);
+    CHECK(g_pauses.size() == 2);
+    backend.destroy(h);
+  }
+  SECTION("quota refusals wait and do not use up the retries") {
+    FakeHawk fake;
+    for (int i = 0; i < 5; ++i)
+      fake.start_script.emplace_back(1, "Error: Too many live evals: the limit is 2\n");
+    HawkBackend backend(profile, options(fake, dir));
+    auto h = backend.deploy(request());
+    CHECK(h.facts["hawk_start_tries"] == 6);
+    CHECK(h.facts["hawk_quota_waits"] == 5);
+    CHECK(h.facts["hawk_start_retries"] == 0);
+    REQUIRE(g_pauses.size() == 5);
+    for (auto p : g_pauses) CHECK(p.count() >= 1000);
+    backend.destroy(h);
+  }
+  SECTION("quota refusals end after hawk.quota_wait_s") {
+    std::string yaml = kProfile;
+    const std::string anchor = "  start_timeout_s: 3\n";
+    yaml.insert(yaml.find(anchor) + anchor.size(), "  quota_wait_s: 0\n  max_live_evals: 8\n");
+    auto limited = scenario::parse_deployment(yaml, "staging.yaml");
+    CHECK(limited.hawk->max_live_evals == 8);
+    FakeHawk fake;
+    fake.start_exit = 1;
+    fake.start_err = "Error: Too many live evals: the limit is 2\n";
+    HawkBackend backend(limited, options(fake, dir));
+    CHECK_THROWS_WITH(backend.deploy(request()),
+                      Catch::Contains("hawk.quota_wait_s") && Catch::Contains("Too many live evals"));
+    CHECK(fake.count("start") == 1);
+  }
 }
 
 TEST_CASE("hawk backend: interrupted while waiting deletes the eval", "[hawk]") {
@@ -495,4 +568,24 @@ TEST_CASE("every backend's egress targets carry names isoprobe accepts", "[hawk]
   CHECK_FALSE(deploy::egress_target_name_ok("allowed:target.example.com"));
   CHECK_FALSE(deploy::egress_target_name_ok(""));
   CHECK_FALSE(deploy::egress_target_name_ok(std::string(65, 'a')));
+}
+
+TEST_CASE("deployment profile: hawk.max_live_evals, quota_wait_s and start_retries, bounded", "[hawk]") {
+  auto bad = [](const std::string& yaml) {
+    try {
+      scenario::parse_deployment(yaml, "bad.yaml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  auto users = scenario::parse_deployment("backend: hawk\nhawk: { human: alice }\n", "u.yaml");
+  CHECK(users.hawk->max_live_evals == 0);  // not given: --parallel bounds the run
+  CHECK(users.hawk->start_retries == 2);
+  CHECK_THAT(bad("backend: hawk\nhawk:\n  human: alice\n  max_live_evals: 0\n  start_retries: 11\n"
+                 "  quota_wait_s: x\n"),
+             Catch::Contains("bad.yaml:4") &&
+                 Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
+                 Catch::Contains("bad.yaml:5") && Catch::Contains("hawk.start_retries must be") &&
+                 Catch::Contains("bad.yaml:6") && Catch::Contains("hawk.quota_wait_s must be"));
 }

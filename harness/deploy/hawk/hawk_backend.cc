@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "harness/common/error.h"
@@ -61,7 +62,7 @@ nlohmann::json sibling_facts(const nlohmann::json& values, const std::optional<E
 
 // A CLI that waits for a person stops everything at once: no later call can do better.
 void throw_if_needs_login(const Error& e) {
-  if (e.code == kNeedsLogin) throw InfraError(e.message);
+  if (e.code == kNeedsLogin) throw RunStoppingError(e.message);
 }
 
 // The end of `hawk logs ID`, framed and marked as the platform's words, for the error of a
@@ -115,6 +116,52 @@ std::string HawkBackend::write_config(const SandboxRequest& request) const {
   return path;
 }
 
+void HawkBackend::pause_between_tries(std::chrono::milliseconds pause) const {
+  if (options_.pause) return options_.pause(pause);
+  const auto until = Clock::now() + pause;
+  while (Clock::now() < until) {
+    if (options_.interrupted && options_.interrupted->load())
+      throw InfraError("interrupted while waiting to start");
+    std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), 200ms));
+  }
+}
+
+// `human eval start`, tried again as start_retry.h says: the quota is back-pressure, other
+// failures are tried a bounded number of times, a login prompt stops the run.
+Started HawkBackend::start_eval(const HawkCli& cli, const std::string& config, const std::string& name,
+                                StartTally& tally) const {
+  thread_local std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  const auto began = Clock::now();
+  for (;;) {
+    ++tally.tries;
+    auto started = cli.start(config, settings_.human, settings_.start_args);
+    if (started) return *started;
+    const Error& e = started.error();
+    if (e.code == kNeedsLogin) throw RunStoppingError(e.message);
+    const StartFailure kind = classify_start_failure(e);
+    std::chrono::milliseconds pause{0};
+    if (kind == StartFailure::quota) {
+      if (seconds_since(began) >= settings_.quota_wait_s)
+        throw InfraError(
+            fmt::format("the platform's live-eval quota kept refusing the start for {:.0f} s "
+                        "(hawk.quota_wait_s, {} tries): {}",
+                        seconds_since(began), tally.tries, e.message));
+      pause = retry_pause(std::min(++tally.quota_waits, 5), options_.retry_base, jitter(rng));
+    } else if (kind == StartFailure::final || tally.other_retries >= settings_.start_retries) {
+      throw InfraError(fmt::format("the platform did not start the eval ({} tr{}): {}", tally.tries,
+                                   tally.tries == 1 ? "y" : "ies", e.message));
+    } else {
+      pause = retry_pause(++tally.other_retries, options_.retry_base, jitter(rng));
+    }
+    std::fprintf(stderr, "hawk: %s: %s; trying again in %.1f s\n", name.c_str(),
+                 kind == StartFailure::quota ? "the platform's live-eval quota is full" : e.message.c_str(),
+                 static_cast<double>(pause.count()) / 1000.0);
+    pause_between_tries(pause);
+    tally.waited_s += static_cast<double>(pause.count()) / 1000.0;
+  }
+}
+
 // ssh-command in short rounds, hawk status between them, until the line comes or time is up.
 std::string HawkBackend::wait_for_ssh_line(const HawkCli& cli, const std::string& id) const {
   const auto until = Clock::now() + std::chrono::seconds(settings_.start_timeout_s);
@@ -152,9 +199,9 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
   const HawkCli cli = cli_for(request.node_class);
   const std::string config = write_config(request);
   const auto t0 = Clock::now();
-  auto started = cli.start(config, settings_.human, settings_.start_args);
-  if (!started) throw InfraError("the platform did not start the eval: " + started.error().message);
-  const std::string id = started->eval_set_id;
+  StartTally tally;
+  const Started started = start_eval(cli, config, request.name, tally);
+  const std::string id = started.eval_set_id;
   {
     std::lock_guard lock(mutex_);
     live_.insert({id, request.node_class});
@@ -172,12 +219,12 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
     h.route.jump.host_key = settings_.jumphost_host_key;
     if (settings_.sandbox_host_keys == "pinned") h.route.sandbox.host_key = pinned_sandbox_key(*line);
     nlohmann::json findings = nlohmann::json::array();
-    if (started->unknown_config_keys)
+    if (started.unknown_config_keys)
       findings.push_back({{"code", "platform_unknown_config_keys"},
                           {"message",
                            "the platform warned about config keys it does not know (so it may not "
                            "apply them; verification shows what the sandbox got): " +
-                               started->warning}});
+                               started.warning}});
     h.facts = {
         {"backend", "hawk"},
         {"eval_set_id", id},
@@ -189,6 +236,10 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
          fmt::format("{}@{}:{}", h.route.sandbox.user, h.route.sandbox.host, h.route.sandbox.port)},
         {"sandbox_host_keys", settings_.sandbox_host_keys},
         {"hawk_start_s", start_s},
+        {"hawk_start_tries", tally.tries},
+        {"hawk_quota_waits", tally.quota_waits},
+        {"hawk_start_retries", tally.other_retries},
+        {"hawk_start_wait_s", tally.waited_s},
         {"hawk_ready_s", seconds_since(t0)},
         {"platform_findings", findings}};
     auto status = cli.status(id);
@@ -207,6 +258,7 @@ std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxR
   const HawkCli cli = cli_for(request.node_class);
   auto started = cli.start(write_config(request), settings_.human, settings_.start_args);
   if (!started) {
+    throw_if_needs_login(started.error());
     // Exit 1 with a message is the platform saying no; anything else (could not run,
     // timed out, a usage error) says nothing about the config.
     if (started.error().code < 1 || started.error().code == 2)
@@ -224,7 +276,7 @@ std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxR
     auto st = cli.status(id);
     if (!st && st.error().code == kNeedsLogin) {
       remove(cli, id);
-      throw InfraError(st.error().message);
+      throw RunStoppingError(st.error().message);
     }
     bool refused_by_kubelet = false;
     if (st) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -21,6 +22,7 @@
 
 #include "harness/deploy/backend.h"
 #include "harness/deploy/hawk/hawk_cli.h"
+#include "harness/deploy/hawk/start_retry.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::deploy::hawk {
@@ -32,6 +34,10 @@ struct HawkOptions {
   std::atomic<bool>* interrupted = nullptr;  // stops the wait for a sandbox
   HawkCli::Runner runner;                    // empty: run_command (tests replace it)
   std::chrono::seconds poll_step{15};        // ssh-command --timeout per round
+  // Pauses between tries of a start (start_retry.h): the first one's length, and how a
+  // pause is spent (empty: sleeping, in short steps that watch `interrupted`).
+  std::chrono::milliseconds retry_base{2000};
+  std::function<void(std::chrono::milliseconds)> pause;
 };
 
 class HawkBackend final : public Backend {
@@ -50,6 +56,9 @@ class HawkBackend final : public Backend {
  private:
   HawkCli cli_for(const std::string& node_class) const;
   std::string write_config(const SandboxRequest& request) const;
+  Started start_eval(const HawkCli& cli, const std::string& config, const std::string& name,
+                     StartTally& tally) const;
+  void pause_between_tries(std::chrono::milliseconds pause) const;
   std::string wait_for_ssh_line(const HawkCli& cli, const std::string& id) const;
   void remove(const HawkCli& cli, const std::string& id) noexcept;
 

@@ -125,7 +125,8 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   claim_run(paths_);
   try {
     world_ = std::make_unique<World>(
-        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_});
+        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
+                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent}});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -331,6 +332,8 @@ json LocalBackend::context() const {
       {"oci_seccomp_inside_gvisor", false},
       {"jumphost", world_->host_link().jump_address},
       {"world_slot", world_->host_link().slot},
+      {"jumphost_link",
+       {{"rtt_ms", world_->jumphost_link().rtt_ms}, {"loss_percent", world_->jumphost_link().loss_percent}}},
       {"egress_enforcement", "nftables in the node namespace"},
   };
 }

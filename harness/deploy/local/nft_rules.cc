@@ -49,6 +49,16 @@ std::string jumphost_ruleset(const std::string& run_id, const std::string& host_
   return s;
 }
 
+std::string link_loss_ruleset(const std::string& run_id, const std::string& host_iface, int permyriad) {
+  const std::string drop = " numgen random mod 10000 < " + std::to_string(permyriad) + " drop\n";
+  std::string s = "table inet " + nft_table_name(run_id) + "_link {\n";
+  s += "  chain in {\n    type filter hook prerouting priority -300; policy accept;\n";
+  s += "    iifname \"" + host_iface + "\"" + drop + "  }\n";
+  s += "  chain out {\n    type filter hook postrouting priority 300; policy accept;\n";
+  s += "    oifname \"" + host_iface + "\"" + drop + "  }\n}\n";
+  return s;
+}
+
 std::string host_guard_ruleset(const std::string& run_id) {
   std::string s = "table inet " + nft_table_name(run_id) + " {\n";
   s += "  chain guard_out {\n    type filter hook output priority 0; policy accept;\n";

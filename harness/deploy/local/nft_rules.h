@@ -43,6 +43,11 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
 // The jumphost namespace's table: sshd on 22 from the host link, out only to sandboxes' 2222.
 std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface);
 
+// A lossy host link (the profile's jumphost_link.loss_percent): a second table in the
+// jumphost namespace dropping each packet that crosses host_iface, in either direction,
+// with probability permyriad / 10000 (nft `numgen random`).
+std::string link_loss_ruleset(const std::string& run_id, const std::string& host_iface, int permyriad);
+
 // The host (root namespace) guard, one table per run, named like the node's: the world's
 // ranges (world_ranges(): 203.0.113.0/24, 198.51.100.0/24, 169.254.169.254) may leave
 // the host only through a world's host link ("ih-*"). Should a world be gone while something still

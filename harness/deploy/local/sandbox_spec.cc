@@ -309,6 +309,34 @@ SandboxSpec parse_sandbox_values(const json& values, const std::string& source, 
   return spec;
 }
 
+namespace {
+
+// jumphost_link: { rtt_ms: 0..2000, loss_percent: 0..50 } (a simulated far deployment).
+template <typename Bad>
+void read_jumphost_link(const json& profile, LocalProfile& out, Bad& bad) {
+  if (!profile.contains("jumphost_link")) return;
+  const json& l = profile["jumphost_link"];
+  if (!l.is_object()) return bad("jumphost_link", "must be a mapping {rtt_ms, loss_percent}");
+  for (const auto& [key, value] : l.items())
+    if (key != "rtt_ms" && key != "loss_percent")
+      bad("jumphost_link." + key, "unknown key (known: rtt_ms, loss_percent)");
+  if (l.contains("rtt_ms")) {
+    if (!l["rtt_ms"].is_number_integer() || l["rtt_ms"].get<long>() < 0 || l["rtt_ms"].get<long>() > 2000)
+      bad("jumphost_link.rtt_ms", "must be a whole number of milliseconds from 0 to 2000");
+    else
+      out.link_rtt_ms = l["rtt_ms"].get<int>();
+  }
+  if (l.contains("loss_percent")) {
+    if (!l["loss_percent"].is_number() || l["loss_percent"].get<double>() < 0 ||
+        l["loss_percent"].get<double>() > 50)
+      bad("jumphost_link.loss_percent", "must be a number from 0 to 50");
+    else
+      out.link_loss_percent = l["loss_percent"].get<double>();
+  }
+}
+
+}  // namespace
+
 LocalProfile parse_local_profile(const json& profile) {
   std::vector<Diagnostic> problems;
   auto bad = [&](const std::string& item, const std::string& msg) {
@@ -351,6 +379,7 @@ LocalProfile parse_local_profile(const json& profile) {
       }
     }
   }
+  read_jumphost_link(profile, out, bad);
   if (!problems.empty()) throw UserError(problems);
   return out;
 }

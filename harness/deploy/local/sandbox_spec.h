@@ -52,6 +52,9 @@ struct NodeClass {
 struct LocalProfile {
   std::map<std::string, NodeClass> node_classes;
   std::map<std::string, std::string> runtime_handlers;  // runtime class -> "runc" / "runsc"
+  // `jumphost_link: {rtt_ms, loss_percent}`: the host <-> jumphost link made far (world.h).
+  int link_rtt_ms = 0;
+  double link_loss_percent = 0;
 };
 
 // Reads the item's values. Throws UserError listing every malformed key (with its JSON
@@ -61,7 +64,8 @@ struct LocalProfile {
 SandboxSpec parse_sandbox_values(const nlohmann::json& values, const std::string& source = "values",
                                  const std::string& service = "default");
 
-// Reads profile["node_classes"] and profile["runtime_handlers"]. Throws UserError.
+// Reads profile["node_classes"], profile["runtime_handlers"] and profile["jumphost_link"]
+// (rtt_ms 0..2000, loss_percent 0..50). Throws UserError.
 LocalProfile parse_local_profile(const nlohmann::json& profile);
 
 // The OCI runtime for a spec: "runc" when no runtime class, else the profile's handler.

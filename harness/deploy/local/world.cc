@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -110,6 +111,7 @@ World::~World() {
 void World::build() {
   allocate_slot();
   build_namespaces();
+  shape_jumphost_link();
   start_world_services();
   start_jumphost();
 }
@@ -204,6 +206,32 @@ void World::build_namespaces() {
 
   nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
   nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host"), "jumphost filter");
+}
+
+// The profile's jumphost_link on the host link: half the round trip each way with tc netem
+// on both ends (a kernel without sch_netem cannot, and says so: nothing is simulated then),
+// and the loss with nftables in the jumphost namespace.
+void World::shape_jumphost_link() {
+  const LinkShape& link = options_.jumphost_link;
+  if (link.rtt_ms > 0) {
+    const std::string one_way = std::to_string(link.rtt_ms * 500) + "us";
+    const std::string iface = host_iface_name(paths_.run_id);
+    auto netem = [&](const std::vector<std::string>& argv, const std::string& where) {
+      auto r = run_command(argv, {.deadline = 20s, .max_output = 4096, .merge_stderr = true});
+      if (!r || !r->ok())
+        throw InfraError("world: jumphost_link.rtt_ms needs tc netem on " + where +
+                         ", which failed: " + (r ? r->out.substr(0, 300) : r.error().message) +
+                         " (a kernel without sch_netem cannot simulate a round trip)");
+    };
+    netem({"tc", "qdisc", "add", "dev", iface, "root", "netem", "delay", one_way}, "the host end");
+    netem(in_netns(jump_ns(), {"tc", "qdisc", "add", "dev", "to-host", "root", "netem", "delay", one_way}),
+          "the jumphost end");
+  }
+  if (link.loss_percent > 0)
+    nft_apply(
+        jump_ns(),
+        link_loss_ruleset(paths_.run_id, "to-host", static_cast<int>(std::lround(link.loss_percent * 100))),
+        "jumphost link loss");
 }
 
 pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,

@@ -30,10 +30,18 @@ struct ItemResolver {
 };
 inline constexpr const char* kResolverInstanceName = "instance.resolver.isoharness.internal";
 
+// The host <-> jumphost link as a far deployment's (the profile's `jumphost_link`): a round
+// trip added with tc netem on both ends, and a share of packets lost each way (nftables).
+struct LinkShape {
+  int rtt_ms = 0;
+  double loss_percent = 0;
+};
+
 struct WorldOptions {
   std::string helper_path;      // isoharness-world-helper
   std::string seccomp_profile;  // containers' default profile (for the jumphost container)
   std::string kernel_release;
+  LinkShape jumphost_link;
 };
 
 class World {
@@ -55,6 +63,9 @@ class World {
   // Lets this key log in to the jumphost (idempotent, thread-safe).
   void authorize(const std::string& key_line);
 
+  // What the jumphost link was given (facts for the result).
+  const LinkShape& jumphost_link() const { return options_.jumphost_link; }
+
   // Starts an item's resolver on `address` (203.0.113.0/24, not yet in use) answering
   // `names` (name -> IPv4). Throws InfraError when it does not start.
   ItemResolver start_item_resolver(const std::string& tag, const std::string& address,
@@ -69,6 +80,7 @@ class World {
   void build();
   void allocate_slot();
   void build_namespaces();
+  void shape_jumphost_link();
   void start_world_services();
   void start_jumphost();
   void teardown() noexcept;

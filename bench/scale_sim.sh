@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# A night of many items on a simulated deployment: `isoharness run --backend hawk` through
+# the stand-in platform (tests/hawk_standin/hawk) with its simulation knobs on: each eval
+# takes a lognormal time to be ready (median READY_MEDIAN_S, default 20 s), the platform
+# allows QUOTA live evals per user (default 32), and the profile's hawk.max_live_evals says
+# the same. For each size (default 1 16 64 128 items of one cheap runc item) it prints the
+# wall time, the ideal (one item's time × the waves the quota forces: ceil(N / QUOTA)), the
+# ratio, the harness's peak RSS, and the retries and quota waits its starts took; then, for
+# reference, the wall time of plain OpenSSH reaching min(N, QUOTA) ready sandboxes at once
+# (`ssh -J … true`, all started together).
+#
+#   bench/scale_sim.sh [BUILD_DIR (default: build)] [OUT_DIR (default: bench-out/scale)] [SIZES...]
+#   environment: READY_MEDIAN_S (20), QUOTA (32), ACCEPT_S (1): the stand-in's knobs
+#
+# Every eval the stand-in starts is a real `isoharness local up` (a world and a runc
+# sandbox) on this machine: 32 at once is heavy on two cores, and the ideal assumes the
+# platform, not this machine, is the bottleneck. Each run is bounded (2 h); a run that does
+# not pass is reported with its log and the script exits 1 at the end.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+out=${2:-$here/bench-out/scale}
+shift $(($# > 2 ? 2 : $#))
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1 16 64 128)
+ready=${READY_MEDIAN_S:-20}
+quota=${QUOTA:-32}
+accept=${ACCEPT_S:-1}
+isoharness=$build/harness/cli/isoharness
+standin=$here/tests/hawk_standin/hawk
+[ -x "$isoharness" ] || { echo "no $isoharness: build first" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "run as root (the stand-in's sandboxes are local ones)" >&2; exit 2; }
+for n in "${sizes[@]}"; do
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] || { echo "size $n: 1..256" >&2; exit 2; }
+done
+mkdir -p "$out"
+work=$(mktemp -d /tmp/ih-scale-sim.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+ssh-keygen -q -t ed25519 -N '' -f "$work/id_ed25519"
+export HAWK_STANDIN_ISOHARNESS=$isoharness HAWK_STANDIN_STATE=$work/standin
+export HAWK_STANDIN_PROFILE=$here/scenarios/deployments/local.yaml
+export HAWK_STANDIN_READY_MEDIAN_S=$ready HAWK_STANDIN_MAX_LIVE=$quota HAWK_STANDIN_ACCEPT_S=$accept
+"$standin" human register --name alice --ssh-key "$(cat "$work/id_ed25519.pub")"
+cat >"$work/sim.yaml" <<YAML
+name: sim
+backend: hawk
+runtime_classes: [gvisor]
+sandbox_runtime_class: gvisor
+sandbox_runtime_class_is_default: false
+runtime_handlers: { gvisor: runsc }
+hawk:
+  cli: $standin
+  human: alice
+  identity_file: $work/id_ed25519
+  sandbox_host_keys: first-use
+  start_timeout_s: 900
+  max_live_evals: $quota
+node_classes:
+  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }
+YAML
+
+scenario() {  # N cheap runc items (isolation standard), one task
+  local n=$1 f=$work/items-$1.yaml
+  {
+    printf 'name: items%s\neval_set:\n  name: items%s\n  isolation: standard\n  tasks:\n' "$n" "$n"
+    printf '    - package: git+https://git.example.com/evals/cheap@v1\n      name: cheap\n      items:\n'
+    for i in $(seq 1 "$n"); do printf '        - name: item%s\n' "$i"; done
+    printf 'sandbox_defaults:\n  image: registry.example.com/evals/cheap:v1\n  image_user: root\n'
+    printf 'matrix: { runtimes: [runc], node_classes: [tier], attempts: 1 }\n'
+  } >"$f"
+  echo "$f"
+}
+
+summary() {  # result.json -> "verdict sandboxes retries quota_waits"
+  python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+facts = [s.get("facts") or {} for s in doc["sandboxes"]]
+retries = sum(f.get("hawk_start_retries", 0) for f in facts)
+waits = sum(f.get("hawk_quota_waits", 0) for f in facts)
+print(doc["summary"]["verdict"], len(doc["sandboxes"]), retries, waits)
+PY
+}
+
+# Plain OpenSSH for reference: start k evals, wait until each answers ssh-command, then
+# `ssh -J` into all of them at once and time that alone.
+ssh_reference() {
+  local k=$1 ids=() lines=() start
+  for _ in $(seq 1 "$k"); do
+    ids+=("$("$standin" human eval start "$work/items-1.yaml" --human alice --skip-confirm |
+      sed -n 's/^Eval set ID: //p')")
+  done
+  for id in "${ids[@]}"; do
+    lines+=("$("$standin" human eval ssh-command "$id" --timeout 900 | sed -n 's/^  ssh //p')")
+  done
+  start=$(date +%s%N)
+  # A config file, not -o: ssh -J starts the jump hop's ssh with the config, not with -o.
+  printf 'Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  BatchMode yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n  ConnectTimeout 30\n' \
+    "$work/id_ed25519" >"$work/ssh_config"
+  for l in "${lines[@]}"; do
+    # shellcheck disable=SC2086 # the stand-in's own `-J user@host:port -p port user@host` words
+    timeout 120 ssh -F "$work/ssh_config" $l true &
+  done
+  wait || true
+  echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc
+  for id in "${ids[@]}"; do "$standin" delete "$id" || true; done
+}
+
+failed=0
+one=""
+printf '%6s %9s %9s %6s %10s %8s %6s %9s  %s\n' items wall_s ideal_s ratio peak_rss_mb retries quota ssh_J_s verdict
+for n in "${sizes[@]}"; do
+  f=$(scenario "$n")
+  [ -f "$work/items-1.yaml" ] || scenario 1 >/dev/null
+  rm -rf "${out:?}/items-$n"
+  start=$(date +%s%N)
+  set +e
+  timeout 7200 /usr/bin/time -f '%M' -o "$work/rss-$n" "$isoharness" run --backend hawk --deployment "$work/sim.yaml" \
+    --out "$out/items-$n" --accept-new-host-keys "$f" >"$out/items-$n.log" 2>&1
+  rc=$?
+  set -e
+  wall=$(echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc)
+  [ -n "$one" ] || one=$wall
+  waves=$(((n + quota - 1) / quota))
+  ideal=$(echo "scale=2; $one * $waves" | bc)
+  ratio=$(echo "scale=2; $wall / $ideal" | bc)
+  rss=$(($(tail -n1 "$work/rss-$n") / 1024))
+  read -r verdict boxes retries waits < <(summary "$out/items-$n/result.json" 2>/dev/null || echo "none 0 0 0")
+  ref=$(ssh_reference $((n < quota ? n : quota)))
+  printf '%6s %9s %9s %6s %10s %8s %6s %9s  %s (%s sandboxes, exit %s)\n' "$n" "$wall" "$ideal" "$ratio" "$rss" \
+    "$retries" "$waits" "$ref" "$verdict" "$boxes" "$rc"
+  if [ "$rc" != 0 ]; then
+    failed=1
+    tail -n 20 "$out/items-$n.log"
+  fi
+done
+exit $failed

@@ -1,0 +1,125 @@
+// What one sandbox's infrastructure failure does to the run (harness/runner/sandbox_job.h,
+// docs/CONTRACTS.md §4.3): a failed deploy is that sandbox's error and the other jobs still
+// deploy; a RunStoppingError stops every later start; the journal keeps the attempts not run.
+#include <catch2/catch.hpp>
+#include <map>
+#include <mutex>
+
+#include "harness/common/error.h"
+#include "harness/runner/journal.h"
+#include "harness/runner/sandbox_job.h"
+#include "harness/runner/session.h"
+#include "tests/support/test_support.h"
+
+using namespace isoharness;
+using namespace isoharness::runner;
+
+namespace {
+
+// A backend whose deploys fail as told, by item id: "infra" (an InfraError), "stop" (a
+// RunStoppingError); every deploy is counted.
+class FailingBackend : public deploy::Backend {
+ public:
+  explicit FailingBackend(std::map<std::string, std::string> failures) : failures_(std::move(failures)) {}
+  std::string name() const override { return "failing"; }
+  deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
+    {
+      std::lock_guard lock(mu_);
+      deployed.push_back(request.item_id);
+    }
+    auto it = failures_.find(request.item_id);
+    if (it != failures_.end() && it->second == "stop") throw RunStoppingError("the jumphost is gone");
+    throw InfraError("the platform did not start the eval (3 tries): Error: 503 Service Unavailable");
+  }
+  void destroy(const deploy::SandboxHandle&) noexcept override {}
+  std::vector<deploy::EgressTarget> egress_targets() const override { return {}; }
+  nlohmann::json context() const override { return nlohmann::json::object(); }
+  std::vector<std::string> deployed;
+
+ private:
+  std::map<std::string, std::string> failures_;
+  std::mutex mu_;
+};
+
+Job job_for(const std::string& id, int attempts) {
+  auto item = std::make_shared<policy::PlanItem>();
+  item->id = id;
+  item->task = "t";
+  item->item = id;
+  return Job{"sc", item, "runc", "tier", attempts, {}, nullptr};
+}
+
+}  // namespace
+
+TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure stops later starts",
+          "[runner]") {
+  test::TempDir dir("ih-stop");
+  Journal journal(dir.str(), {{"schema", "isoharness.result/v1"}, {"skipped", nlohmann::json::array()}});
+  JobContext ctx;
+  ctx.run_id = "t1";
+  ctx.journal = &journal;
+  std::vector<nlohmann::json> records;
+  ctx.on_sandbox = [&](const nlohmann::json& r) { records.push_back(r); };
+
+  SECTION("an item's error leaves the run going") {
+    FailingBackend backend(std::map<std::string, std::string>{});
+    ctx.backend = &backend;
+    CHECK(run_job(job_for("a", 2), ctx) == 2);
+    CHECK(run_job(job_for("b", 1), ctx) == 1);
+    CHECK(backend.deployed == std::vector<std::string>{"a", "a", "b"});
+    REQUIRE(records.size() == 3);
+    for (const auto& r : records) {
+      CHECK_THAT(r["error"].get<std::string>(), Catch::Contains("503 Service Unavailable"));
+      CHECK_FALSE(r.contains("stopped_run"));
+    }
+    CHECK_FALSE(ctx.infrastructure_failed.load());
+    CHECK(ctx.stop_reason().empty());
+  }
+  SECTION("a run-stopping failure: no later attempt or job starts, and the reason is kept") {
+    FailingBackend backend(std::map<std::string, std::string>{{"a", "stop"}});
+    ctx.backend = &backend;
+    CHECK(run_job(job_for("a", 3), ctx) == 1);
+    CHECK(run_job(job_for("b", 2), ctx) == 0);
+    CHECK(backend.deployed == std::vector<std::string>{"a"});
+    REQUIRE(records.size() == 1);
+    CHECK(records[0]["stopped_run"] == true);
+    CHECK(ctx.infrastructure_failed.load());
+    CHECK(ctx.stop_reason() == "the jumphost is gone");
+  }
+  SECTION("a signal: nothing starts, and the reason says so") {
+    FailingBackend backend(std::map<std::string, std::string>{});
+    ctx.backend = &backend;
+    std::atomic<bool> interrupted{true};
+    ctx.interrupted = &interrupted;
+    CHECK(run_job(job_for("a", 2), ctx) == 0);
+    CHECK(backend.deployed.empty());
+    CHECK_THAT(ctx.stop_reason(), Catch::Contains("interrupted by a signal"));
+  }
+}
+
+TEST_CASE("attempts not run: kept by the journal, counted as errors by the summary", "[runner]") {
+  test::TempDir dir("ih-notrun");
+  const nlohmann::json entry = {{"scenario", "sc"},
+                                {"item_id", "a"},
+                                {"runtime", "runc"},
+                                {"node_class", "tier"},
+                                {"attempt", 2},
+                                {"not_run", true},
+                                {"reason", "not run: the jumphost is gone"}};
+  std::string path;
+  {
+    Journal journal(dir.str(),
+                    {{"schema", "isoharness.result/v1"},
+                     {"skipped", nlohmann::json::array({{{"scenario", "sc"}, {"reason", "plan"}}})}});
+    journal.append("skipped", entry);
+    path = journal.path();
+  }
+  nlohmann::json result = result_from_journal(path);
+  REQUIRE(result["skipped"].size() == 2);
+  CHECK(result["skipped"][1] == entry);
+  const nlohmann::json summary = summarise(result, 0, "", false);
+  CHECK(summary["not_run"] == 1);
+  CHECK(summary["verdict"] == "error");
+  result["skipped"].erase(1);
+  CHECK(summarise(result, 0, "", false)["verdict"] == "pass");
+}
