@@ -23,14 +23,18 @@ std::vector<std::string> runtime_plumbing(const scenario::DeploymentProfile& dep
 
 // The agent service's own hostPath mounts, which the task asks for. Never under strict.
 void add_task_host_paths(const PlanItem& item, std::vector<std::string>& out) {
-  const auto& services = item.values.value("services", nlohmann::json::object());
-  if (!services.is_object() || !services.contains("default")) return;
-  const auto& svc = services["default"];
-  if (!svc.is_object() || !svc.contains("volumes") || !svc.contains("volumeMounts")) return;
+  const nlohmann::json& values = item.values.get();
+  if (!values.is_object() || !values.contains("services") || !values["services"].is_object() ||
+      !values["services"].contains("default"))
+    return;
+  const auto& svc = values["services"]["default"];
+  if (!svc.is_object() || !svc.contains("volumes") || !svc.contains("volumeMounts") || !svc["volumes"].is_array() ||
+      !svc["volumeMounts"].is_array())
+    return;
   for (const auto& v : svc["volumes"]) {
     if (!v.is_object() || !v.contains("hostPath") || !v.contains("name")) continue;
     for (const auto& m : svc["volumeMounts"])
-      if (m.is_object() && m.value("name", nlohmann::json()) == v["name"] && m.contains("mountPath") &&
+      if (m.is_object() && m.contains("name") && m["name"] == v["name"] && m.contains("mountPath") &&
           m["mountPath"].is_string())
         out.push_back(m["mountPath"].get<std::string>());
   }

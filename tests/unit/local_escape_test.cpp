@@ -17,11 +17,11 @@ using nlohmann::json;
 
 namespace {
 
-json strict_values() {
+json esc_strict_values() {
   return json::parse(test::read_text(test::source_dir() + "/tests/fixtures/local/values_strict_gvisor.json"));
 }
 
-std::string infra_message(const json& values) {
+std::string esc_infra_message(const json& values) {
   try {
     parse_sandbox_values(values, "item-9");
   } catch (const InfraError& e) {
@@ -30,15 +30,15 @@ std::string infra_message(const json& values) {
   return "";
 }
 
-json host_path_values(const std::string& source, bool read_only) {
-  json v = strict_values();
+json esc_host_path_values(const std::string& source, bool read_only) {
+  json v = esc_strict_values();
   v["services"]["default"]["volumes"] = {
       {{"name", "node"}, {"hostPath", {{"path", source}, {"type", "DirectoryOrCreate"}}}}};
   v["services"]["default"]["volumeMounts"] = {{{"name", "node"}, {"mountPath", "/node"}, {"readOnly", read_only}}};
   return v;
 }
 
-BundleInputs inputs() {
+BundleInputs esc_inputs() {
   BundleInputs in;
   in.runtime = "runc";
   in.hostname = "s";
@@ -48,7 +48,7 @@ BundleInputs inputs() {
   return in;
 }
 
-const json* mount_at(const json& config, const std::string& dest) {
+const json* esc_mount_at(const json& config, const std::string& dest) {
   for (const auto& m : config["mounts"])
     if (m["destination"] == dest) return &m;
   return nullptr;
@@ -58,14 +58,14 @@ const json* mount_at(const json& config, const std::string& dest) {
 
 TEST_CASE("a hostPath under the host-path root is bound, read-only or writable as the mount says", "[local]") {
   for (bool ro : {true, false}) {
-    SandboxSpec s = parse_sandbox_values(host_path_values("/var/lib/isoharness/host-paths/t", ro));
+    SandboxSpec s = parse_sandbox_values(esc_host_path_values("/var/lib/isoharness/host-paths/t", ro));
     REQUIRE(s.host_paths.size() == 1);
     CHECK(s.host_paths[0].host_path == "/var/lib/isoharness/host-paths/t");
     CHECK(s.host_paths[0].path == "/node");
     CHECK(s.host_paths[0].create);
     CHECK(s.scratch.empty());
-    json config = make_oci_config(s, inputs());
-    const json* m = mount_at(config, "/node");
+    json config = make_oci_config(s, esc_inputs());
+    const json* m = esc_mount_at(config, "/node");
     REQUIRE(m);
     CHECK((*m)["type"] == "bind");
     CHECK((*m)["source"] == "/var/lib/isoharness/host-paths/t");
@@ -78,34 +78,34 @@ TEST_CASE("a hostPath outside the host-path root, or stepping out of it, is refu
   for (const std::string bad : {"/etc", "/var/lib/isoharness/host-paths", "/var/lib/isoharness/host-paths/../x",
                                 "/var/lib/isoharness/host-paths/a/./b", "/var/lib/isoharness/host-pathsX/a"}) {
     INFO(bad);
-    CHECK_THAT(infra_message(host_path_values(bad, true)),
+    CHECK_THAT(esc_infra_message(esc_host_path_values(bad, true)),
                Catch::Contains("hostPath.path") && Catch::Contains("only under /var/lib/isoharness/host-paths"));
   }
-  json v = host_path_values("/var/lib/isoharness/host-paths/t", true);
+  json v = esc_host_path_values("/var/lib/isoharness/host-paths/t", true);
   v["services"]["default"]["volumes"][0]["hostPath"]["type"] = "Socket";
-  CHECK_THAT(infra_message(v), Catch::Contains("hostPath.type"));
+  CHECK_THAT(esc_infra_message(v), Catch::Contains("hostPath.type"));
 }
 
 TEST_CASE("automountServiceAccountToken mounts a token directory where the kubelet puts one", "[local]") {
-  json v = strict_values();
+  json v = esc_strict_values();
   CHECK_FALSE(parse_sandbox_values(v).service_account_token);
   v["automountServiceAccountToken"] = true;
   SandboxSpec s = parse_sandbox_values(v);
   CHECK(s.service_account_token);
-  BundleInputs in = inputs();
+  BundleInputs in = esc_inputs();
   in.service_account_dir = "/bundle/serviceaccount";
   const json config = make_oci_config(s, in);
-  const json* m = mount_at(config, kServiceAccountPath);
+  const json* m = esc_mount_at(config, kServiceAccountPath);
   REQUIRE(m);
   CHECK((*m)["source"] == "/bundle/serviceaccount");
-  CHECK_FALSE(mount_at(make_oci_config(s, inputs()), kServiceAccountPath));
+  CHECK_FALSE(esc_mount_at(make_oci_config(s, esc_inputs()), kServiceAccountPath));
 }
 
 TEST_CASE("procMount Unmasked drops the masked and read-only /proc paths", "[local]") {
-  json v = strict_values();
-  CHECK_FALSE(make_oci_config(parse_sandbox_values(v), inputs())["linux"]["readonlyPaths"].empty());
+  json v = esc_strict_values();
+  CHECK_FALSE(make_oci_config(parse_sandbox_values(v), esc_inputs())["linux"]["readonlyPaths"].empty());
   v["services"]["default"]["securityContext"]["procMount"] = "Unmasked";
-  const json config = make_oci_config(parse_sandbox_values(v), inputs());
+  const json config = make_oci_config(parse_sandbox_values(v), esc_inputs());
   CHECK(config["linux"]["readonlyPaths"].empty());
   CHECK(config["linux"]["maskedPaths"].empty());
   v["services"]["default"]["securityContext"]["procMount"] = "Open";
@@ -113,14 +113,14 @@ TEST_CASE("procMount Unmasked drops the masked and read-only /proc paths", "[loc
 }
 
 TEST_CASE("privileged is refused naming the control and its parts", "[local]") {
-  json v = strict_values();
+  json v = esc_strict_values();
   v["services"]["default"]["securityContext"]["privileged"] = true;
-  CHECK_THAT(infra_message(v), Catch::Contains("securityContext.privileged") &&
+  CHECK_THAT(esc_infra_message(v), Catch::Contains("securityContext.privileged") &&
                                    Catch::Contains("never starts a privileged container"));
 }
 
 TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones it does not know", "[local]") {
-  json v = strict_values();
+  json v = esc_strict_values();
   v["services"]["default"]["securityContext"]["capabilities"] = {{"drop", {"ALL"}}, {"add", {"ALL"}}};
   SandboxSpec s = parse_sandbox_values(v);
   CHECK(capability_mask(s.capabilities) == (std::uint64_t{1} << 41) - 1);
@@ -137,8 +137,8 @@ TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones i
 }
 
 TEST_CASE("oci:cgroup-rw mounts the cgroup filesystem writable", "[local]") {
-  json config = make_oci_config(parse_sandbox_values(strict_values()), inputs());
-  const auto opts = [&] { return (*mount_at(config, "/sys/fs/cgroup"))["options"].get<std::vector<std::string>>(); };
+  json config = make_oci_config(parse_sandbox_values(esc_strict_values()), esc_inputs());
+  const auto opts = [&] { return (*esc_mount_at(config, "/sys/fs/cgroup"))["options"].get<std::vector<std::string>>(); };
   const auto before = opts();
   CHECK(std::count(before.begin(), before.end(), "ro") == 1);
   weaken_oci_config({"oci:cgroup-rw"}, config, {"runc", "/tmp/none", "/tmp/none"});
