@@ -28,8 +28,8 @@ void add_task_host_paths(const PlanItem& item, std::vector<std::string>& out) {
       !values["services"].contains("default"))
     return;
   const auto& svc = values["services"]["default"];
-  if (!svc.is_object() || !svc.contains("volumes") || !svc.contains("volumeMounts") || !svc["volumes"].is_array() ||
-      !svc["volumeMounts"].is_array())
+  if (!svc.is_object() || !svc.contains("volumes") || !svc.contains("volumeMounts") ||
+      !svc["volumes"].is_array() || !svc["volumeMounts"].is_array())
     return;
   for (const auto& v : svc["volumes"]) {
     if (!v.is_object() || !v.contains("hostPath") || !v.contains("name")) continue;
@@ -46,7 +46,8 @@ void add_escape_expectations(const PlanContext& ctx, const PlanItem& item, bool 
   std::vector<std::string> allowed = runtime_plumbing(ctx.deployment);
   if (item.isolation.level != Level::strict) add_task_host_paths(item, allowed);
   e["host_mounts_allowed"] = allowed;
-  const nlohmann::json closed_only = gvisor ? nlohmann::json{"read_only", "emulated"} : nlohmann::json{"read_only"};
+  const nlohmann::json closed_only =
+      gvisor ? nlohmann::json{"read_only", "emulated"} : nlohmann::json{"read_only"};
   e["proc_sys"] = closed_only;
   e["cgroup_mounts"] = closed_only;
   e["bpf"] = gvisor ? nlohmann::json{"refused", "emulated"} : nlohmann::json{"refused"};

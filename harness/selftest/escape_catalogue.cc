@@ -25,7 +25,8 @@ std::function<void(json&)> mount_host_path(bool read_only) {
   return [read_only](json& service) {
     service["volumes"].push_back(
         {{"name", "node-data"}, {"hostPath", {{"path", kSelftestHostPath}, {"type", "DirectoryOrCreate"}}}});
-    service["volumeMounts"].push_back({{"name", "node-data"}, {"mountPath", "/node-data"}, {"readOnly", read_only}});
+    service["volumeMounts"].push_back(
+        {{"name", "node-data"}, {"mountPath", "/node-data"}, {"readOnly", read_only}});
   };
 }
 

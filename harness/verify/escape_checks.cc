@@ -42,16 +42,17 @@ void check_host_path_mounts(const VerifyInput& in, const nlohmann::json* obs, st
   }
   const std::string seen = extra.empty() ? "none beyond the plan" : fmt::format("{}", fmt::join(extra, "; "));
   out.push_back(make("host_path_mount", extra.empty(), "no mount of the node's storage beyond the plan", seen,
-                     extra.empty() ? "no host path mounted beyond the plan"
-                                   : "host_path_mount: the node's filesystem is mounted in the sandbox (escape "
-                                     "class: host path mount): " +
-                                         seen,
+                     extra.empty()
+                         ? "no host path mounted beyond the plan"
+                         : "host_path_mount: the node's filesystem is mounted in the sandbox (escape "
+                           "class: host path mount): " +
+                               seen,
                      observation_evidence(in.posture, "escape_mounts")));
 }
 
 // An open state under an observed gVisor is the sentry's own ("emulated").
-std::optional<std::string> open_state(std::optional<bool> open, const char* open_name, const char* closed_name,
-                                      bool gvisor) {
+std::optional<std::string> open_state(std::optional<bool> open, const char* open_name,
+                                      const char* closed_name, bool gvisor) {
   if (!open) return std::nullopt;
   return !*open ? closed_name : (gvisor ? "emulated" : open_name);
 }
@@ -86,14 +87,14 @@ void check_bpf(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* obs = observation(in.posture, "bpf");
   const auto created = get_bool(obs, "map_created");
   const long long disabled = get_int(obs, "unprivileged_bpf_disabled").value_or(-1);
-  judge_interface(in,
-                  {"bpf", "bpf", open_state(created, "allowed", "refused", observed_gvisor(in.posture)),
-                   created.value_or(false)
-                       ? fmt::format("bpf(2) created a map (escape class: eBPF verifier bugs; "
-                                     "unprivileged_bpf_disabled {})",
-                                     disabled)
-                       : fmt::format("bpf(2) refused (unprivileged_bpf_disabled {})", disabled)},
-                  out);
+  judge_interface(
+      in,
+      {"bpf", "bpf", open_state(created, "allowed", "refused", observed_gvisor(in.posture)),
+       created.value_or(false) ? fmt::format("bpf(2) created a map (escape class: eBPF verifier bugs; "
+                                             "unprivileged_bpf_disabled {})",
+                                             disabled)
+                               : fmt::format("bpf(2) refused (unprivileged_bpf_disabled {})", disabled)},
+      out);
 }
 
 }  // namespace

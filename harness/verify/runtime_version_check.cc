@@ -53,7 +53,8 @@ constexpr Backport kBackports[] = {
 
 bool backported(const std::string& line, const char* cve) {
   for (const auto& b : kBackports)
-    if (std::string(b.cve) == cve && line.find(std::string("commit: ") + b.package_version) != std::string::npos)
+    if (std::string(b.cve) == cve &&
+        line.find(std::string("commit: ") + b.package_version) != std::string::npos)
       return true;
   return false;
 }
@@ -78,8 +79,8 @@ CheckResult check_runtime_version(const nlohmann::json& facts) {
     if (*version < e.fixed && !backported(line, e.cve))
       affected += std::string(affected.empty() ? "" : "; ") + e.cve + " (" + e.what + ", fixed in " +
                   e.fixed_text + ")";
-  return detail::make("runtime_version", affected.empty(), "runc with the fixes of CVE-2019-5736 and CVE-2024-21626",
-                      line,
+  return detail::make("runtime_version", affected.empty(),
+                      "runc with the fixes of CVE-2019-5736 and CVE-2024-21626", line,
                       affected.empty() ? "the runtime carries the fixes of runc's published escapes"
                                        : "runtime_version: the runtime is open to a published escape (escape "
                                          "class: runc escapes): " +

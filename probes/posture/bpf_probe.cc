@@ -53,7 +53,8 @@ Observation run(Context&) {
   const long long disabled = read_number("/proc/sys/kernel/unprivileged_bpf_disabled", ev);
   const long long localnet = read_number("/proc/sys/net/ipv4/conf/all/route_localnet", ev);
   const int err = try_map_create();
-  ev.add_line(std::string("bpf(BPF_MAP_CREATE, array of 1): ") + (err == 0 ? "created, closed" : errno_name(err)));
+  ev.add_line(std::string("bpf(BPF_MAP_CREATE, array of 1): ") +
+              (err == 0 ? "created, closed" : errno_name(err)));
   o.value = {{"unprivileged_bpf_disabled", disabled},
              {"map_created", err == 0},
              {"map_errno", err},

@@ -28,9 +28,9 @@ constexpr std::size_t kMaxListed = 64;
 // piece of the node's storage in the sandbox.
 bool host_backed(std::string_view fstype) {
   static constexpr std::string_view kHost[] = {
-      "ext2", "ext3",  "ext4",  "xfs",  "btrfs",  "zfs",      "f2fs",  "jfs",      "reiserfs", "vfat",
-      "exfat", "ntfs", "ntfs3", "nfs",  "nfs4",   "cifs",     "smb3",  "9p",       "virtiofs", "squashfs",
-      "iso9660", "overlay", "devtmpfs", "hostfs"};
+      "ext2",     "ext3", "ext4",     "xfs",      "btrfs",   "zfs",     "f2fs",     "jfs",
+      "reiserfs", "vfat", "exfat",    "ntfs",     "ntfs3",   "nfs",     "nfs4",     "cifs",
+      "smb3",     "9p",   "virtiofs", "squashfs", "iso9660", "overlay", "devtmpfs", "hostfs"};
   if (fstype.substr(0, 4) == "fuse") return true;
   return std::find(std::begin(kHost), std::end(kHost), fstype) != std::end(kHost);
 }
@@ -93,7 +93,8 @@ Observation run(Context&) {
   if (table.err) return o.fail("cannot read /proc/self/mountinfo", table.err);
   const MountEntry* proc_sys = mount_of(table.info, "/proc/sys");
   const bool proc_sys_ro = proc_sys && proc_sys->read_only();
-  ev.add_line("/proc/sys lies on " + (proc_sys ? proc_sys->mount_point + " " + proc_sys->fstype : "no mount") +
+  ev.add_line("/proc/sys lies on " +
+              (proc_sys ? proc_sys->mount_point + " " + proc_sys->fstype : "no mount") +
               (proc_sys_ro ? " (read-only)" : " (writable mount)"));
   bool agent_writable = false;
   const bool agent = release_agent_visible(table.info, agent_writable);

@@ -54,9 +54,9 @@ struct EscapeUp {
     test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
     make_login_key(dir.path);
     std::ofstream(dir.path + "/values.json") << values.dump();
-    auto started = spawn_detached({escape_bin(), "local", "up", "--values", dir.path + "/values.json", "--run-id",
-                                   run_id, "--authorized-key", dir.path + "/id_ed25519.pub", "--identity",
-                                   dir.path + "/id_ed25519", "--json", "--hold-seconds", "600"},
+    auto started = spawn_detached({escape_bin(), "local", "up", "--values", dir.path + "/values.json",
+                                   "--run-id", run_id, "--authorized-key", dir.path + "/id_ed25519.pub",
+                                   "--identity", dir.path + "/id_ed25519", "--json", "--hold-seconds", "600"},
                                   dir.path + "/up.log");
     REQUIRE(started);
     pid = *started;
@@ -81,11 +81,12 @@ struct EscapeUp {
 };
 
 // `isoharness check` of the sandbox against the item; the failing checks by control.
-std::map<std::string, json> check_failures(const EscapeUp& up, const std::string& scenario, const json& item) {
+std::map<std::string, json> check_failures(const EscapeUp& up, const std::string& scenario,
+                                           const json& item) {
   const std::string out = up.dir.path + "/out";
-  auto r = run_command({escape_bin(), "check", escape_scenario(scenario), "--item", item["id"].get<std::string>(),
-                        "--ssh", up.info["ssh_command"].get<std::string>(), "--out", out, "--isoprobe-bundle",
-                        test::binary_dir() + "/probes/isoprobe-bundle"},
+  auto r = run_command({escape_bin(), "check", escape_scenario(scenario), "--item",
+                        item["id"].get<std::string>(), "--ssh", up.info["ssh_command"].get<std::string>(),
+                        "--out", out, "--isoprobe-bundle", test::binary_dir() + "/probes/isoprobe-bundle"},
                        {.deadline = 600s, .merge_stderr = true});
   REQUIRE(r);
   INFO(r->out);
@@ -104,17 +105,19 @@ json& default_context(json& values) {
 
 }  // namespace
 
-TEST_CASE("local up with SYS_MODULE, DAC_READ_SEARCH and a read-only host directory: check fails each, naming "
-          "the class",
-          "[system][escape]") {
+TEST_CASE(
+    "local up with SYS_MODULE, DAC_READ_SEARCH and a read-only host directory: check fails each, naming "
+    "the class",
+    "[system][escape]") {
   // gpu-strict's item runs on the node's runtime (runc): the host kernel, where these matter.
   const json item = escape_item("gpu-strict.yaml");
   json values = item["values"];
   default_context(values)["capabilities"] = {{"drop", {"ALL"}}, {"add", {"SYS_MODULE", "DAC_READ_SEARCH"}}};
   auto& svc = values["services"]["default"];
-  svc["volumes"].push_back({{"name", "node-data"},
-                            {"hostPath", {{"path", "/var/lib/isoharness/host-paths/escape-test"},
-                                          {"type", "DirectoryOrCreate"}}}});
+  svc["volumes"].push_back(
+      {{"name", "node-data"},
+       {"hostPath",
+        {{"path", "/var/lib/isoharness/host-paths/escape-test"}, {"type", "DirectoryOrCreate"}}}});
   svc["volumeMounts"].push_back({{"name", "node-data"}, {"mountPath", "/node-data"}, {"readOnly", true}});
   EscapeUp up(values);
   INFO(up.log());
@@ -134,7 +137,8 @@ TEST_CASE("local up with SYS_MODULE, DAC_READ_SEARCH and a read-only host direct
                  Catch::Contains("read-only"));
 }
 
-TEST_CASE("local up refuses privileged: true, and CAP_BPF under gVisor, naming the control", "[system][escape]") {
+TEST_CASE("local up refuses privileged: true, and CAP_BPF under gVisor, naming the control",
+          "[system][escape]") {
   const json item = escape_item("strict.yaml");
   SECTION("privileged") {
     json values = item["values"];

@@ -34,7 +34,8 @@ json esc_host_path_values(const std::string& source, bool read_only) {
   json v = esc_strict_values();
   v["services"]["default"]["volumes"] = {
       {{"name", "node"}, {"hostPath", {{"path", source}, {"type", "DirectoryOrCreate"}}}}};
-  v["services"]["default"]["volumeMounts"] = {{{"name", "node"}, {"mountPath", "/node"}, {"readOnly", read_only}}};
+  v["services"]["default"]["volumeMounts"] = {
+      {{"name", "node"}, {"mountPath", "/node"}, {"readOnly", read_only}}};
   return v;
 }
 
@@ -56,7 +57,8 @@ const json* esc_mount_at(const json& config, const std::string& dest) {
 
 }  // namespace
 
-TEST_CASE("a hostPath under the host-path root is bound, read-only or writable as the mount says", "[local]") {
+TEST_CASE("a hostPath under the host-path root is bound, read-only or writable as the mount says",
+          "[local]") {
   for (bool ro : {true, false}) {
     SandboxSpec s = parse_sandbox_values(esc_host_path_values("/var/lib/isoharness/host-paths/t", ro));
     REQUIRE(s.host_paths.size() == 1);
@@ -75,11 +77,13 @@ TEST_CASE("a hostPath under the host-path root is bound, read-only or writable a
 }
 
 TEST_CASE("a hostPath outside the host-path root, or stepping out of it, is refused by name", "[local]") {
-  for (const std::string bad : {"/etc", "/var/lib/isoharness/host-paths", "/var/lib/isoharness/host-paths/../x",
-                                "/var/lib/isoharness/host-paths/a/./b", "/var/lib/isoharness/host-pathsX/a"}) {
+  for (const std::string bad :
+       {"/etc", "/var/lib/isoharness/host-paths", "/var/lib/isoharness/host-paths/../x",
+        "/var/lib/isoharness/host-paths/a/./b", "/var/lib/isoharness/host-pathsX/a"}) {
     INFO(bad);
-    CHECK_THAT(esc_infra_message(esc_host_path_values(bad, true)),
-               Catch::Contains("hostPath.path") && Catch::Contains("only under /var/lib/isoharness/host-paths"));
+    CHECK_THAT(
+        esc_infra_message(esc_host_path_values(bad, true)),
+        Catch::Contains("hostPath.path") && Catch::Contains("only under /var/lib/isoharness/host-paths"));
   }
   json v = esc_host_path_values("/var/lib/isoharness/host-paths/t", true);
   v["services"]["default"]["volumes"][0]["hostPath"]["type"] = "Socket";
@@ -116,7 +120,7 @@ TEST_CASE("privileged is refused naming the control and its parts", "[local]") {
   json v = esc_strict_values();
   v["services"]["default"]["securityContext"]["privileged"] = true;
   CHECK_THAT(esc_infra_message(v), Catch::Contains("securityContext.privileged") &&
-                                   Catch::Contains("never starts a privileged container"));
+                                       Catch::Contains("never starts a privileged container"));
 }
 
 TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones it does not know", "[local]") {
@@ -138,7 +142,9 @@ TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones i
 
 TEST_CASE("oci:cgroup-rw mounts the cgroup filesystem writable", "[local]") {
   json config = make_oci_config(parse_sandbox_values(esc_strict_values()), esc_inputs());
-  const auto opts = [&] { return (*esc_mount_at(config, "/sys/fs/cgroup"))["options"].get<std::vector<std::string>>(); };
+  const auto opts = [&] {
+    return (*esc_mount_at(config, "/sys/fs/cgroup"))["options"].get<std::vector<std::string>>();
+  };
   const auto before = opts();
   CHECK(std::count(before.begin(), before.end(), "ro") == 1);
   weaken_oci_config({"oci:cgroup-rw"}, config, {"runc", "/tmp/none", "/tmp/none"});

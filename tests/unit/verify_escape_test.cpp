@@ -25,23 +25,25 @@ json esc_expect_for(const std::string& isolation, const std::string& facts = "")
 
 // The host kernel (a GPU service keeps the node's runtime), strict.
 json esc_host_strict() {
-  return esc_expect_for("{level: strict}", "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
+  return esc_expect_for("{level: strict}",
+                        "sandboxes: [{task: 0, item: 0, services: {default: {gpu: true}}}]\n");
 }
 
 json esc_escape_mounts(json host_mounts, bool proc_sys_ro, json cgroup_rw) {
   return esc_obs("escape_mounts", {{"host_mounts", std::move(host_mounts)},
-                               {"proc_sys_read_only", proc_sys_ro},
-                               {"cgroup_writable_mounts", std::move(cgroup_rw)},
-                               {"release_agent_visible", true},
-                               {"release_agent_writable", false}});
+                                   {"proc_sys_read_only", proc_sys_ro},
+                                   {"cgroup_writable_mounts", std::move(cgroup_rw)},
+                                   {"release_agent_visible", true},
+                                   {"release_agent_writable", false}});
 }
 
 json esc_posture(json mounts, bool map_created = false, bool gvisor = false) {
-  return {{"schema", "isoharness.posture/v1"},
-          {"observations",
-           {esc_obs("kernel", {{"gvisor", gvisor}, {"gvisor_signals", gvisor ? json{"a", "b"} : json::array()}}),
-            std::move(mounts),
-            esc_obs("bpf", {{"unprivileged_bpf_disabled", 2},
+  return {
+      {"schema", "isoharness.posture/v1"},
+      {"observations",
+       {esc_obs("kernel", {{"gvisor", gvisor}, {"gvisor_signals", gvisor ? json{"a", "b"} : json::array()}}),
+        std::move(mounts),
+        esc_obs("bpf", {{"unprivileged_bpf_disabled", 2},
                         {"map_created", map_created},
                         {"map_errno", map_created ? 0 : 1},
                         {"route_localnet", 0}})}}};
@@ -69,31 +71,36 @@ TEST_CASE("a host directory beyond the plan fails host_path_mount, naming the cl
   REQUIRE(e["host_mounts_allowed"].dump().find("\"/usr\"") != std::string::npos);
   CHECK(esc_check(e, clean, "host_path_mount").status == CheckStatus::pass);
   json node = {{"mount_point", "/node-data"}, {"fstype", "ext4"}, {"root", "/srv/x"}, {"read_only", true}};
-  const auto c = esc_check(e, esc_posture(esc_escape_mounts(json::array({esc_usr_mount(), node}), true, json::array())),
-                       "host_path_mount");
+  const auto c =
+      esc_check(e, esc_posture(esc_escape_mounts(json::array({esc_usr_mount(), node}), true, json::array())),
+                "host_path_mount");
   CHECK(c.status == CheckStatus::fail);
   CHECK_THAT(c.reason, Catch::Contains("escape class: host path mount") && Catch::Contains("/node-data") &&
                            Catch::Contains("read-only"));
 }
 
-TEST_CASE("/proc/sys on a writable mount fails proc_sys on the host kernel, emulated under gVisor", "[verify]") {
+TEST_CASE("/proc/sys on a writable mount fails proc_sys on the host kernel, emulated under gVisor",
+          "[verify]") {
   const json e = esc_host_strict();
   CHECK(esc_check(e, esc_posture(esc_escape_mounts(json::array(), true, json::array())), "proc_sys").status ==
         CheckStatus::pass);
-  const auto c = esc_check(e, esc_posture(esc_escape_mounts(json::array(), false, json::array())), "proc_sys");
+  const auto c =
+      esc_check(e, esc_posture(esc_escape_mounts(json::array(), false, json::array())), "proc_sys");
   CHECK(c.status == CheckStatus::fail);
   CHECK_THAT(c.reason, Catch::Contains("sysctl injection"));
   const json g = esc_expect_for("{level: strict}");
-  CHECK(esc_check(g, esc_posture(esc_escape_mounts(json::array(), false, json::array()), false, true), "proc_sys").status ==
-        CheckStatus::pass);
+  CHECK(esc_check(g, esc_posture(esc_escape_mounts(json::array(), false, json::array()), false, true),
+                  "proc_sys")
+            .status == CheckStatus::pass);
 }
 
 TEST_CASE("a writable cgroup mount fails cgroup_mounts, naming release_agent", "[verify]") {
   const json e = esc_host_strict();
-  CHECK(esc_check(e, esc_posture(esc_escape_mounts(json::array(), true, json::array())), "cgroup_mounts").status ==
-        CheckStatus::pass);
-  const auto c = esc_check(e, esc_posture(esc_escape_mounts(json::array(), true, json::array({"/sys/fs/cgroup/memory"}))),
-                       "cgroup_mounts");
+  CHECK(esc_check(e, esc_posture(esc_escape_mounts(json::array(), true, json::array())), "cgroup_mounts")
+            .status == CheckStatus::pass);
+  const auto c = esc_check(
+      e, esc_posture(esc_escape_mounts(json::array(), true, json::array({"/sys/fs/cgroup/memory"}))),
+      "cgroup_mounts");
   CHECK(c.status == CheckStatus::fail);
   CHECK_THAT(c.reason, Catch::Contains("release_agent") && Catch::Contains("/sys/fs/cgroup/memory"));
 }

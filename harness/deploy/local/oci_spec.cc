@@ -63,10 +63,11 @@ json oci_mounts(const SandboxSpec& spec, const BundleInputs& in) {
   for (const auto& [source, dest] : in.ro_binds)
     mounts.push_back(mount(dest, "bind", source, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& h : spec.host_paths)
-    mounts.push_back(mount(h.path, "bind", h.host_path, {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
-  if (!in.service_account_dir.empty())
     mounts.push_back(
-        mount(kServiceAccountPath, "bind", in.service_account_dir, {"rbind", "ro", "nosuid", "nodev", "noexec"}));
+        mount(h.path, "bind", h.host_path, {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
+  if (!in.service_account_dir.empty())
+    mounts.push_back(mount(kServiceAccountPath, "bind", in.service_account_dir,
+                           {"rbind", "ro", "nosuid", "nodev", "noexec"}));
   for (const auto& s : spec.scratch) {
     // emptyDir scratch: a tmpfs the sandbox's user owns (home) or everyone may use (/tmp).
     std::vector<std::string> opts = {"nosuid", "nodev", "size=1048576k"};

@@ -27,7 +27,8 @@ void check_host_directory(const HostPathMount& h) {
   }
   const fs::path canonical = fs::canonical(h.host_path, ec);
   struct stat st {};
-  if (ec || canonical.string() != h.host_path || ::lstat(h.host_path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+  if (ec || canonical.string() != h.host_path || ::lstat(h.host_path.c_str(), &st) != 0 ||
+      !S_ISDIR(st.st_mode))
     throw InfraError("control hostPath " + h.host_path +
                      ": not an existing directory reached without symlinks (hostPath.type Directory; "
                      "DirectoryOrCreate creates it)");
@@ -60,7 +61,8 @@ std::string write_service_account_dir(const std::string& bundle_dir) {
   const std::string dir = bundle_dir + "/serviceaccount";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw InfraError("control automountServiceAccountToken: cannot create " + dir + ": " + ec.message());
+  if (ec)
+    throw InfraError("control automountServiceAccountToken: cannot create " + dir + ": " + ec.message());
   std::random_device rd;
   std::string token = "isoharness-local-token-";
   const char* hex = "0123456789abcdef";

@@ -50,7 +50,8 @@ std::string runtime_version(const std::string& bin) {
   opts.deadline = 10s;
   auto r = run_command({bin, "--version"}, opts);
   std::string version = r && r->ok() ? r->out.substr(0, r->out.find('\n')) : "unknown";
-  if (const auto commit = r && r->ok() ? r->out.find("\ncommit: ") : std::string::npos; commit != std::string::npos)
+  if (const auto commit = r && r->ok() ? r->out.find("\ncommit: ") : std::string::npos;
+      commit != std::string::npos)
     version += "; " + r->out.substr(commit + 1, r->out.find('\n', commit + 1) - commit - 1);
   std::lock_guard lock(mutex);
   return known.emplace(bin, version).first->second;

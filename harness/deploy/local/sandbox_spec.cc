@@ -128,8 +128,7 @@ void parse_capabilities(const json& caps, const std::string& path, SandboxSpec& 
 // them (what the kubelet does for a pod allowed the Unmasked proc mount type).
 void parse_proc_mount(const json& sc, const std::string& path, SandboxSpec& spec, Problems& p) {
   if (!sc.contains("procMount")) return;
-  if (!sc["procMount"].is_string() ||
-      (sc["procMount"] != "Default" && sc["procMount"] != "Unmasked")) {
+  if (!sc["procMount"].is_string() || (sc["procMount"] != "Default" && sc["procMount"] != "Unmasked")) {
     p.bad(path + ".procMount", "must be Default or Unmasked");
     return;
   }
@@ -195,7 +194,8 @@ void parse_security_context(const json& sc, const std::string& path, SandboxSpec
 // made of safe characters, with no "." or ".." step (no way out of the root by name).
 bool safe_host_path(const std::string& path) {
   const std::string root = std::string(kHostPathRoot) + "/";
-  if (path.size() <= root.size() || path.size() > 200 || path.compare(0, root.size(), root) != 0) return false;
+  if (path.size() <= root.size() || path.size() > 200 || path.compare(0, root.size(), root) != 0)
+    return false;
   if (path.find("/../") != std::string::npos || path.find("/./") != std::string::npos ||
       path.find("//") != std::string::npos)
     return false;
@@ -350,9 +350,10 @@ SandboxSpec parse_sandbox_values(const json& values, const std::string& source, 
     p.unsupported("values.volumes",
                   "the task's named volumes (claims its services share) cannot be made by the "
                   "local backend");
-  check_keys(values, "values",
-             {"services", "allowDomains", "allowCIDR", "allowEntities", "volumes", "automountServiceAccountToken"},
-             p);
+  check_keys(
+      values, "values",
+      {"services", "allowDomains", "allowCIDR", "allowEntities", "volumes", "automountServiceAccountToken"},
+      p);
   spec.service_account_token = get_bool(values, "automountServiceAccountToken", "values", false, p);
   if (!values.contains("services") || !values["services"].is_object() ||
       !values["services"].contains("default")) {

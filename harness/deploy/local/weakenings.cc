@@ -104,7 +104,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
       {"none-sibling-reachable", "nftables",
        "an item's network_mode none siblings accept the agent (not sealed)"},
-      {"oci:cgroup-rw", "oci", "the cgroup filesystem is mounted writable (a privileged container's cgroups)"},
+      {"oci:cgroup-rw", "oci",
+       "the cgroup filesystem is mounted writable (a privileged container's cgroups)"},
   };
   return all;
 }
