@@ -13,7 +13,11 @@ namespace {
 // (the kubelet's pod files), and those the local backend adds (the host's /usr and
 // /etc/alternatives, read-only: the local image is this machine's OS).
 std::vector<std::string> runtime_plumbing(const scenario::DeploymentProfile& deployment) {
-  std::vector<std::string> out = {"/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/dev/termination-log"};
+  std::vector<std::string> out = {"/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/dev/termination-log",
+                                  // a service-account token: judged by kubernetes_credentials,
+                                  // whatever filesystem the runtime serves it from
+                                  "/run/secrets/kubernetes.io/serviceaccount",
+                                  "/var/run/secrets/kubernetes.io/serviceaccount"};
   if (deployment.backend == "local") {
     out.emplace_back("/usr");
     out.emplace_back("/etc/alternatives");

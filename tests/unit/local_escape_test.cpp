@@ -128,7 +128,16 @@ TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones i
   v["services"]["default"]["securityContext"]["capabilities"] = {{"drop", {"ALL"}}, {"add", {"ALL"}}};
   SandboxSpec s = parse_sandbox_values(v);
   CHECK(capability_mask(s.capabilities) == (std::uint64_t{1} << 41) - 1);
-  CHECK_NOTHROW(refuse_capabilities_unknown_to("runc", s));
+  // runc grants only what isoharness itself may hold: refused by name when this process's
+  // bounding set lacks one (as in a container host), else accepted.
+  const std::string missing = capabilities_outside_own_bounding_set(s.capabilities);
+  if (missing.empty()) {
+    CHECK_NOTHROW(refuse_capabilities_unknown_to("runc", s));
+  } else {
+    CHECK_THROWS_WITH(refuse_capabilities_unknown_to("runc", s),
+                      Catch::Contains("bounding set lacks") && Catch::Contains(missing));
+  }
+  CHECK(capabilities_outside_own_bounding_set({"CAP_CHOWN"}).empty());
   try {
     refuse_capabilities_unknown_to("runsc", s);
     FAIL("runsc must refuse CAP_BPF");

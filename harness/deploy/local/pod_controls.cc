@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "harness/common/error.h"
+#include "harness/deploy/local/capabilities.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/oci_spec.h"
 
@@ -75,7 +79,31 @@ std::string write_service_account_dir(const std::string& bundle_dir) {
 
 }  // namespace
 
+std::string capabilities_outside_own_bounding_set(const std::vector<std::string>& caps) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  std::uint64_t bounding = 0;
+  bool found = false;
+  while (!found && std::getline(status, line))
+    if (line.rfind("CapBnd:", 0) == 0) {
+      bounding = std::strtoull(line.c_str() + 7, nullptr, 16);
+      found = true;
+    }
+  std::string missing;
+  for (const auto& c : caps) {
+    const auto bit = capability_number(c);
+    if (found && bit && !(bounding >> *bit & 1U)) missing += (missing.empty() ? "" : ", ") + c;
+  }
+  return missing;
+}
+
 void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpec& spec) {
+  if (runtime == "runc") {
+    const std::string missing = capabilities_outside_own_bounding_set(spec.capabilities);
+    if (!missing.empty())
+      throw InfraError("control securityContext.capabilities.add: isoharness's own bounding set lacks " +
+                       missing + ", so runc cannot grant it; the sandbox is not started");
+  }
   if (runtime != "runsc") return;
   std::string unknown;
   for (const char* cap : {"CAP_BPF", "CAP_PERFMON", "CAP_CHECKPOINT_RESTORE"})

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/deploy/local/sandbox_spec.h"
 
@@ -14,7 +15,13 @@ namespace isoharness::deploy::local {
 // capabilities: runsc (20221219) refuses to start a sandbox whose spec names CAP_BPF,
 // CAP_PERFMON or CAP_CHECKPOINT_RESTORE ("unknown capability"). Checked before anything
 // of the sandbox is created.
+// Under runc, also refuses capabilities outside isoharness's own bounding set: runc can
+// grant only what its caller may hold ("unable to apply caps").
 void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpec& spec);
+
+// The names in `caps` that this process's bounding set (/proc/self/status CapBnd) lacks,
+// comma-separated; "" when it holds them all or cannot be read.
+std::string capabilities_outside_own_bounding_set(const std::vector<std::string>& caps);
 
 // Creates a DirectoryOrCreate host path (root-owned, 0755), checks that every other host
 // path is an existing directory that is not a symlink, makes the mount points in `rootfs`,
