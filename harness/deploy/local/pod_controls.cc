@@ -62,7 +62,7 @@ void make_mount_point(const std::string& rootfs, const std::string& path) {
 // A token of no cluster: random bytes, so that a sandbox which reads it learns nothing,
 // and a file layout as the kubelet's projected volume has it (token, ca.crt, namespace).
 std::string write_service_account_dir(const std::string& bundle_dir) {
-  const std::string dir = bundle_dir + "/serviceaccount";
+  std::string dir = bundle_dir + "/serviceaccount";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
