@@ -63,7 +63,7 @@ struct EscapeUp {
     for (int i = 0; i < 1800 && info.is_null(); ++i) {  // at most 180 s
       std::string text = log();
       for (std::istringstream in(text); std::getline(in, text);)
-        if (text.rfind("{", 0) == 0) info = json::parse(text);
+        if (text.rfind('{', 0) == 0) info = json::parse(text);
       int status = 0;
       if (info.is_null() && ::waitpid(pid, &status, WNOHANG) == pid) {
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
