@@ -99,6 +99,7 @@ nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& f
   e["root_read_only"] = eff.read_only_root;
   e["writable_paths"] = {"/tmp", facts.workdir};
   for (const auto& rule : interface_rules()) e[rule.control] = gvisor ? rule.gvisor : rule.host;
+  add_escape_expectations(ctx, item, gvisor, e);
   return e;
 }
 

@@ -59,6 +59,9 @@ void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Prove
 // CONTRACTS §2 expectations for the agent's service.
 nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& facts, const PlanItem& item);
 
+// The escape classes' keys of the expect block (escape_expectations.cc).
+void add_escape_expectations(const PlanContext& ctx, const PlanItem& item, bool gvisor, nlohmann::json& e);
+
 // Stable item id.
 std::string item_id(const nlohmann::json& eval_set, std::size_t t, std::size_t i);
 

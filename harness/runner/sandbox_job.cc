@@ -127,6 +127,7 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   for (const auto& c : verify::verify_sandbox({job.item->expect.get(), posture, ctx.host, targets,
                                                std::string(policy::level_name(job.item->level))}))
     record["checks"].push_back(verify::to_json(c));
+  record["checks"].push_back(verify::to_json(verify::check_runtime_version(sandbox.handle().facts)));
   check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings, record);
   const auto agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (agent.status != CheckStatus::pass) distrust_from(record["checks"], first_claim, agent.control);

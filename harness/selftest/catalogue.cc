@@ -6,6 +6,7 @@
 
 #include "harness/common/error.h"
 #include "harness/policy/chart_values.h"
+#include "harness/selftest/escape_catalogue.h"
 
 namespace isoharness::selftest {
 namespace {
@@ -206,6 +207,7 @@ std::vector<Weakening> build() {
                .not_applicable = everywhere,
                .backend = {"oci:reused-home"},
                .attempts = 2});
+  append_escape_weakenings(w);
   return w;
 }
 

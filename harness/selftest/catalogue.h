@@ -30,6 +30,9 @@ struct Weakening {
   int attempts = 1;                  // 2 when the weakening is about what attempts share
   bool needs_peer = false;           // probes a second, live sandbox (egress:peer-sandbox)
   bool quick = false;                // in `selftest --quick`
+  // Edits the item's values as a whole (an item-wide key such as
+  // automountServiceAccountToken); null = none.
+  std::function<void(nlohmann::json& values)> edit_item_values;
 };
 
 // Every weakening, in report order. Names are unique.

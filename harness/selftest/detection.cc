@@ -16,7 +16,7 @@ std::string layer_of(const Weakening& w) {
   auto add = [&](const std::string& l) {
     if (layer.find(l) == std::string::npos) layer += (layer.empty() ? "" : " + ") + l;
   };
-  if (w.edit_values) add("values");
+  if (w.edit_values || w.edit_item_values) add("values");
   for (const auto& b : w.backend) add(b.rfind("nft:", 0) == 0 ? "nftables" : "oci spec");
   return layer.empty() ? "-" : layer;
 }

@@ -67,6 +67,7 @@ void apply_weakenings(const std::vector<std::string>& names, nlohmann::json& val
         throw InfraError("selftest: weakening " + name + ": the item's values have no default service");
       it->edit_values(values["services"]["default"]);
     }
+    if (it->edit_item_values) it->edit_item_values(values);
     backend_weakenings.insert(backend_weakenings.end(), it->backend.begin(), it->backend.end());
   }
 }

@@ -63,5 +63,10 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out);
+void check_escape_classes(const VerifyInput& in, std::vector<CheckResult>& out);
+
+// " (escape class: dangerous capabilities; what it opens)" for the capabilities the
+// published escapes use, else "".
+std::string capability_escape_class(const std::string& name);
 
 }  // namespace isoharness::verify::detail

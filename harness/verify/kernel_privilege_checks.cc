@@ -145,10 +145,11 @@ void judge_forbidden(const VerifyInput& in, unsigned long long eff, std::optiona
     const bool bounded = bnd && ((*bnd >> bit) & 1ULL);
     const std::string observed = held ? "held" : (bounded ? "in the bounding set" : "not held");
     const std::string reason =
-        held      ? "capability: " + name + " is held — the capability most container escapes need"
-        : bounded ? "capability: " + name + " is not effective for this login but is in the " +
-                        "bounding set: a root process in the sandbox can hold it"
-                  : name + " is not held";
+        held ? "capability: " + name + " is held" + capability_escape_class(name)
+        : bounded
+            ? "capability: " + name + " is not effective for this login but is in the " +
+                  "bounding set: a root process in the sandbox can hold it" + capability_escape_class(name)
+            : name + " is not held";
     out.push_back(
         make("capability:" + name, !held && !bounded, "not held, not in the bounding set", observed, reason));
   }

@@ -68,6 +68,17 @@ const std::map<std::string, std::vector<std::pair<const char*, Kind>>>& value_sh
         {"cgroup_writable", Kind::boolean}}},
       {"boot_id", {{"boot_id", Kind::string}}},
       {"egress", {{"targets", Kind::array}}},
+      {"escape_mounts",
+       {{"host_mounts", Kind::array},
+        {"proc_sys_read_only", Kind::boolean},
+        {"cgroup_writable_mounts", Kind::strings},
+        {"release_agent_visible", Kind::boolean},
+        {"release_agent_writable", Kind::boolean}}},
+      {"bpf",
+       {{"unprivileged_bpf_disabled", Kind::integer},
+        {"map_created", Kind::boolean},
+        {"map_errno", Kind::integer},
+        {"route_localnet", Kind::integer}}},
   };
   return shapes;
 }

@@ -73,6 +73,11 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
 
+// The runc the sandbox's facts report (`runtime`, `runtime_version`) against the fixed
+// versions of runc's published escapes (runtime_version_check.cc); not applicable under
+// runsc or when the deployment reports no version.
+CheckResult check_runtime_version(const nlohmann::json& facts);
+
 // The reason a check gets when it would pass but rests on a posture document the control
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).
 std::string untrusted_reason(const std::string& control, const std::string& because);

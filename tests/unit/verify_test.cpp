@@ -52,6 +52,17 @@ json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
                                  {"paths", {{"/tmp", true}, {"/home/agent", true}}},
                                  {"cgroup_writable", false}}));
   o.push_back(obs("boot_id", {{"boot_id", gvisor ? "aaaa-gvisor" : "host-boot-id"}}));
+  o.push_back(obs("escape_mounts", {{"host_mounts", json::array({{{"mount_point", "/etc/resolv.conf"},
+                                                                  {"fstype", "ext4"},
+                                                                  {"root", "/pods/x/resolv.conf"},
+                                                                  {"read_only", false}}})},
+                                    {"proc_sys_read_only", !gvisor},
+                                    {"cgroup_writable_mounts", json::array()},
+                                    {"release_agent_visible", false},
+                                    {"release_agent_writable", false}}));
+  o.push_back(obs(
+      "bpf",
+      {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
   o.push_back(obs("egress", {{"targets",
                               {{{"name", "target"}, {"result", "timeout"}},
                                {{"name", "metadata"}, {"result", "timeout"}},

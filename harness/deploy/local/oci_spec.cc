@@ -62,6 +62,12 @@ json oci_mounts(const SandboxSpec& spec, const BundleInputs& in) {
         mount("/etc/alternatives", "bind", in.host_alternatives, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& [source, dest] : in.ro_binds)
     mounts.push_back(mount(dest, "bind", source, {"rbind", "ro", "nosuid", "nodev"}));
+  for (const auto& h : spec.host_paths)
+    mounts.push_back(
+        mount(h.path, "bind", h.host_path, {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
+  if (!in.service_account_dir.empty())
+    mounts.push_back(mount(kServiceAccountPath, "bind", in.service_account_dir,
+                           {"rbind", "ro", "nosuid", "nodev", "noexec"}));
   for (const auto& s : spec.scratch) {
     // emptyDir scratch: a tmpfs the sandbox's user owns (home) or everyone may use (/tmp).
     std::vector<std::string> opts = {"nosuid", "nodev", "size=1048576k"};
@@ -147,8 +153,9 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
 
   json linux_ = {
       {"namespaces", namespaces},
-      {"maskedPaths", containerd_masked_paths()},
-      {"readonlyPaths", containerd_readonly_paths()},
+      // procMount: Unmasked drops both lists, as containerd does for that proc mount type.
+      {"maskedPaths", spec.proc_unmasked ? std::vector<std::string>() : containerd_masked_paths()},
+      {"readonlyPaths", spec.proc_unmasked ? std::vector<std::string>() : containerd_readonly_paths()},
       {"resources", resources},
       {"cgroupsPath", in.cgroups_path},
   };

@@ -29,7 +29,14 @@ struct BundleInputs {
   // Bind-mounted read-only as the image's /etc/alternatives (the targets of symlinks in
   // /usr such as /usr/bin/awk); empty when the host has none.
   std::string host_alternatives = "/etc/alternatives";
+  // A directory holding a service-account token (pod_controls.h), bound read-only where
+  // the kubelet puts one; empty when the values do not automount a token.
+  std::string service_account_dir;
 };
+
+// Where the kubelet mounts a pod's service-account token (/var/run/secrets/...): the
+// local image's /var/run is a link to /run, so the same place is named through /run.
+inline constexpr const char* kServiceAccountPath = "/run/secrets/kubernetes.io/serviceaccount";
 
 nlohmann::json make_oci_config(const SandboxSpec& spec, const BundleInputs& in);
 

@@ -17,6 +17,7 @@
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/oci_spec.h"
+#include "harness/deploy/local/pod_controls.h"
 #include "harness/deploy/local/seccomp_profile.h"
 #include "harness/deploy/local/sshd_config.h"
 #include "harness/deploy/local/weakenings.h"
@@ -34,8 +35,10 @@ std::string key_type_and_blob(const std::string& line) {
   return line.substr(0, second);
 }
 
-// `<runtime> --version`'s first line, asked once per binary and process (one run): the
-// binary does not change under a run, and every deploy would otherwise start it again.
+// `<runtime> --version`'s first line, and its "commit:" line when it has one (a
+// distribution's package version, which says whether a fix was backported), asked once
+// per binary and process (one run): the binary does not change under a run, and every
+// deploy would otherwise start it again.
 std::string runtime_version(const std::string& bin) {
   static std::mutex mutex;
   static std::map<std::string, std::string> known;
@@ -46,7 +49,10 @@ std::string runtime_version(const std::string& bin) {
   RunOptions opts;
   opts.deadline = 10s;
   auto r = run_command({bin, "--version"}, opts);
-  const std::string version = r && r->ok() ? r->out.substr(0, r->out.find('\n')) : "unknown";
+  std::string version = r && r->ok() ? r->out.substr(0, r->out.find('\n')) : "unknown";
+  if (const auto commit = r && r->ok() ? r->out.find("\ncommit: ") : std::string::npos;
+      commit != std::string::npos)
+    version += "; " + r->out.substr(commit + 1, r->out.find('\n', commit + 1) - commit - 1);
   std::lock_guard lock(mutex);
   return known.emplace(bin, version).first->second;
 }
@@ -215,6 +221,13 @@ void start_noisy_neighbour(DeployedSandbox& sb, const NodeClass& node_class,
   sb.noise_pid = *pid;
 }
 
+json host_path_facts(const SandboxSpec& spec) {
+  json out = json::array();
+  for (const auto& h : spec.host_paths)
+    out.push_back({{"source", h.host_path}, {"path", h.path}, {"read_only", h.read_only}});
+  return out;
+}
+
 // What the result records about an agent sandbox (docs/CONTRACTS.md, sandbox facts).
 json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
                          const std::string& node_class_name, const std::string& run_id,
@@ -250,6 +263,9 @@ json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, con
       {"seccomp_rules", seccomp_rules},
       {"read_only_root", spec.read_only_root},
       {"scratch", scratch},
+      {"host_paths", host_path_facts(spec)},
+      {"service_account_token", spec.service_account_token},
+      {"proc_unmasked", spec.proc_unmasked},
       {"gpu_requested", spec.gpu},
       {"service_settings", service_settings_facts(spec.settings)},
       {"gpu_available", false},
@@ -272,6 +288,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
                     const LaunchContext& ctx) {
   const RunPaths& paths = *ctx.paths;
   World& world = *ctx.world;
+  refuse_capabilities_unknown_to(sb.runtime, spec);
   json seccomp = load_seccomp(spec, ctx);
   std::size_t seccomp_rules = seccomp.is_null() ? 0 : seccomp["syscalls"].size();
   create_network(sb, ctx);
@@ -282,6 +299,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   std::string host_key = key_type_and_blob(build_image(image));
 
   BundleInputs in = bundle_inputs(sb, node_class, sb.name, seccomp);
+  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   json config = make_oci_config(spec, in);
   weaken_oci_config(sb.weakenings, config,
@@ -329,6 +347,7 @@ void wait_for_sibling_listener(const DeployedSandbox& sb, const SandboxSpec& spe
 
 void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
                     const std::string& probe_bundle, const LaunchContext& ctx) {
+  refuse_capabilities_unknown_to(sb.runtime, spec);
   json seccomp = load_seccomp(spec, ctx);
   create_network(sb, ctx);
 
@@ -339,6 +358,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
 
   BundleInputs in = bundle_inputs(sb, node_class, spec.service, seccomp);
+  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
   in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
              "serve",
              "--port",

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
+#include "harness/common/capability_table.h"
 #include "harness/common/error.h"
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/capabilities.h"
@@ -105,6 +107,12 @@ void parse_capabilities(const json& caps, const std::string& path, SandboxSpec& 
     kept.erase(std::remove(kept.begin(), kept.end(), capability_name(*n)), kept.end());
   }
   for (const auto& a : add) {
+    if (a == "ALL" || a == "all") {  // every capability the kernel knows, as containerd reads it
+      for (int bit = 0; bit < static_cast<int>(kCapabilityNames.size()); ++bit)
+        if (std::find(kept.begin(), kept.end(), capability_name(bit)) == kept.end())
+          kept.push_back(capability_name(bit));
+      continue;
+    }
     auto n = capability_number(a);
     if (!n) {
       p.bad(path + ".add", "unknown capability " + a);
@@ -116,6 +124,17 @@ void parse_capabilities(const json& caps, const std::string& path, SandboxSpec& 
   spec.capabilities = kept;
 }
 
+// procMount: Default keeps containerd's masked and read-only /proc paths; Unmasked drops
+// them (what the kubelet does for a pod allowed the Unmasked proc mount type).
+void parse_proc_mount(const json& sc, const std::string& path, SandboxSpec& spec, Problems& p) {
+  if (!sc.contains("procMount")) return;
+  if (!sc["procMount"].is_string() || (sc["procMount"] != "Default" && sc["procMount"] != "Unmasked")) {
+    p.bad(path + ".procMount", "must be Default or Unmasked");
+    return;
+  }
+  spec.proc_unmasked = sc["procMount"] == "Unmasked";
+}
+
 void parse_security_context(const json& sc, const std::string& path, SandboxSpec& spec, Problems& p) {
   if (!sc.is_object()) {
     p.bad(path, "must be a mapping");
@@ -123,11 +142,15 @@ void parse_security_context(const json& sc, const std::string& path, SandboxSpec
   }
   check_keys(sc, path,
              {"allowPrivilegeEscalation", "capabilities", "seccompProfile", "runAsNonRoot", "runAsUser",
-              "runAsGroup", "readOnlyRootFilesystem", "privileged"},
+              "runAsGroup", "readOnlyRootFilesystem", "privileged", "procMount"},
              p);
   spec.no_new_privileges = !get_bool(sc, "allowPrivilegeEscalation", path, true, p);
   if (get_bool(sc, "privileged", path, false, p))
-    p.unsupported(path + ".privileged", "privileged containers are never started by isoharness");
+    p.unsupported(path + ".privileged",
+                  "privileged: true is refused: isoharness never starts a privileged container (every "
+                  "capability, every host device, no seccomp, writable /proc/sys and cgroups) as root on a "
+                  "shared machine; its parts are applied one by one (docs/SECURITY.md, escape classes)");
+  parse_proc_mount(sc, path, spec, p);
   if (sc.contains("capabilities")) parse_capabilities(sc["capabilities"], path + ".capabilities", spec, p);
   if (sc.contains("seccompProfile")) {
     const json& sp = sc["seccompProfile"];
@@ -167,54 +190,110 @@ void parse_security_context(const json& sc, const std::string& path, SandboxSpec
   spec.read_only_root = get_bool(sc, "readOnlyRootFilesystem", path, false, p);
 }
 
+// A hostPath source the local backend will bind: an absolute path under kHostPathRoot,
+// made of safe characters, with no "." or ".." step (no way out of the root by name).
+bool safe_host_path(const std::string& path) {
+  const std::string root = std::string(kHostPathRoot) + "/";
+  if (path.size() <= root.size() || path.size() > 200 || path.compare(0, root.size(), root) != 0)
+    return false;
+  if (path.find("/../") != std::string::npos || path.find("/./") != std::string::npos ||
+      path.find("//") != std::string::npos)
+    return false;
+  if (path.ends_with("/..") || path.ends_with("/.")) return false;
+  return std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' || c == '.';
+  });
+}
+
+// One hostPath volume ({name, hostPath: {path, type}}) into `host_paths` by volume name.
+void parse_host_path(const json& v, const std::string& vp, std::map<std::string, HostPathMount>& host_paths,
+                     Problems& p) {
+  const json& hp = v["hostPath"];
+  if (!hp.is_object() || !hp.contains("path") || !hp["path"].is_string()) {
+    p.bad(vp + ".hostPath", "must be a mapping with a string `path`");
+    return;
+  }
+  check_keys(hp, vp + ".hostPath", {"path", "type"}, p);
+  HostPathMount m{v["name"].get<std::string>(), hp["path"].get<std::string>(), "", false, false};
+  const std::string type = hp.contains("type") && hp["type"].is_string() ? hp["type"].get<std::string>() : "";
+  if (hp.contains("type") && !hp["type"].is_string()) p.bad(vp + ".hostPath.type", "must be a string");
+  if (type == "DirectoryOrCreate")
+    m.create = true;
+  else if (!type.empty() && type != "Directory")
+    p.unsupported(vp + ".hostPath.type", "only Directory and DirectoryOrCreate host paths exist locally");
+  if (!safe_host_path(m.host_path))
+    p.unsupported(vp + ".hostPath.path",
+                  "the local backend mounts host paths only under " + std::string(kHostPathRoot) +
+                      " (it runs as root on a shared machine and never hands a sandbox the node's own "
+                      "files): " +
+                      m.host_path);
+  host_paths[m.volume] = m;
+}
+
+// values.services.X.volumes: emptyDir scratch, or a hostPath under kHostPathRoot.
+void parse_volume_list(const json& svc, const std::string& path, std::set<std::string>& empty_dirs,
+                       std::map<std::string, HostPathMount>& host_paths, Problems& p) {
+  const json& vols = svc["volumes"];
+  if (!vols.is_array()) p.bad(path + ".volumes", "must be a list");
+  for (std::size_t i = 0; vols.is_array() && i < vols.size(); ++i) {
+    std::string vp = path + ".volumes[" + std::to_string(i) + "]";
+    const json& v = vols[i];
+    if (v.is_string()) {
+      p.unsupported(vp, "the task's named volume " + v.get<std::string>() +
+                            " (a claim its services share) cannot be made by the local backend");
+      continue;
+    }
+    if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+      p.bad(vp, "must be a mapping with a string `name`");
+      continue;
+    }
+    check_keys(v, vp, {"name", "emptyDir", "hostPath"}, p);
+    if (v.contains("emptyDir") == v.contains("hostPath"))
+      p.unsupported(vp, "only emptyDir and hostPath volumes exist locally, one per volume");
+    else if (v.contains("emptyDir"))
+      empty_dirs.insert(v["name"].get<std::string>());
+    else
+      parse_host_path(v, vp, host_paths, p);
+  }
+}
+
+// values.services.X.volumeMounts, each naming a volume of the list above.
+void parse_volume_mounts(const json& mounts, const std::string& path, const std::set<std::string>& empty_dirs,
+                         const std::map<std::string, HostPathMount>& host_paths, SandboxSpec& spec,
+                         Problems& p) {
+  if (!mounts.is_array()) p.bad(path + ".volumeMounts", "must be a list");
+  std::set<std::string> seen_paths;
+  for (std::size_t i = 0; mounts.is_array() && i < mounts.size(); ++i) {
+    std::string mp = path + ".volumeMounts[" + std::to_string(i) + "]";
+    const json& m = mounts[i];
+    if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("mountPath") ||
+        !m["mountPath"].is_string()) {
+      p.bad(mp, "must be a mapping with string `name` and `mountPath`");
+      continue;
+    }
+    check_keys(m, mp, {"name", "mountPath", "readOnly"}, p);
+    std::string name = m["name"].get<std::string>(), target = m["mountPath"].get<std::string>();
+    const bool read_only = get_bool(m, "readOnly", mp, false, p);
+    const auto host = host_paths.find(name);
+    if (!empty_dirs.count(name) && host == host_paths.end())
+      p.bad(mp + ".name", "no emptyDir or hostPath volume named " + name);
+    else if (!safe_mount_path(target))
+      p.unsupported(mp + ".mountPath", "cannot mount a volume at " + target);
+    else if (!seen_paths.insert(target).second)
+      p.bad(mp + ".mountPath", "mounted twice: " + target);
+    else if (host == host_paths.end())
+      spec.scratch.push_back({name, target});
+    else
+      spec.host_paths.push_back({name, host->second.host_path, target, read_only, host->second.create});
+  }
+}
+
 void parse_volumes(const json& svc, const std::string& path, SandboxSpec& spec, Problems& p) {
   std::set<std::string> empty_dirs;
-  if (svc.contains("volumes")) {
-    const json& vols = svc["volumes"];
-    if (!vols.is_array()) p.bad(path + ".volumes", "must be a list");
-    for (std::size_t i = 0; vols.is_array() && i < vols.size(); ++i) {
-      std::string vp = path + ".volumes[" + std::to_string(i) + "]";
-      const json& v = vols[i];
-      if (v.is_string()) {
-        p.unsupported(vp, "the task's named volume " + v.get<std::string>() +
-                              " (a claim its services share) cannot be made by the local backend");
-        continue;
-      }
-      if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
-        p.bad(vp, "must be a mapping with a string `name`");
-        continue;
-      }
-      check_keys(v, vp, {"name", "emptyDir"}, p);
-      if (!v.contains("emptyDir"))
-        p.unsupported(vp, "only emptyDir volumes exist locally");
-      else
-        empty_dirs.insert(v["name"].get<std::string>());
-    }
-  }
-  if (svc.contains("volumeMounts")) {
-    const json& mounts = svc["volumeMounts"];
-    if (!mounts.is_array()) p.bad(path + ".volumeMounts", "must be a list");
-    std::set<std::string> seen_paths;
-    for (std::size_t i = 0; mounts.is_array() && i < mounts.size(); ++i) {
-      std::string mp = path + ".volumeMounts[" + std::to_string(i) + "]";
-      const json& m = mounts[i];
-      if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("mountPath") ||
-          !m["mountPath"].is_string()) {
-        p.bad(mp, "must be a mapping with string `name` and `mountPath`");
-        continue;
-      }
-      check_keys(m, mp, {"name", "mountPath"}, p);
-      std::string name = m["name"].get<std::string>(), target = m["mountPath"].get<std::string>();
-      if (!empty_dirs.count(name))
-        p.bad(mp + ".name", "no emptyDir volume named " + name);
-      else if (!safe_mount_path(target))
-        p.unsupported(mp + ".mountPath", "cannot mount scratch at " + target);
-      else if (!seen_paths.insert(target).second)
-        p.bad(mp + ".mountPath", "mounted twice: " + target);
-      else
-        spec.scratch.push_back({name, target});
-    }
-  }
+  std::map<std::string, HostPathMount> host_paths;
+  if (svc.contains("volumes")) parse_volume_list(svc, path, empty_dirs, host_paths, p);
+  if (svc.contains("volumeMounts"))
+    parse_volume_mounts(svc["volumeMounts"], path, empty_dirs, host_paths, spec, p);
 }
 
 // Image, runtime class (as the chart reads it: absent = its default gvisor, CLUSTER_DEFAULT
@@ -271,7 +350,11 @@ SandboxSpec parse_sandbox_values(const json& values, const std::string& source, 
     p.unsupported("values.volumes",
                   "the task's named volumes (claims its services share) cannot be made by the "
                   "local backend");
-  check_keys(values, "values", {"services", "allowDomains", "allowCIDR", "allowEntities", "volumes"}, p);
+  check_keys(
+      values, "values",
+      {"services", "allowDomains", "allowCIDR", "allowEntities", "volumes", "automountServiceAccountToken"},
+      p);
+  spec.service_account_token = get_bool(values, "automountServiceAccountToken", "values", false, p);
   if (!values.contains("services") || !values["services"].is_object() ||
       !values["services"].contains("default")) {
     p.bad("values.services", "must hold the agent's service `default`");

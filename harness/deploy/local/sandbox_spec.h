@@ -21,6 +21,18 @@ struct ScratchMount {
   std::string path;    // absolute mount path inside the sandbox
 };
 
+// A hostPath volume mounted into the service (docs/CONTRACTS.md §5): the local backend
+// takes sources only under kHostPathRoot, never the node's own files (docs/SECURITY.md).
+struct HostPathMount {
+  std::string volume;     // the volume's name
+  std::string host_path;  // absolute, under kHostPathRoot
+  std::string path;       // absolute mount path inside the sandbox
+  bool read_only = false;
+  bool create = false;  // hostPath.type DirectoryOrCreate
+};
+
+inline constexpr const char* kHostPathRoot = "/var/lib/isoharness/host-paths";
+
 struct SandboxSpec {
   std::string image;          // recorded only: the local image is this machine's OS
   std::string runtime_class;  // "" = the node's default runtime
@@ -36,6 +48,9 @@ struct SandboxSpec {
   bool run_as_non_root = false;
   bool read_only_root = false;
   std::vector<ScratchMount> scratch;
+  std::vector<HostPathMount> host_paths;
+  bool service_account_token = false;  // values.automountServiceAccountToken
+  bool proc_unmasked = false;          // securityContext.procMount: Unmasked
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_cidr;
   std::vector<std::string> allow_entities;

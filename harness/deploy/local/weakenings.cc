@@ -74,6 +74,19 @@ void reuse_home(json& config, const OciWeakeningTarget& t) {
   config["mounts"].push_back(bind);
 }
 
+// /sys/fs/cgroup without "ro", as a privileged container has it: on a cgroup v1 host a
+// root process could then write a hierarchy's release_agent.
+void writable_cgroup_mount(json& config) {
+  for (auto& m : config["mounts"]) {
+    if (m.value("destination", std::string()) != "/sys/fs/cgroup") continue;
+    json kept = json::array();
+    for (const auto& o : m["options"])
+      if (o != "ro") kept.push_back(o);
+    kept.push_back("rw");
+    m["options"] = kept;
+  }
+}
+
 }  // namespace
 
 const std::vector<BackendWeakening>& backend_weakenings() {
@@ -91,6 +104,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
       {"none-sibling-reachable", "nftables",
        "an item's network_mode none siblings accept the agent (not sealed)"},
+      {"oci:cgroup-rw", "oci",
+       "the cgroup filesystem is mounted writable (a privileged container's cgroups)"},
   };
   return all;
 }
@@ -161,6 +176,7 @@ void weaken_oci_config(const std::vector<std::string>& names, json& config, cons
                                 {"options", {"nosuid", "nodev", "noexec", "ro"}}});
   }
   if (named(names, "oci:reused-home")) reuse_home(config, t);
+  if (named(names, "oci:cgroup-rw")) writable_cgroup_mount(config);
 }
 
 }  // namespace isoharness::deploy::local
