@@ -1,5 +1,6 @@
 #include "harness/scenario/profile_sections.h"
 
+#include <algorithm>
 #include <array>
 #include <regex>
 
@@ -56,6 +57,47 @@ bool key_line(const std::string& s) {
   return std::regex_match(s, re);
 }
 
+// node_selector: Kubernetes label keys (an optional DNS prefix and '/', then a name) to
+// label values, as the chart's nodeSelector takes them.
+void read_node_selector(const json& v, const Section& s, NodeClassSettings& out) {
+  static const std::regex key_re(
+      "([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
+  static const std::regex value_re("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+  if (!v.is_object()) return s.error("node_selector", "node_selector must map label keys to label values");
+  for (const auto& [key, value] : v.items()) {
+    if (!std::regex_match(key, key_re) || !value.is_string() ||
+        !std::regex_match(value.get_ref<const std::string&>(), value_re))
+      s.error("node_selector", "node_selector: '" + key + "' must be a label key with a label value (string)");
+    else
+      out.node_selector[key] = value;
+  }
+}
+
+// tolerations: Kubernetes tolerations, each a mapping of key, operator (Exists, Equal),
+// value, effect (NoSchedule, PreferNoSchedule, NoExecute) and tolerationSeconds.
+void read_tolerations(const json& v, const Section& s, NodeClassSettings& out) {
+  static const std::array<const char*, 4> kStrings{"key", "operator", "value", "effect"};
+  if (!v.is_array()) return s.error("tolerations", "tolerations must be a list of tolerations");
+  for (const auto& t : v) {
+    bool ok = t.is_object() && !t.empty();
+    for (const auto& [key, value] : (ok ? t : json::object()).items()) {
+      const bool text = std::find(kStrings.begin(), kStrings.end(), key) != kStrings.end();
+      ok = ok && ((text && value.is_string()) || (key == "tolerationSeconds" && value.is_number_integer()));
+    }
+    const std::string op = ok ? t.value("operator", "Equal") : "";
+    const std::string effect = ok ? t.value("effect", "") : "";
+    ok = ok && (op == "Equal" || op == "Exists") &&
+         (effect.empty() || effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute");
+    if (!ok)
+      s.error("tolerations",
+              "tolerations: " + brief_json(t) +
+                  " is not a toleration (key, operator Exists|Equal, value, effect "
+                  "NoSchedule|PreferNoSchedule|NoExecute, tolerationSeconds)");
+    else
+      out.tolerations.push_back(t);
+  }
+}
+
 }  // namespace
 
 }  // namespace isoharness::scenario::detail
@@ -63,7 +105,7 @@ bool key_line(const std::string& s) {
 namespace isoharness::scenario {
 
 bool config_override_reserved(std::string_view key) {
-  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs";
+  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs" || key == kSandboxPlacementKey;
 }
 
 }  // namespace isoharness::scenario
@@ -174,6 +216,9 @@ void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profil
                                           "': a node class never changes what is submitted or its isolation");
       if (o.is_object()) out.config_overrides = o;
     }
+    if (settings.is_object() && settings.contains("node_selector"))
+      read_node_selector(settings["node_selector"], s, out);
+    if (settings.is_object() && settings.contains("tolerations")) read_tolerations(settings["tolerations"], s, out);
     profile.node_class_settings.emplace_back(name, std::move(out));
   }
 }
