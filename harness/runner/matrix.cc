@@ -92,8 +92,9 @@ void expand_jobs(const std::string& scenario, const std::vector<PlanItemPtr>& ba
 }
 
 void expand_planned_jobs(const Planned& planned, const std::vector<PlanItemPtr>& base_items,
-                         const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
-                         int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                         const std::vector<std::string>& runtimes,
+                         const std::vector<std::string>& node_classes, int attempts,
+                         const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                          std::vector<Skipped>& skipped) {
   const std::size_t first = jobs.size();
   expand_jobs(planned.scenario.name, base_items, planned.gvisor_items, runtimes, node_classes, attempts,

@@ -73,8 +73,9 @@ void expand_jobs(const std::string& scenario, const std::vector<PlanItemPtr>& ba
 // set, which a backend that submits configs (hawk) reduces to the job's item. The one way
 // `run` and `parity` make their jobs.
 void expand_planned_jobs(const Planned& planned, const std::vector<PlanItemPtr>& base_items,
-                         const std::vector<std::string>& runtimes, const std::vector<std::string>& node_classes,
-                         int attempts, const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                         const std::vector<std::string>& runtimes,
+                         const std::vector<std::string>& node_classes, int attempts,
+                         const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                          std::vector<Skipped>& skipped);
 
 }  // namespace isoharness::runner

@@ -35,8 +35,8 @@ std::optional<std::string> field(std::string_view text, std::string_view key) {
     at = end + 1;
     if (line.substr(0, key.size()) != key) continue;
     const auto colon = line.find(':', key.size());
-    if (colon == std::string_view::npos || line.substr(key.size(), colon - key.size()).find_first_not_of(" \t") !=
-                                               std::string_view::npos)
+    if (colon == std::string_view::npos ||
+        line.substr(key.size(), colon - key.size()).find_first_not_of(" \t") != std::string_view::npos)
       continue;
     return clean(line.substr(colon + 1));
   }

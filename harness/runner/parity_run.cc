@@ -273,7 +273,8 @@ class CellTimer {
 // One cell's sandbox: deployed, reached, isoprobe (and getpid-static) uploaded, and what
 // it sees of its node read. Throws what the backend or the sandbox said.
 void deploy_cell(const ParityInput& in, Cell& cell, JobContext& ctx, int seq, Measurements& m) {
-  cell.sandbox = std::make_unique<LiveSandbox>(ctx, make_request(cell.job, 1, "p" + std::to_string(seq), ctx));
+  cell.sandbox =
+      std::make_unique<LiveSandbox>(ctx, make_request(cell.job, 1, "p" + std::to_string(seq), ctx));
   cell.sandbox->connect(45s);
   cell.sandbox->upload_isoprobe();
   if (in.mix.getpid_static) {
@@ -498,7 +499,8 @@ void add_cell_context(nlohmann::json& context, const ParityInput& in, const Meas
   context["node_classes"] = classes;
   nlohmann::json kernels = nlohmann::json::object();
   for (const auto& c : m.cells_json)
-    kernels[c.value("cell", "")] = c.value("node", nlohmann::json::object()).value("kernel", nlohmann::json());
+    kernels[c.value("cell", "")] =
+        c.value("node", nlohmann::json::object()).value("kernel", nlohmann::json());
   context["sandbox_kernels"] = kernels;
 }
 

@@ -67,7 +67,8 @@ void read_node_selector(const json& v, const Section& s, NodeClassSettings& out)
   for (const auto& [key, value] : v.items()) {
     if (!std::regex_match(key, key_re) || !value.is_string() ||
         !std::regex_match(value.get_ref<const std::string&>(), value_re))
-      s.error("node_selector", "node_selector: '" + key + "' must be a label key with a label value (string)");
+      s.error("node_selector",
+              "node_selector: '" + key + "' must be a label key with a label value (string)");
     else
       out.node_selector[key] = value;
   }
@@ -89,10 +90,9 @@ void read_tolerations(const json& v, const Section& s, NodeClassSettings& out) {
     ok = ok && (op == "Equal" || op == "Exists") &&
          (effect.empty() || effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute");
     if (!ok)
-      s.error("tolerations",
-              "tolerations: " + brief_json(t) +
-                  " is not a toleration (key, operator Exists|Equal, value, effect "
-                  "NoSchedule|PreferNoSchedule|NoExecute, tolerationSeconds)");
+      s.error("tolerations", "tolerations: " + brief_json(t) +
+                                 " is not a toleration (key, operator Exists|Equal, value, effect "
+                                 "NoSchedule|PreferNoSchedule|NoExecute, tolerationSeconds)");
     else
       out.tolerations.push_back(t);
   }
@@ -105,7 +105,8 @@ void read_tolerations(const json& v, const Section& s, NodeClassSettings& out) {
 namespace isoharness::scenario {
 
 bool config_override_reserved(std::string_view key) {
-  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs" || key == kSandboxPlacementKey;
+  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs" ||
+         key == kSandboxPlacementKey;
 }
 
 }  // namespace isoharness::scenario
@@ -218,7 +219,8 @@ void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profil
     }
     if (settings.is_object() && settings.contains("node_selector"))
       read_node_selector(settings["node_selector"], s, out);
-    if (settings.is_object() && settings.contains("tolerations")) read_tolerations(settings["tolerations"], s, out);
+    if (settings.is_object() && settings.contains("tolerations"))
+      read_tolerations(settings["tolerations"], s, out);
     profile.node_class_settings.emplace_back(name, std::move(out));
   }
 }

@@ -35,7 +35,8 @@ std::string source(const std::string& path) {
 const std::map<std::string, std::string> kNodes = {
     {"HAWK_STANDIN_NODE_LABELS",
      R"({"tier": {"example.com/pool": "tier"}, "non-tier": {"example.com/pool": "general"}})"},
-    {"HAWK_STANDIN_NODE_TAINTS", R"({"non-tier": [{"key": "pool", "value": "general", "effect": "NoSchedule"}]})"}};
+    {"HAWK_STANDIN_NODE_TAINTS",
+     R"({"non-tier": [{"key": "pool", "value": "general", "effect": "NoSchedule"}]})"}};
 
 // A platform with node pools, and a profile whose node classes ask for them by label. The
 // CLI environment names no node class: the placement alone decides where a cell lands.
@@ -47,8 +48,8 @@ struct Pools {
 
   explicit Pools(int start_timeout_s) {
     test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "python3"});
-    auto r = run_command({source("tests/hawk_standin/hawk"), "human", "register", "--name", "alice", "--ssh-key",
-                          make_login_key(dir.path)},
+    auto r = run_command({source("tests/hawk_standin/hawk"), "human", "register", "--name", "alice",
+                          "--ssh-key", make_login_key(dir.path)},
                          {.env_set = env()});
     REQUIRE(r);
     REQUIRE(r->ok());
@@ -64,17 +65,28 @@ struct Pools {
          "  gpu: { node_selector: { example.com/pool: gpu } }\n";
   }
   std::map<std::string, std::string> env() const {
-    std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
-                                            {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
-                                            {"HAWK_STANDIN_PROFILE", source("scenarios/deployments/local.yaml")}};
+    std::map<std::string, std::string> e = {
+        {"HAWK_STANDIN_STATE", state},
+        {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
+        {"HAWK_STANDIN_PROFILE", source("scenarios/deployments/local.yaml")}};
     e.insert(kNodes.begin(), kNodes.end());
     for (const auto& [k, v] : env_extra) e[k] = v;
     return e;
   }
   RunResult parity(const std::string& out, const std::vector<std::string>& extra) const {
-    std::vector<std::string> argv = {isoharness_bin(), "parity", "--backend", "hawk", "--deployment", profile,
-                                     "--scenarios-dir", source("scenarios"), "--quick", "--out", out,
-                                     "--isoprobe-bundle", test::binary_dir() + "/probes/isoprobe-bundle",
+    std::vector<std::string> argv = {isoharness_bin(),
+                                     "parity",
+                                     "--backend",
+                                     "hawk",
+                                     "--deployment",
+                                     profile,
+                                     "--scenarios-dir",
+                                     source("scenarios"),
+                                     "--quick",
+                                     "--out",
+                                     out,
+                                     "--isoprobe-bundle",
+                                     test::binary_dir() + "/probes/isoprobe-bundle",
                                      "--accept-new-host-keys"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto r = run_command(argv, {.deadline = 900s, .env_set = env(), .merge_stderr = true});
@@ -144,7 +156,8 @@ TEST_CASE("parity --backend hawk: every cell timed through the platform, on the 
     CHECK(c["node"]["boot_id"].is_string());
     CHECK(c["node"]["kernel"].is_string());
     CHECK(result["context"]["sandbox_kernels"][cell] == c["node"]["kernel"]);
-    cpus[node_class] = c["node"]["cpus_allowed"].is_string() ? c["node"]["cpus_allowed"].get<std::string>() : "";
+    cpus[node_class] =
+        c["node"]["cpus_allowed"].is_string() ? c["node"]["cpus_allowed"].get<std::string>() : "";
   }
   CHECK(cells == std::set<std::string>{"runc/tier", "runc/non-tier", "gvisor/tier", "gvisor/non-tier"});
   CHECK(cpus["tier"] == "1");  // scenarios/deployments/local.yaml: tier is CPU 1, non-tier 0-1
@@ -172,8 +185,8 @@ TEST_CASE("parity --backend hawk: every cell timed through the platform, on the 
     REQUIRE(rec);
     INFO(rec->out << rec->err);
     REQUIRE(rec->exit_code == 0);
-    auto show = run_command({isoharness_bin(), "history", "--db", db, "show", result["run"]["id"].get<std::string>(),
-                             "--format", "json"});
+    auto show = run_command({isoharness_bin(), "history", "--db", db, "show",
+                             result["run"]["id"].get<std::string>(), "--format", "json"});
     REQUIRE(show);
     INFO(show->err);
     REQUIRE(show->exit_code == 0);

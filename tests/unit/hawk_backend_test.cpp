@@ -252,14 +252,11 @@ TEST_CASE("hawk backend: a node class's placement is submitted, recorded, and it
           "[hawk]") {
   const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-placement";
   std::filesystem::remove_all(dir);
-  const std::string yaml = std::string(kProfile) +
-                           "  non-tier:
-    env: { HAWK_API_URL: \"https://hawk.example.com\" }
-"
-                           "    node_selector: { example.com/pool: general }
-"
-                           "    tolerations: [ { key: pool, operator: Equal, value: general, effect: NoSchedule } ]
-";
+  const std::string yaml =
+      std::string(kProfile) +
+      "  non-tier:\n    env: { HAWK_API_URL: \"https://hawk.example.com\" }\n"
+      "    node_selector: { example.com/pool: general }\n"
+      "    tolerations: [ { key: pool, operator: Equal, value: general, effect: NoSchedule } ]\n";
   auto profile = scenario::parse_deployment(yaml, "staging.yaml");
   FakeHawk fake;
   fake.status_out = R"({"pod_status": {"pods": [
@@ -275,8 +272,9 @@ TEST_CASE("hawk backend: a node class's placement is submitted, recorded, and it
   json submitted = json::parse(scenario::read_input_file(fake.calls[0][4]));
   const json placement = {
       {"nodeSelector", {{"example.com/pool", "general"}}},
-      {"tolerations", json::array({{{"key", "pool"}, {"operator", "Equal"}, {"value", "general"},
-                                     {"effect", "NoSchedule"}}})}};
+      {"tolerations",
+       json::array(
+           {{{"key", "pool"}, {"operator", "Equal"}, {"value", "general"}, {"effect", "NoSchedule"}}})}};
   CHECK(submitted[scenario::kSandboxPlacementKey] == placement);
   CHECK(submitted["tasks"][0]["items"][0]["isolation"]["runtime_class"] == "gvisor");  // untouched otherwise
   CHECK(h.facts["placement_requested"] == placement);

@@ -1,17 +1,19 @@
 // What a sandbox sees of its node (harness/runner/node_view.h), read from fixture text:
 // x86 and arm64 /proc files, and what a hostile sandbox could answer instead.
-#include "harness/runner/node_view.h"
-
 #include <catch2/catch.hpp>
+
+#include "harness/runner/node_view.h"
 
 using namespace isoharness::runner;
 
 namespace {
 
 constexpr const char* kCpuinfo =
-    "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\nflags\t\t: fpu\n\n"
+    "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\nflags\t\t: "
+    "fpu\n\n"
     "processor\t: 1\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n\n";
-constexpr const char* kStatus = "Name:\tcat\nCpus_allowed:\t2\nCpus_allowed_list:\t1\nMems_allowed_list:\t0\n";
+constexpr const char* kStatus =
+    "Name:\tcat\nCpus_allowed:\t2\nCpus_allowed_list:\t1\nMems_allowed_list:\t0\n";
 constexpr const char* kBootId = "5c0ffee0-1234-4abc-9def-0123456789ab\n";
 constexpr const char* kVersion = "Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016\n";
 
