@@ -12,7 +12,7 @@
 #include <set>
 
 #include "harness/common/subprocess.h"
-#include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/run_state.h"
 #include "tests/support/test_support.h"
 #include "tests/system/local_test_support.h"
 
