@@ -13,16 +13,19 @@ using namespace std::chrono_literals;
 constexpr std::size_t kMaxValue = 200;
 constexpr std::size_t kMaxCpuinfo = 256 * 1024;
 
-// Printable ASCII only, trimmed, at most kMaxValue characters.
+// Without surrounding blanks (spaces, tabs, line ends), then printable ASCII only (other
+// bytes as '?'), at most kMaxValue characters.
 std::string clean(std::string_view text) {
+  constexpr std::string_view kBlank = " \t\r\n";
+  const auto first = text.find_first_not_of(kBlank);
+  if (first == std::string_view::npos) return "";
+  text = text.substr(first, text.find_last_not_of(kBlank) - first + 1);
   std::string out;
   for (char c : text) {
     if (out.size() >= kMaxValue) break;
     out += (c >= 0x20 && c < 0x7f) ? c : '?';
   }
-  const auto first = out.find_first_not_of(' ');
-  const auto last = out.find_last_not_of(' ');
-  return first == std::string::npos ? std::string() : out.substr(first, last - first + 1);
+  return out;
 }
 
 // The value of the first "key<spaces/tabs>: value" line, or nullopt.
