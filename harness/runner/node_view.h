@@ -2,7 +2,9 @@
 // kernel's boot id and the kernel it is told it runs (under gVisor: gVisor's own). Parity
 // records it per cell so a reader can tell that tier and non-tier cells really ran on
 // different nodes (different boot ids, CPU models or CPU sets), also on a platform that
-// does not say which node a pod is on.
+// does not say which node a pod is on. Under runc these are the node's. gVisor (as run
+// here) has no boot_id file and no Cpus_allowed_list, names the CPU model "unknown" and
+// reports its own kernel (4.4.0), but lists as many processors as its CPU set holds.
 //
 // Everything is read with fixed commands (`cat` of four /proc files) and comes from inside
 // the sandbox: each text is bounded, and only printable ASCII of bounded length is kept.

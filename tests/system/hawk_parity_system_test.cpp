@@ -146,22 +146,35 @@ TEST_CASE("parity --backend hawk: every cell timed through the platform, on the 
   CHECK(section["cells_not_deployed"].empty());
   std::set<std::string> cells;
   std::map<std::string, std::string> cpus;
+  std::map<std::string, int> gvisor_cpus;
   for (const auto& c : section["cell_details"]) {
     const std::string cell = c["cell"], node_class = c["node_class"];
     INFO(cell);
     cells.insert(cell);
     CHECK(c["facts"]["backend"] == "hawk");
     // The stand-in scheduled the cell by its selector onto the local node class of that name.
+    INFO(c["node"].dump());
     CHECK(c["node"]["node_name"] == "standin-" + node_class);
-    CHECK(c["node"]["boot_id"].is_string());
+    CHECK(c["node"]["cpu_model"].is_string());
     CHECK(c["node"]["kernel"].is_string());
     CHECK(result["context"]["sandbox_kernels"][cell] == c["node"]["kernel"]);
-    cpus[node_class] =
-        c["node"]["cpus_allowed"].is_string() ? c["node"]["cpus_allowed"].get<std::string>() : "";
+    // Under runc the sandbox sees the node's boot id and its CPU set. gVisor shows neither
+    // (no boot_id file, no Cpus_allowed_list, CPU model "unknown"), but sizes its vCPUs to
+    // the CPU set, so its /proc/cpuinfo lists as many processors as the class has CPUs.
+    if (c["runtime"] == "runc") {
+      CHECK(c["node"]["boot_id"].is_string());
+      cpus[node_class] =
+          c["node"]["cpus_allowed"].is_string() ? c["node"]["cpus_allowed"].get<std::string>() : "";
+    } else {
+      gvisor_cpus[node_class] =
+          c["node"]["cpus_listed"].is_number() ? c["node"]["cpus_listed"].get<int>() : 0;
+    }
   }
   CHECK(cells == std::set<std::string>{"runc/tier", "runc/non-tier", "gvisor/tier", "gvisor/non-tier"});
   CHECK(cpus["tier"] == "1");  // scenarios/deployments/local.yaml: tier is CPU 1, non-tier 0-1
   CHECK(cpus["non-tier"] == "0-1");
+  CHECK(gvisor_cpus["tier"] == 1);
+  CHECK(gvisor_cpus["non-tier"] == 2);
   for (const char* cell : {"runc/non-tier", "gvisor/tier", "gvisor/non-tier"})
     CHECK(comparison(section, cell, "cpu_hash") != nullptr);
 
