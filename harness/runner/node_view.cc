@@ -11,7 +11,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::size_t kMaxValue = 200;
-constexpr std::size_t kMaxCpuinfo = 256 * 1024;
+constexpr std::size_t kMaxCpuinfo = std::size_t{256} * 1024;
 
 // Without surrounding blanks (spaces, tabs, line ends), then printable ASCII only (other
 // bytes as '?'), at most kMaxValue characters.
@@ -92,7 +92,7 @@ nlohmann::json read_node_view(transport::SandboxSession& session) {
     std::size_t cap;
   };
   const std::array<File, 4> files{{{"/proc/cpuinfo", &text.cpuinfo, kMaxCpuinfo},
-                                   {"/proc/self/status", &text.status, 16 * 1024},
+                                   {"/proc/self/status", &text.status, std::size_t{16} * 1024},
                                    {"/proc/sys/kernel/random/boot_id", &text.boot_id, 256},
                                    {"/proc/version", &text.version, 1024}}};
   for (const auto& f : files) {
