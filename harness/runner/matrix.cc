@@ -91,4 +91,15 @@ void expand_jobs(const std::string& scenario, const std::vector<PlanItemPtr>& ba
   }
 }
 
+void expand_planned_jobs(const Planned& planned, const std::vector<PlanItemPtr>& base_items,
+                         const std::vector<std::string>& runtimes,
+                         const std::vector<std::string>& node_classes, int attempts,
+                         const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                         std::vector<Skipped>& skipped) {
+  const std::size_t first = jobs.size();
+  expand_jobs(planned.scenario.name, base_items, planned.gvisor_items, runtimes, node_classes, attempts,
+              gvisor_classes, jobs, skipped);
+  for (std::size_t j = first; j < jobs.size(); ++j) jobs[j].eval_set = &planned.scenario.eval_set;
+}
+
 }  // namespace isoharness::runner

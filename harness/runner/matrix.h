@@ -69,4 +69,13 @@ void expand_jobs(const std::string& scenario, const std::vector<PlanItemPtr>& ba
                  const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
                  std::vector<Skipped>& skipped);
 
+// expand_jobs for one planned scenario: every job it adds also carries the scenario's eval
+// set, which a backend that submits configs (hawk) reduces to the job's item. The one way
+// `run` and `parity` make their jobs.
+void expand_planned_jobs(const Planned& planned, const std::vector<PlanItemPtr>& base_items,
+                         const std::vector<std::string>& runtimes,
+                         const std::vector<std::string>& node_classes, int attempts,
+                         const std::vector<std::string>& gvisor_classes, std::vector<Job>& jobs,
+                         std::vector<Skipped>& skipped);
+
 }  // namespace isoharness::runner

@@ -22,6 +22,7 @@
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/node_view.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/session.h"
 #include "harness/verify/verify.h"
@@ -95,6 +96,7 @@ struct Cell {
   std::string runtime;  // "runc" / "gvisor"
   std::string node_class;
   PlanItemPtr item;  // plan item that applies
+  Job job;           // what deploys the cell's sandbox (with the eval set a backend may submit)
   std::unique_ptr<LiveSandbox> sandbox;
 };
 
@@ -119,6 +121,7 @@ struct WorkloadMix {
 
 // Phase 1: everything checked before anything is deployed.
 struct ParityInput {
+  std::string baseline;  // the baseline cell's key (the first planned cell)
   std::string deployment_path;
   std::string scenario_path;
   scenario::DeploymentProfile profile;
@@ -135,6 +138,8 @@ struct Measurements {
   nlohmann::json skipped_workloads = nlohmann::json::object();
   nlohmann::json cells_json = nlohmann::json::array();
   nlohmann::json order_json = nlohmann::json::array();
+  nlohmann::json not_deployed = nlohmann::json::array();  // [{cell, error}]
+  bool baseline_missing = false;
   std::string infra_error;
   int rounds_done = 0;
 };
@@ -160,7 +165,7 @@ std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) 
       throw UserError("cell " + name + ": node class '" + node + "' is not in " + in.deployment_path);
     std::vector<Job> jobs;
     std::vector<Skipped> skipped;
-    expand_jobs(p.scenario.name, {item}, p.gvisor_items, {runtime}, {node}, 1, gvisor_classes, jobs, skipped);
+    expand_planned_jobs(p, {item}, {runtime}, {node}, 1, gvisor_classes, jobs, skipped);
     if (jobs.empty())
       throw UserError("cell " + name + ": item " + item->id + " of " + in.scenario_path +
                       " cannot run there: " +
@@ -168,7 +173,7 @@ std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) 
     std::string key = name;
     while (keys.count(key)) key += "#2";  // an A/A twin: same configuration, its own sandbox
     keys.insert(key);
-    cells.push_back(Cell{key, runtime, node, jobs.front().item, nullptr});
+    cells.push_back(Cell{key, runtime, node, jobs.front().item, jobs.front(), nullptr});
   }
   return cells;
 }
@@ -207,6 +212,7 @@ ParityInput prepare(const ParityConfig& config) {
   in.planned = std::move(plan_scenarios({in.scenario_path}, in.profile, false).front());
   if (in.planned->items.empty()) throw UserError(in.scenario_path + ": the scenario has no items");
   in.cells = plan_cells(config, in);
+  in.baseline = in.cells.front().key;
   in.mix = choose_workloads(config, in.planned->scenario, in.scenario_path);
   return in;
 }
@@ -264,28 +270,59 @@ class CellTimer {
   bool quick_;
 };
 
-// Phase 2: one sandbox per cell, isoprobe (and getpid-static) uploaded.
+// One cell's sandbox: deployed, reached, isoprobe (and getpid-static) uploaded, and what
+// it sees of its node read. Throws what the backend or the sandbox said.
+void deploy_cell(const ParityInput& in, Cell& cell, JobContext& ctx, int seq, Measurements& m) {
+  cell.sandbox =
+      std::make_unique<LiveSandbox>(ctx, make_request(cell.job, 1, "p" + std::to_string(seq), ctx));
+  cell.sandbox->connect(45s);
+  cell.sandbox->upload_isoprobe();
+  if (in.mix.getpid_static) {
+    auto up = cell.sandbox->session().upload(in.getpid_static_path, kRemoteGetpidStatic, 0755, 30s);
+    if (!up) throw InfraError("uploading getpid-static failed: " + up.error().message);
+  }
+  nlohmann::json node = read_node_view(cell.sandbox->session());
+  const auto& facts = cell.sandbox->handle().facts;
+  node["node_name"] = facts.contains("node_name") ? facts["node_name"] : nlohmann::json(nullptr);
+  m.cells_json.push_back({{"cell", cell.key},
+                          {"runtime", cell.runtime},
+                          {"node_class", cell.node_class},
+                          {"item_id", cell.item->id},
+                          {"facts", facts},
+                          {"node", node},
+                          {"timings", cell.sandbox->timings()}});
+  std::fprintf(stderr, "cell %-16s ready (%s; boot_id %s, cpus %s)\n", cell.key.c_str(),
+               facts.value("runtime_binary", facts.value("backend", cell.runtime)).c_str(),
+               node["boot_id"].is_string() ? node["boot_id"].get<std::string>().substr(0, 8).c_str() : "?",
+               node["cpus_allowed"].is_string() ? node["cpus_allowed"].get<std::string>().c_str() : "?");
+}
+
+// Phase 2: one sandbox per cell. A cell that cannot be deployed is named with what the
+// platform said, loudly, and leaves the run: nothing is compared against it, and without
+// the baseline nothing is timed at all. The run is then an infrastructure failure.
 void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
   int seq = 0;
+  std::vector<Cell> deployed;
+  std::vector<std::string> failures;
   for (auto& cell : in.cells) {
-    Job job{in.planned->scenario.name, cell.item, cell.runtime, cell.node_class, 1};
-    cell.sandbox = std::make_unique<LiveSandbox>(ctx, make_request(job, 1, "p" + std::to_string(++seq), ctx));
-    cell.sandbox->connect(45s);
-    cell.sandbox->upload_isoprobe();
-    if (in.mix.getpid_static) {
-      auto up = cell.sandbox->session().upload(in.getpid_static_path, kRemoteGetpidStatic, 0755, 30s);
-      if (!up)
-        throw InfraError("cell " + cell.key + ": uploading getpid-static failed: " + up.error().message);
+    if (g_interrupted) throw InfraError("interrupted while deploying the cells");
+    try {
+      deploy_cell(in, cell, ctx, ++seq, m);
+      deployed.push_back(std::move(cell));
+    } catch (const UserError&) {
+      throw;
+    } catch (const std::exception& e) {
+      cell.sandbox.reset();
+      std::fprintf(stderr, "cell %-16s NOT DEPLOYED: %s\n", cell.key.c_str(), e.what());
+      m.not_deployed.push_back({{"cell", cell.key}, {"error", e.what()}});
+      failures.push_back("cell " + cell.key + " could not be deployed: " + e.what());
+      if (cell.key == in.baseline) m.baseline_missing = true;
     }
-    m.cells_json.push_back({{"cell", cell.key},
-                            {"runtime", cell.runtime},
-                            {"node_class", cell.node_class},
-                            {"item_id", cell.item->id},
-                            {"facts", cell.sandbox->handle().facts},
-                            {"timings", cell.sandbox->timings()}});
-    std::fprintf(stderr, "cell %-16s ready (%s)\n", cell.key.c_str(),
-                 cell.sandbox->handle().facts.value("runtime_binary", cell.runtime).c_str());
   }
+  in.cells = std::move(deployed);
+  if (failures.empty()) return;
+  m.infra_error = fmt::format("{}", fmt::join(failures, "\n"));
+  if (m.baseline_missing) m.infra_error += "\nthe baseline cell is missing: no cell was timed";
 }
 
 // One cell's turn in a round: every sample it gives, into the samples and the round's record.
@@ -353,11 +390,11 @@ void deploy_and_measure(const ParityConfig& config, ParityInput& in, RunSession&
   }
   try {
     deploy_cells(in, session.jobs(), m);
-    measure(config, in, session.journal(), m, started);
+    if (!m.baseline_missing) measure(config, in, session.journal(), m, started);
   } catch (const UserError&) {
     throw;
   } catch (const std::exception& e) {
-    m.infra_error = e.what();
+    m.infra_error += (m.infra_error.empty() ? "" : "\n") + std::string(e.what());
   }
   for (auto& cell : in.cells) cell.sandbox.reset();  // destroy sandboxes before the world
   session.stop_backend();
@@ -384,7 +421,7 @@ void warn_not_ready(nlohmann::json& section, const std::string& baseline, const 
 // Phase 4: the statistics, or null when nothing was measured for the baseline.
 nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const Measurements& m,
                        Clock::time_point started) {
-  const std::string& baseline = in.cells.front().key;
+  const std::string& baseline = in.baseline;
   if (m.rounds_done == 0 || !m.samples.count(baseline)) return nullptr;
   parity::SectionInput input;
   input.scenario = in.planned->scenario.name;
@@ -397,6 +434,7 @@ nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const 
   section["rounds_planned"] = in.mix.rounds;
   section["order"] = m.order_json;
   section["cell_details"] = m.cells_json;
+  section["cells_not_deployed"] = m.not_deployed;
   section["skipped_workloads"] = m.skipped_workloads;
   section["quick"] = config.quick;
   section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
@@ -444,6 +482,28 @@ void print_summary(const nlohmann::json& section, const std::string& baseline, V
                result_path.c_str());
 }
 
+// What the history keeps of where the cells ran: the profile's name, each node class as
+// the profile asks for it (local: its CPU set and neighbour; hawk: the placement labels and
+// tolerations; never the CLI's environment), and the kernel each cell's sandbox reports
+// (/proc/version: the host's under runc, gVisor's own under gVisor).
+void add_cell_context(nlohmann::json& context, const ParityInput& in, const Measurements& m) {
+  context["profile"] = in.profile.name;
+  nlohmann::json classes = nlohmann::json::object();
+  const nlohmann::json all = in.profile.raw.value("node_classes", nlohmann::json::object());
+  for (const auto& [name, settings] : all.items()) {
+    nlohmann::json c = settings.is_object() ? settings : nlohmann::json::object();
+    c.erase("env");
+    c.erase("config_overrides");
+    classes[name] = c;
+  }
+  context["node_classes"] = classes;
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& c : m.cells_json)
+    kernels[c.value("cell", "")] =
+        c.value("node", nlohmann::json::object()).value("kernel", nlohmann::json());
+  context["sandbox_kernels"] = kernels;
+}
+
 }  // namespace
 
 RunOutcome run_parity(const ParityConfig& config) {
@@ -469,19 +529,21 @@ RunOutcome run_parity(const ParityConfig& config) {
   nlohmann::json result = session.collect();
   // A journal that had to leave --out (a full disk) makes the run an infrastructure failure.
   if (m.infra_error.empty()) m.infra_error = session.infra_error();
+  add_cell_context(result["context"], in, m);
   result["parity"] = analyse(config, in, m, started);
   const Verdict verdict = parity_verdict(result["parity"], m);
   result["summary"] = {{"verdict", verdict_label(verdict)},
                        {"rounds", m.rounds_done},
                        {"infrastructure_error",
                         m.infra_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.infra_error)},
-                       {"interrupted", g_interrupted.load()}};
+                       {"interrupted", g_interrupted.load()},
+                       {"cells_not_deployed", m.not_deployed}};
 
   RunOutcome outcome;
   outcome.result_path = session.journal().finalise(result);
   outcome.reports = reports::write_all(result, config.out_dir);
   outcome.exit_code = verdict_exit_code(verdict);
-  print_summary(result["parity"], in.cells.front().key, verdict, m, outcome.result_path);
+  print_summary(result["parity"], in.baseline, verdict, m, outcome.result_path);
   outcome.result = std::move(result);
   return outcome;
 }

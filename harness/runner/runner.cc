@@ -78,12 +78,9 @@ std::vector<Job> expand_all_jobs(const RunConfig& config, const std::vector<Plan
   std::vector<Job> jobs;
   for (const auto& p : planned) {
     const auto& m = p.scenario.matrix;
-    const std::size_t first = jobs.size();
-    expand_jobs(p.scenario.name, p.items, p.gvisor_items,
-                config.runtimes.empty() ? m.runtimes : config.runtimes,
-                config.node_classes.empty() ? m.node_classes : config.node_classes,
-                config.attempts.value_or(m.attempts), gvisor_classes, jobs, skipped);
-    for (std::size_t j = first; j < jobs.size(); ++j) jobs[j].eval_set = &p.scenario.eval_set;
+    expand_planned_jobs(p, p.items, config.runtimes.empty() ? m.runtimes : config.runtimes,
+                        config.node_classes.empty() ? m.node_classes : config.node_classes,
+                        config.attempts.value_or(m.attempts), gvisor_classes, jobs, skipped);
   }
   for (const auto& nc : config.node_classes) {
     if (std::find(profile.node_classes.begin(), profile.node_classes.end(), nc) == profile.node_classes.end())

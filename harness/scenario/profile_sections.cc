@@ -1,7 +1,10 @@
 #include "harness/scenario/profile_sections.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <regex>
+#include <string_view>
 
 namespace isoharness::scenario::detail {
 namespace {
@@ -67,6 +70,67 @@ bool key_line(const std::string& s) {
   return std::regex_match(s, re);
 }
 
+// A Kubernetes label name or value: at most 63 characters of [-A-Za-z0-9_.], starting and
+// ending with a letter or digit (a value may also be empty). Checked by hand: libstdc++'s
+// std::regex recurses per character of a bounded repetition.
+bool label_word(std::string_view w, bool may_be_empty) {
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  if (w.empty()) return may_be_empty;
+  if (w.size() > 63 || !alnum(w.front()) || !alnum(w.back())) return false;
+  return std::all_of(w.begin(), w.end(),
+                     [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// A label key: an optional DNS prefix (at most 253 characters of [-a-z0-9.]) and '/', then a name.
+bool label_key(std::string_view k) {
+  const auto slash = k.find('/');
+  if (slash == std::string_view::npos) return label_word(k, false);
+  const std::string_view prefix = k.substr(0, slash);
+  const bool prefix_ok =
+      !prefix.empty() && prefix.size() <= 253 && std::all_of(prefix.begin(), prefix.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+      });
+  return prefix_ok && label_word(k.substr(slash + 1), false);
+}
+
+// node_selector: Kubernetes label keys to label values, as the chart's nodeSelector takes them.
+void read_node_selector(const json& v, const Section& s, NodeClassSettings& out) {
+  if (!v.is_object()) return s.error("node_selector", "node_selector must map label keys to label values");
+  for (const auto& [key, value] : v.items()) {
+    if (!label_key(key) || !value.is_string() || !label_word(value.get_ref<const std::string&>(), true))
+      s.error("node_selector",
+              "node_selector: '" + key + "' must be a label key with a label value (string)");
+    else
+      out.node_selector[key] = value;
+  }
+}
+
+// tolerations: Kubernetes tolerations, each a mapping of key, operator (Exists, Equal),
+// value, effect (NoSchedule, PreferNoSchedule, NoExecute) and tolerationSeconds.
+void read_tolerations(const json& v, const Section& s, NodeClassSettings& out) {
+  static const std::array<const char*, 4> kStrings{"key", "operator", "value", "effect"};
+  if (!v.is_array()) return s.error("tolerations", "tolerations must be a list of tolerations");
+  for (const auto& t : v) {
+    static const json kEmpty = json::object();
+    bool ok = t.is_object() && !t.empty();
+    const json& fields = ok ? t : kEmpty;  // a reference, never a temporary the loop outlives
+    for (const auto& [key, value] : fields.items()) {
+      const bool text = std::find(kStrings.begin(), kStrings.end(), key) != kStrings.end();
+      ok = ok && ((text && value.is_string()) || (key == "tolerationSeconds" && value.is_number_integer()));
+    }
+    const std::string op = ok ? t.value("operator", "Equal") : "";
+    const std::string effect = ok ? t.value("effect", "") : "";
+    ok = ok && (op == "Equal" || op == "Exists") &&
+         (effect.empty() || effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute");
+    if (!ok)
+      s.error("tolerations", "tolerations: " + brief_json(t) +
+                                 " is not a toleration (key, operator Exists|Equal, value, effect "
+                                 "NoSchedule|PreferNoSchedule|NoExecute, tolerationSeconds)");
+    else
+      out.tolerations.push_back(t);
+  }
+}
+
 }  // namespace
 
 }  // namespace isoharness::scenario::detail
@@ -74,7 +138,8 @@ bool key_line(const std::string& s) {
 namespace isoharness::scenario {
 
 bool config_override_reserved(std::string_view key) {
-  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs";
+  return key == "tasks" || key == "isolation" || key == "limit" || key == "epochs" ||
+         key == kSandboxPlacementKey;
 }
 
 }  // namespace isoharness::scenario
@@ -183,6 +248,10 @@ void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profil
                                           "': a node class never changes what is submitted or its isolation");
       if (o.is_object()) out.config_overrides = o;
     }
+    if (settings.is_object() && settings.contains("node_selector"))
+      read_node_selector(settings["node_selector"], s, out);
+    if (settings.is_object() && settings.contains("tolerations"))
+      read_tolerations(settings["tolerations"], s, out);
     profile.node_class_settings.emplace_back(name, std::move(out));
   }
 }

@@ -140,7 +140,16 @@ struct EgressSettings {
 struct NodeClassSettings {
   std::vector<std::pair<std::string, std::string>> env;
   nlohmann::json config_overrides = nlohmann::json::object();
+  // How the class is requested on the platform: the chart's per-service `nodeSelector`
+  // (label -> value) and `tolerations` (Kubernetes tolerations), laid over every service of
+  // the sandbox. Empty: the platform's default placement.
+  nlohmann::json node_selector = nlohmann::json::object();
+  nlohmann::json tolerations = nlohmann::json::array();
 };
+
+// The eval-set config key that carries a node class's placement to the platform:
+// {nodeSelector, tolerations}, each present only when the profile names it.
+inline constexpr const char* kSandboxPlacementKey = "sandbox_placement";
 
 // Keys a node class's config_overrides may not set: what is submitted and its isolation.
 bool config_override_reserved(std::string_view key);

@@ -133,6 +133,7 @@ struct FakeHawk {
   // Answers of the first starts, in order (exit status, stderr); later starts answer as above.
   std::vector<std::pair<int, std::string>> start_script;
   std::string logs_out;
+  std::string status_out;  // what `hawk status` prints; empty: a pod Pending with FailedScheduling
   // The subcommand ("start", "ssh-command", "status", ...) that finds no valid token and
   // starts the device login, printing what the real CLI prints, in two pieces, through the
   // caller's watch as run_command would.
@@ -182,6 +183,8 @@ struct FakeHawk {
         }
       } else if (sub == "logs") {
         r.out = logs_out;
+      } else if (sub == "status" && !status_out.empty()) {
+        r.out = status_out;
       } else if (sub == "status") {
         r.out = R"({"pod_status": {"pods": [{"name": "sb", "namespace": "ev-1", "phase": "Pending",
           "component": "sandbox", "events": [{"type": "Warning", "reason": "FailedScheduling",
@@ -255,6 +258,51 @@ TEST_CASE("hawk backend: start, wait, route, delete", "[hawk]") {
     CHECK(fake.count("delete") == 1);
   }
   CHECK(fake.count("delete") == 1);  // nothing left to delete when the backend goes
+}
+
+TEST_CASE("hawk backend: a node class's placement is submitted, recorded, and its node read from status",
+          "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-placement";
+  std::filesystem::remove_all(dir);
+  const std::string yaml =
+      std::string(kProfile) +
+      "  non-tier:\n    env: { HAWK_API_URL: \"https://hawk.example.com\" }\n"
+      "    node_selector: { example.com/pool: general }\n"
+      "    tolerations: [ { key: pool, operator: Equal, value: general, effect: NoSchedule } ]\n";
+  auto profile = scenario::parse_deployment(yaml, "staging.yaml");
+  FakeHawk fake;
+  fake.status_out = R"({"pod_status": {"pods": [
+      {"name": "runner", "component": "runner", "phase": "Running", "node_name": "runner-node"},
+      {"name": "sb-helper", "component": "sandbox", "phase": "Running", "node_name": "node-b",
+       "container_statuses": [{"name": "helper", "ready": true}]},
+      {"name": "sb", "component": "sandbox", "phase": "Running", "node_name": "node-a",
+       "container_statuses": [{"name": "default", "ready": true}]}]}})";
+  HawkBackend backend(profile, options(fake, dir));
+  auto req = request();
+  req.node_class = "non-tier";
+  auto h = backend.deploy(req);
+  json submitted = json::parse(scenario::read_input_file(fake.calls[0][4]));
+  const json placement = {
+      {"nodeSelector", {{"example.com/pool", "general"}}},
+      {"tolerations",
+       json::array(
+           {{{"key", "pool"}, {"operator", "Equal"}, {"value", "general"}, {"effect", "NoSchedule"}}})}};
+  CHECK(submitted[scenario::kSandboxPlacementKey] == placement);
+  CHECK(submitted["tasks"][0]["items"][0]["isolation"]["runtime_class"] == "gvisor");  // untouched otherwise
+  CHECK(h.facts["placement_requested"] == placement);
+  CHECK(h.facts["node_name"] == "node-a");  // the agent's pod, not the runner's or a sibling's
+  backend.destroy(h);
+
+  SECTION("a class that names no placement submits none") {
+    FakeHawk plain;
+    HawkBackend b2(profile, options(plain, dir));
+    auto h2 = b2.deploy(request());
+    json c = json::parse(scenario::read_input_file(plain.calls[0][4]));
+    CHECK_FALSE(c.contains(scenario::kSandboxPlacementKey));
+    CHECK(h2.facts["placement_requested"].is_null());
+    CHECK_FALSE(h2.facts.contains("node_name"));  // the platform's status names no node
+    b2.destroy(h2);
+  }
 }
 
 TEST_CASE("hawk backend: a sandbox that never comes up fails with its pods' events, and is deleted",
@@ -508,6 +556,15 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
   CHECK_THAT(m, Catch::Contains("bad.yaml:9") && Catch::Contains("host:port"));
   CHECK_THAT(m, Catch::Contains("may not set 'isolation'"));
   CHECK_THAT(bad("backend: hawk\nhawk: { cli: hawk }\n"), Catch::Contains("hawk.human is required"));
+  std::string placement =
+      bad("backend: hawk\nhawk: { human: alice }\nnode_classes:\n"
+          "  tier: { node_selector: { 'bad key!': x } }\n"
+          "  non-tier: { tolerations: [ { key: a, operator: Sometimes } ] }\n"
+          "  gpu: { config_overrides: { sandbox_placement: {} }, node_selector: [a] }\n");
+  CHECK_THAT(placement, Catch::Contains("bad.yaml:4") && Catch::Contains("'bad key!' must be a label key"));
+  CHECK_THAT(placement, Catch::Contains("bad.yaml:5") && Catch::Contains("is not a toleration"));
+  CHECK_THAT(placement, Catch::Contains("may not set 'sandbox_placement'"));
+  CHECK_THAT(placement, Catch::Contains("node_selector must map label keys"));
   CHECK_THAT(bad("backend: hawk\nhawk:\n  human: alice\n  jumphost_user: 'no way'\n  sandbox_user: -x\n"),
              Catch::Contains("bad.yaml:4") &&
                  Catch::Contains("hawk.jumphost_user 'no way' is not a user name") &&

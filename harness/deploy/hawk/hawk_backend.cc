@@ -65,6 +65,16 @@ void throw_if_needs_login(const Error& e) {
   if (e.code == kNeedsLogin) throw RunStoppingError(e.message);
 }
 
+// What `hawk status` says of a started sandbox: which sibling services run, and the node
+// its pod is on where the status names one.
+void add_status_facts(const HawkCli& cli, const std::string& id, const nlohmann::json& values,
+                      nlohmann::json& facts) {
+  auto status = cli.status(id);
+  if (!status) throw_if_needs_login(status.error());
+  if (status && !sandbox_node_name(*status).empty()) facts["node_name"] = sandbox_node_name(*status);
+  facts["siblings"] = sibling_facts(values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
+}
+
 // The end of `hawk logs ID`, framed and marked as the platform's words, for the error of a
 // sandbox that failed to start; a failing `hawk logs` says so in one line instead.
 std::string platform_log_tail(const HawkCli& cli, const std::string& id) {
@@ -108,6 +118,9 @@ std::string HawkBackend::write_config(const SandboxRequest& request) const {
   nlohmann::json config =
       one_item_config(request.eval_set, {request.task_index, request.item_index, request.add_runtime_class},
                       nc ? nc->config_overrides : nlohmann::json::object());
+  if (nc)
+    if (auto placement = sandbox_placement(nc->node_selector, nc->tolerations); !placement.is_null())
+      config[scenario::kSandboxPlacementKey] = std::move(placement);
   // JSON is YAML: every string stays quoted, so no YAML reader turns "no" into false.
   std::string path = options_.work_dir + "/" + options_.run_id + "-" + request.name + ".yaml";
   std::ofstream out(path, std::ios::trunc);
@@ -242,10 +255,9 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
         {"hawk_start_wait_s", tally.waited_s},
         {"hawk_ready_s", seconds_since(t0)},
         {"platform_findings", findings}};
-    auto status = cli.status(id);
-    if (!status) throw_if_needs_login(status.error());
-    h.facts["siblings"] =
-        sibling_facts(request.values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
+    const auto* nc = profile_.node_class(request.node_class);
+    h.facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
+    add_status_facts(cli, id, request.values, h.facts);
     return h;
   } catch (...) {
     remove(cli, id);

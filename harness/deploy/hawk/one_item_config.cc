@@ -62,4 +62,11 @@ json one_item_config(const json& eval_set, const OneItem& which, const json& ove
   return config;
 }
 
+json sandbox_placement(const json& node_selector, const json& tolerations) {
+  json out = json::object();
+  if (node_selector.is_object() && !node_selector.empty()) out["nodeSelector"] = node_selector;
+  if (tolerations.is_array() && !tolerations.empty()) out["tolerations"] = tolerations;
+  return out.empty() ? json(nullptr) : out;
+}
+
 }  // namespace isoharness::deploy::hawk

@@ -22,4 +22,10 @@ struct OneItem {
 nlohmann::json one_item_config(const nlohmann::json& eval_set, const OneItem& which,
                                const nlohmann::json& overrides);
 
+// A node class's placement as the submitted config carries it (top-level key
+// scenario::kSandboxPlacementKey): {nodeSelector, tolerations}, the chart's own service
+// keys, each only when not empty; null when the class names neither (the platform places
+// the sandbox as it always does).
+nlohmann::json sandbox_placement(const nlohmann::json& node_selector, const nlohmann::json& tolerations);
+
 }  // namespace isoharness::deploy::hawk

@@ -100,6 +100,7 @@ struct Reader {
     out.namespace_ = text(p, "namespace", where);
     out.phase = text(p, "phase", where);
     out.component = text(p, "component", where);
+    out.node_name = text(p, "node_name", where);
     for (const json* c : objects(p, "container_statuses", kMaxContainers, where)) {
       ContainerStatus cs;
       const std::string cw = where + ".container_statuses[]";
@@ -190,6 +191,17 @@ bool sandbox_running(const EvalStatus& status) {
   for (const Pod* p : sandbox_pods(status))
     if (p->phase == "Running") return true;
   return false;
+}
+
+std::string sandbox_node_name(const EvalStatus& status) {
+  std::string first;
+  for (const Pod* p : sandbox_pods(status)) {
+    if (p->node_name.empty()) continue;
+    for (const auto& c : p->containers)
+      if (c.name == "default") return p->node_name;
+    if (first.empty()) first = p->node_name;
+  }
+  return first;
 }
 
 }  // namespace isoharness::deploy::hawk

@@ -25,6 +25,9 @@ struct PodEvent {
 
 struct Pod {
   std::string name, namespace_, phase, component;  // component: "runner", "sandbox" or ""
+  // The node the pod was scheduled on (Kubernetes' spec.nodeName), as `node_name`. The
+  // platform's PodStatusInfo (inspect-action 564a080) does not carry it; read when present.
+  std::string node_name;
   std::vector<ContainerStatus> containers;
   std::vector<PodEvent> events;
 };
@@ -54,5 +57,9 @@ std::vector<std::string> running_services(const EvalStatus& status);
 
 // Whether a sandbox pod's phase is Running.
 bool sandbox_running(const EvalStatus& status);
+
+// The node the agent's sandbox pod runs on (the sandbox pod with a container named
+// `default`, else the first sandbox pod naming a node); empty when status names none.
+std::string sandbox_node_name(const EvalStatus& status);
 
 }  // namespace isoharness::deploy::hawk
