@@ -12,8 +12,23 @@ std::string_view proto_name(TargetProto p) {
       return "dns";
     case TargetProto::http:
       return "http";
+    case TargetProto::udp:
+      return "udp";
+    case TargetProto::icmp:
+      return "icmp";
+    case TargetProto::exfil:
+      return "exfil";
   }
   return "tcp";
+}
+
+bool is_datagram(TargetProto p) {
+  return p == TargetProto::udp || p == TargetProto::icmp || p == TargetProto::exfil;
+}
+
+bool is_valid_nonce(std::string_view nonce) {
+  return nonce.size() >= 8 && nonce.size() <= 32 &&
+         nonce.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 bool is_valid_dns_name(std::string_view name) {
@@ -67,19 +82,30 @@ std::optional<TargetSpec> parse_target_spec(std::string_view arg, std::string* e
       t.proto = TargetProto::dns;
     else if (proto == "http")
       t.proto = TargetProto::http;
+    else if (proto == "udp")
+      t.proto = TargetProto::udp;
+    else if (proto == "icmp")
+      t.proto = TargetProto::icmp;
+    else if (proto == "exfil")
+      t.proto = TargetProto::exfil;
     else
-      return fail("unknown protocol '" + std::string(proto.substr(0, 16)) + "' (tcp, dns or http)");
+      return fail("unknown protocol '" + std::string(proto.substr(0, 16)) +
+                  "' (tcp, dns, http, udp, icmp or exfil)");
     rest = rest.substr(0, slash);
   }
   if (!rest.empty() && rest.front() == '[') return fail("IPv6 targets are not supported");
   std::size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos) return fail("missing ':PORT'");
   t.host = std::string(rest.substr(0, colon));
-  auto port = parse_port(rest.substr(colon + 1));
-  if (!port) return fail("the port must be a number from 1 to 65535");
+  const bool no_port = t.proto == TargetProto::icmp && rest.substr(colon + 1) == "0";
+  auto port = no_port ? std::optional<std::uint16_t>(0) : parse_port(rest.substr(colon + 1));
+  if (!port) return fail("the port must be a number from 1 to 65535 (0 for icmp)");
   t.port = *port;
   if (t.host.empty()) return fail("missing HOST");
   t.ipv4 = parse_ipv4(t.host);
+  if ((t.proto == TargetProto::udp || t.proto == TargetProto::icmp) && !t.ipv4)
+    return fail("udp and icmp targets take an IPv4 address");
+  if (t.proto == TargetProto::exfil && t.ipv4) return fail("an exfil target names a DNS zone");
   if (!t.ipv4) {
     bool all_digits_and_dots = t.host.find_first_not_of("0123456789.") == std::string::npos;
     if (all_digits_and_dots || !is_valid_dns_name(t.host))

@@ -1,4 +1,7 @@
-// `--target NAME=HOST:PORT[/tcp|/dns|/http]` and `--resolver IP[:PORT]` arguments.
+// `--target NAME=HOST:PORT[/tcp|/dns|/http|/udp|/icmp|/exfil]` and `--resolver IP[:PORT]`
+// arguments. udp, icmp and exfil (issue 23) are datagrams the outside witness looks for:
+// udp and icmp carry the run's nonce in their payload (icmp takes port 0), exfil asks the
+// sandbox's resolver for `ihw-<nonce>.HOST` (HOST is the canary zone).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +11,9 @@
 
 namespace isoprobe {
 
-enum class TargetProto { tcp, dns, http };
+enum class TargetProto { tcp, dns, http, udp, icmp, exfil };
+// Whether the target is sent as datagrams (probes/core/datagram_egress.h).
+bool is_datagram(TargetProto p);
 std::string_view proto_name(TargetProto p);
 
 struct TargetSpec {
@@ -31,5 +36,8 @@ std::optional<ResolverSpec> parse_resolver_spec(std::string_view arg, std::strin
 // A host name our resolver may ask for: dot-separated labels of letters, digits, '-'
 // and '_', each 1-63 bytes, at most 253 bytes in all (one trailing dot allowed).
 bool is_valid_dns_name(std::string_view name);
+
+// A nonce as `--nonce` takes it: 8 to 32 lower-case hex digits.
+bool is_valid_nonce(std::string_view nonce);
 
 }  // namespace isoprobe

@@ -57,3 +57,25 @@ TEST_CASE("--resolver forms", "[probe]") {
   CHECK_FALSE(parse_resolver_spec("127.0.0.1:", &err));
   CHECK_FALSE(parse_resolver_spec("127.0.0.1:0", &err));
 }
+
+TEST_CASE("--target datagram forms (issue 23): udp and icmp to addresses, exfil to a zone", "[probe]") {
+  std::string err;
+  auto udp = parse_target_spec("canary-udp=203.0.113.40:53/udp", &err);
+  REQUIRE(udp);
+  CHECK(udp->proto == TargetProto::udp);
+  CHECK(is_datagram(udp->proto));
+  auto icmp = parse_target_spec("canary-icmp=203.0.113.40:0/icmp", &err);
+  REQUIRE(icmp);
+  CHECK(icmp->port == 0);
+  auto exfil = parse_target_spec("dns-exfil=witness.example.org:53/exfil", &err);
+  REQUIRE(exfil);
+  CHECK(exfil->proto == TargetProto::exfil);
+  CHECK_FALSE(is_datagram(TargetProto::http));
+  CHECK_FALSE(parse_target_spec("a=203.0.113.40:0/udp", &err));  // port 0 only for icmp
+  CHECK_FALSE(parse_target_spec("a=203.0.113.40:53/exfil", &err));
+  CHECK(err.find("zone") != std::string::npos);
+  CHECK(is_valid_nonce("0123456789abcdef"));
+  CHECK_FALSE(is_valid_nonce("0123456"));
+  CHECK_FALSE(is_valid_nonce("0123456789ABCDEF"));
+  CHECK_FALSE(is_valid_nonce(std::string(33, 'a')));
+}

@@ -128,6 +128,17 @@ std::vector<std::string> resolve_allowed_domains(const std::vector<std::string>&
   return out;
 }
 
+bool witness_zone_forwarded(const std::vector<std::string>& patterns) {
+  const std::string name = kWitnessZoneProbeName;
+  return std::any_of(patterns.begin(), patterns.end(), [&name](const std::string& p) {
+    if (p == "*" || p == name) return true;
+    if (p.size() <= 2 || p.rfind("*.", 0) != 0) return false;
+    const std::string suffix = p.substr(1);
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  });
+}
+
 std::vector<std::string> never_opened_ranges() {
   return {"192.0.2.0/24", std::string(world_addr::kClusterApi) + "/32",
           std::string(world_addr::kMetadata) + "/32", std::string(world_addr::kNodeWorldSide) + "/32"};

@@ -58,7 +58,9 @@ std::string ip_batch(std::initializer_list<std::string> commands) {
   return text;
 }
 
-bool wants_everything(const SandboxSpec& spec) {
+}  // namespace
+
+bool egress_wants_everything(const SandboxSpec& spec) {
   if (std::find(spec.allow_domains.begin(), spec.allow_domains.end(), "*") != spec.allow_domains.end())
     return true;
   if (std::find(spec.allow_entities.begin(), spec.allow_entities.end(), "world") != spec.allow_entities.end())
@@ -66,8 +68,6 @@ bool wants_everything(const SandboxSpec& spec) {
   return std::any_of(spec.allow_cidr.begin(), spec.allow_cidr.end(),
                      [](const std::string& c) { return parse_cidr(c) && parse_cidr(c)->prefix == 0; });
 }
-
-}  // namespace
 
 SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth,
                          const std::string& address) {
@@ -82,7 +82,7 @@ SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& 
     auto parsed = parse_cidr(c);
     if (parsed && parsed->prefix > 0) e.cidrs.push_back(parsed->to_string());
   }
-  if (wants_everything(spec)) {
+  if (egress_wants_everything(spec)) {
     e.dns = true;
     for (const auto& r : world_internet_ranges()) e.cidrs.push_back(r);
   }
@@ -121,9 +121,13 @@ void create_network(DeployedSandbox& sb, const LaunchContext& ctx) {
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create " + sb.dir + ": " + ec.message());
   sb.netns_created = true;
   run_checked({"ip", "netns", "add", sb.netns}, "control network namespace: create " + sb.netns);
-  run_checked(in_netns(sb.netns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
-                                  "net.ipv6.conf.default.disable_ipv6=1"}),
-              "control network namespace: disable IPv6");
+  // ICMP datagram sockets for every group, as Docker (20.10+) and containerd (2.0,
+  // enable_unprivileged_icmp) set in a pod's namespace: an unprivileged agent can ping, and
+  // the node's policy, seen by the world's witness, decides whether the echo gets out.
+  run_checked(
+      in_netns(sb.netns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                          "net.ipv6.conf.default.disable_ipv6=1", "net.ipv4.ping_group_range=0 2147483647"}),
+      "control network namespace: disable IPv6, unprivileged ICMP sockets");
   // One `ip -batch` per side instead of a process per step; a failing line is named in
   // the error (`Command failed -:N`). The names and addresses are the harness's own.
   const std::string veth = sb.egress.veth;

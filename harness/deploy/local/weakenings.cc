@@ -91,6 +91,9 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
       {"none-sibling-reachable", "nftables",
        "an item's network_mode none siblings accept the agent (not sealed)"},
+      {kWeakenAllowUdp, "nftables", "the egress chain accepts every UDP datagram (a policy written for TCP)"},
+      {kWeakenAllowIcmp, "nftables", "the egress chain accepts every ICMP packet (ping tunnels)"},
+      {kWeakenForwardEveryName, "dns", "the item's resolver forwards every name it does not know upstream"},
   };
   return all;
 }
@@ -120,6 +123,8 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
     out.push_back(resolver + " udp dport 53");
     out.push_back(resolver + " tcp dport 53");
   }
+  if (named(names, kWeakenAllowUdp)) out.emplace_back("meta l4proto udp");
+  if (named(names, kWeakenAllowIcmp)) out.emplace_back("meta l4proto icmp");
   return out;
 }
 

@@ -65,7 +65,8 @@ std::vector<int> recorded_slots(const std::string& state_root) {
 }
 
 std::string dnsmasq_config(const std::string& what, const std::string& listen,
-                           const std::vector<std::pair<std::string, std::string>>& names) {
+                           const std::vector<std::pair<std::string, std::string>>& names,
+                           ResolverForwarding forwarding = ResolverForwarding::none) {
   std::string c = "# isoharness " + what + ": answers these names, nothing else\n" +
                   "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
   c += "listen-address=" + listen + "\nport=53\nuser=nobody\ngroup=nogroup\n";
@@ -74,7 +75,14 @@ std::string dnsmasq_config(const std::string& what, const std::string& listen,
   // every run would race for (dnsmasq refuses to start when another one just created it).
   // The harness tracks each resolver by the PID it spawned.
   c += "pid-file=\n";
-  c += "address=/#/\n";  // every other name: NXDOMAIN
+  // The canary zone goes to the witness only when the policy lets names out; a resolver
+  // weakened to forward every name (selftest) sends everything it does not know there.
+  if (forwarding == ResolverForwarding::witness_zone)
+    c += fmt::format("server=/{}/{}\n", kWitnessZone, world_addr::kCanaryDns);
+  if (forwarding == ResolverForwarding::every_name)
+    c += fmt::format("server={}\n", world_addr::kCanaryDns);
+  else
+    c += "address=/#/\n";  // every other name: NXDOMAIN
   for (const auto& [name, address] : names) c += fmt::format("address=/{}/{}\n", name, address);
   return c;
 }
@@ -197,8 +205,9 @@ void World::build_namespaces() {
     ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, "node route to " + range);
   ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide},
      "world route back");
-  for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi,
-                        world_addr::kResolver, world_addr::kMetadata, world_addr::kCidrHost})
+  for (const char* a :
+       {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi, world_addr::kResolver,
+        world_addr::kMetadata, world_addr::kCidrHost, world_addr::kCanary, world_addr::kCanaryDns})
     ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"},
        std::string("world service address ") + a);
 
@@ -224,23 +233,70 @@ void World::start_world_services() {
       dir + "/dnsmasq.log", "dnsmasq");
   const std::string tag = "ih-" + paths_.run_id;
   pid_t servers = spawn_in(world_ns(),
-                           {options_.helper_path, "serve", "--tag", tag, "--max-seconds", "86400", "--listen",
-                            std::string("target=") + world_addr::kTarget + ":80/http", "--listen",
-                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp", "--listen",
-                            std::string("blocked=") + world_addr::kBlocked + ":80/http", "--listen",
-                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp", "--listen",
-                            std::string("metadata=") + world_addr::kMetadata + ":80/http", "--listen",
-                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http"},
+                           {options_.helper_path,
+                            "serve",
+                            "--tag",
+                            tag,
+                            "--max-seconds",
+                            "86400",
+                            "--listen",
+                            std::string("target=") + world_addr::kTarget + ":80/http",
+                            "--listen",
+                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp",
+                            "--listen",
+                            std::string("blocked=") + world_addr::kBlocked + ":80/http",
+                            "--listen",
+                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp",
+                            "--listen",
+                            std::string("metadata=") + world_addr::kMetadata + ":80/http",
+                            "--listen",
+                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
+                            "--listen",
+                            std::string("canary=") + world_addr::kCanary + ":443/tcp"},
                            dir + "/servers.log", "world servers");
+  pid_t witness = start_witness();
   std::this_thread::sleep_for(150ms);
   for (auto [pid, name, log] :
-       {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"}}) {
+       {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"},
+        std::tuple{witness, "witness", "/witness.err"}}) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
       throw InfraError(std::string("world: ") + name + " exited at start:\n" + log_tail(dir + log));
     }
   }
+}
+
+// The outside witness (tools/witness.cc) on the world's link to the node: what it logs
+// arrived in the world, past every wall of the node.
+pid_t World::start_witness() {
+  const std::string dir = paths_.world_dir();
+  return spawn_in(world_ns(),
+                  {options_.helper_path,
+                   "witness",
+                   "--tag",
+                   "ih-" + paths_.run_id,
+                   "--max-seconds",
+                   "86400",
+                   "--log",
+                   witness_log_path(),
+                   "--iface",
+                   "to-node",
+                   "--zone",
+                   kWitnessZone,
+                   "--zone-address",
+                   world_addr::kCanaryDns,
+                   "--canary",
+                   world_addr::kCanary,
+                   "--canary-udp-port",
+                   "53",
+                   "--canary-udp-port",
+                   "443"},
+                  dir + "/witness.err", "outside witness");
+}
+
+std::string World::witness_log_path() const {
+  return paths_.world_dir() + "/witness.log";
 }
 
 void World::start_jumphost() {
@@ -304,13 +360,14 @@ void World::wait_ssh_from_jumphost(const std::string& addr, int port, int deadli
 }
 
 ItemResolver World::start_item_resolver(const std::string& tag, const std::string& address,
-                                        const std::vector<std::pair<std::string, std::string>>& names) {
+                                        const std::vector<std::pair<std::string, std::string>>& names,
+                                        ResolverForwarding forwarding) {
   ItemResolver r;
   r.instance = random_loopback_instance();
   r.config_path = paths_.world_dir() + "/resolver-" + tag + ".conf";
   auto all = names;
   all.emplace_back(kResolverInstanceName, r.instance);
-  write_file(r.config_path, dnsmasq_config("resolver of " + tag, address, all));
+  write_file(r.config_path, dnsmasq_config("resolver of " + tag, address, all, forwarding));
   run_checked({"ip", "-n", world_ns(), "addr", "add", address + "/32", "dev", "lo"},
               "item resolver " + tag + ": address " + address);
   r.address = address;

@@ -30,6 +30,11 @@ struct ItemResolver {
 };
 inline constexpr const char* kResolverInstanceName = "instance.resolver.isoharness.internal";
 
+// What an item resolver sends on to the witness's canary zone server (address_plan.h):
+// nothing, the canary zone (the item's policy lets names out), or every name it does not
+// answer itself (the selftest weakening dns:forward-every-name).
+enum class ResolverForwarding { none, witness_zone, every_name };
+
 struct WorldOptions {
   std::string helper_path;      // isoharness-world-helper
   std::string seccomp_profile;  // containers' default profile (for the jumphost container)
@@ -58,9 +63,13 @@ class World {
   // Starts an item's resolver on `address` (203.0.113.0/24, not yet in use) answering
   // `names` (name -> IPv4). Throws InfraError when it does not start.
   ItemResolver start_item_resolver(const std::string& tag, const std::string& address,
-                                   const std::vector<std::pair<std::string, std::string>>& names);
+                                   const std::vector<std::pair<std::string, std::string>>& names,
+                                   ResolverForwarding forwarding = ResolverForwarding::none);
   // Stops it and removes its address. Never throws; idempotent.
   void stop_item_resolver(ItemResolver& resolver) noexcept;
+
+  // The outside witness's log (witness_log.h): one line per packet or query that arrived.
+  std::string witness_log_path() const;
 
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
@@ -71,6 +80,7 @@ class World {
   void build_namespaces();
   void start_world_services();
   void start_jumphost();
+  pid_t start_witness();
   void teardown() noexcept;
   pid_t spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
                  const std::string& what);

@@ -24,6 +24,10 @@
 //       wait, polling, until PID 1 reaps them: 1.3 to 2 s per container on a machine
 //       whose init reaps slowly (issue 14).
 //
+//   witness --tag T --max-seconds N --log FILE --zone Z --zone-address A --canary C ...
+//       The world's outside witness (tools/witness.cc): logs every TCP SYN, UDP datagram
+//       and ICMP echo that enters the world, and every DNS query for the canary zone.
+//
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -44,6 +48,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "harness/deploy/local/tools/witness.h"
 
 namespace {
 
@@ -306,7 +312,7 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt [options]");
+  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness [options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
@@ -319,5 +325,6 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return cmd_serve(args);
   if (cmd == "noise") return cmd_noise(args);
   if (cmd == "wait-banner") return cmd_wait_banner(args);
+  if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
   die("unknown subcommand " + cmd);
 }
