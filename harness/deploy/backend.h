@@ -58,6 +58,7 @@ struct WitnessRecord {
 struct WitnessView {
   std::string witness;  // who saw it, for the evidence
   std::string source;   // the sandbox's address as the witness sees it
+  std::string source6;  // its IPv6 address, when it has one
   std::string nonce;    // the nonce the probe was given
   std::vector<WitnessRecord> records;
   bool complete = true;  // false: the log was full or unreadable; nothing may be judged on it

@@ -18,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 std::string target_flag(const deploy::EgressTarget& t) {
-  return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
+  const bool ipv6 = t.host.find(':') != std::string::npos;
+  return t.name + "=" + (ipv6 ? "[" + t.host + "]" : t.host) + ":" + std::to_string(t.port) + "/" + t.proto;
 }
 
 nlohmann::json base_record(const Job& job, const policy::PlanItem& item, int attempt,

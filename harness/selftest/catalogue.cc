@@ -212,6 +212,11 @@ std::vector<Weakening> build() {
                .caught_by = {"egress:canary-icmp"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-icmp"}});
+  w.push_back({.name = "egress_ipv6_open",
+               .what = "IPv6 open to the internet (a dual-stack policy that covers only IPv4)",
+               .caught_by = {"egress:canary6-tcp", "egress:canary6-udp", "egress:canary6-icmp"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-ipv6"}});
   w.push_back({.name = "resolver_forwards_every_name",
                .what = "the sandbox's resolver forwards every name upstream (DNS exfiltration)",
                .caught_by = {"egress:dns-exfil"},

@@ -73,35 +73,54 @@ std::string echo_request(std::uint16_t id, const std::string& body) {
   return p;
 }
 
+// The destination: the target's address (IPv4 or IPv6), or for exfil the resolver.
+socklen_t destination(const Datagram& d, const std::optional<ResolverSpec>& resolver, sockaddr_storage& ss) {
+  const TargetSpec& t = *d.spec;
+  ss = sockaddr_storage{};
+  if (t.ipv6) {
+    auto* sa6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    sa6->sin6_family = AF_INET6;
+    sa6->sin6_port = htons(t.port);
+    std::memcpy(&sa6->sin6_addr, t.ipv6->data(), 16);
+    return sizeof(sockaddr_in6);
+  }
+  const bool exfil = t.proto == TargetProto::exfil;
+  sockaddr_in sa = make_addr(exfil ? resolver->address : t.ipv4.value_or(0), exfil ? resolver->port : t.port);
+  std::memcpy(&ss, &sa, sizeof sa);
+  return sizeof sa;
+}
+
+// An ICMP (or ICMPv6) datagram socket, else a raw one; -1 (and finished) when neither opens.
+int open_icmp(Datagram& d) {
+  const int family = d.spec->ipv6 ? AF_INET6 : AF_INET;
+  const int proto = d.spec->ipv6 ? static_cast<int>(IPPROTO_ICMPV6) : static_cast<int>(IPPROTO_ICMP);
+  int fd = ::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+  if (fd >= 0) return fd;
+  const int dgram_err = errno;
+  fd = ::socket(family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+  d.raw = fd >= 0;
+  if (fd < 0)
+    finish(d, "no_socket", errno,
+           "ICMP datagram socket: " + errno_text(dgram_err) + "; raw ICMP socket: " + errno_text(errno));
+  return fd;
+}
+
 // Opens the socket the target needs and connects it; false (and finished) when it cannot.
 bool open_socket(Datagram& d, const std::optional<ResolverSpec>& resolver) {
   const TargetSpec& t = *d.spec;
-  std::uint32_t addr = t.ipv4.value_or(0);
-  std::uint16_t port = t.port;
-  if (t.proto == TargetProto::exfil) {
-    if (!resolver) return finish(d, "dns_failed", 0, "no resolver"), false;
-    addr = resolver->address;
-    port = resolver->port;
-  }
+  if (t.proto == TargetProto::exfil && !resolver) return finish(d, "dns_failed", 0, "no resolver"), false;
   if (t.proto == TargetProto::icmp) {
-    d.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
-    if (d.fd < 0) {
-      const int dgram_err = errno;
-      d.fd = ::socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
-      d.raw = d.fd >= 0;
-      if (d.fd < 0)
-        return finish(d, "no_socket", errno,
-                      "ICMP datagram socket: " + errno_text(dgram_err) +
-                          "; raw ICMP socket: " + errno_text(errno)),
-               false;
-    }
+    d.fd = open_icmp(d);
+    if (d.fd < 0) return false;
   } else {
-    d.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    d.fd = ::socket(t.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (d.fd < 0) return finish(d, "unreachable", errno, "socket: " + errno_text(errno)), false;
   }
-  d.out.address = format_ipv4(addr);
-  sockaddr_in sa = make_addr(addr, port);
-  if (::connect(d.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+  sockaddr_storage sa;
+  const socklen_t len = destination(d, resolver, sa);
+  d.out.address = t.ipv6 ? format_ipv6(*t.ipv6)
+                         : format_ipv4(ntohl(reinterpret_cast<const sockaddr_in*>(&sa)->sin_addr.s_addr));
+  if (::connect(d.fd, reinterpret_cast<sockaddr*>(&sa), len) != 0) {
     const int e = errno;
     return finish(d, classify_connect_errno(e), e, "connect: " + errno_text(e)), false;
   }
@@ -122,6 +141,10 @@ void start(Datagram& d, const std::optional<ResolverSpec>& resolver, const std::
     if (!resolver) return finish(d, "dns_failed", 0, "no resolver: " + note);
   } else if (t.proto == TargetProto::icmp) {
     d.payload = echo_request(d.id, tag + " " + t.name);
+    if (t.ipv6) {  // ICMPv6 echo request; the kernel computes the checksum over its pseudo-header
+      d.payload[0] = static_cast<char>(128);
+      d.payload[2] = d.payload[3] = 0;
+    }
   } else {
     d.payload = "isoprobe " + tag + " " + t.name + "\n";
   }
@@ -141,6 +164,10 @@ void send_once(Datagram& d) {
 
 // An ICMP echo reply to our request (raw sockets see the IP header and every ICMP packet).
 bool is_our_echo_reply(const Datagram& d, const unsigned char* p, std::size_t n) {
+  if (d.spec->ipv6) {  // no IP header on ICMPv6 sockets, raw or not
+    if (d.raw && (n < 8 || ((p[4] << 8) | p[5]) != d.id)) return false;
+    return n >= 8 && p[0] == 129;
+  }
   if (d.raw) {
     if (n < 20) return false;
     const std::size_t ihl = static_cast<std::size_t>(p[0] & 15) * 4;

@@ -4,6 +4,7 @@
 // sandbox's resolver for `ihw-<nonce>.HOST` (HOST is the canary zone).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,7 +23,12 @@ struct TargetSpec {
   std::uint16_t port = 0;
   TargetProto proto = TargetProto::tcp;
   std::optional<std::uint32_t> ipv4;  // set when host is a literal
+  // Set when host is an IPv6 literal, written [ADDR]:PORT (tcp, http, udp and icmp only).
+  std::optional<std::array<std::uint8_t, 16>> ipv6;
 };
+
+// The literal IPv6 address in its canonical text form.
+std::string format_ipv6(const std::array<std::uint8_t, 16>& address);
 
 struct ResolverSpec {
   std::uint32_t address = 0;

@@ -4,6 +4,7 @@
 
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/witness_log.h"
 
@@ -39,7 +40,7 @@ TEST_CASE("witness log: one sandbox's records by address or nonce, inside the wi
       "W1 1600 udp 192.0.2.194 203.0.113.40 53 - -\n"
       "W1 1700 dns 203.0.113.64 witness.example.org 53 0123456789abcdef x\n"
       "W1 2600 udp 192.0.2.193 203.0.113.40 53 - -\n");
-  auto v = select_witness_records(log, "192.0.2.193", "0123456789abcdef", 1400, 2000);
+  auto v = select_witness_records(log, "192.0.2.193", "", "0123456789abcdef", 1400, 2000);
   CHECK(v.complete);
   REQUIRE(v.records.size() == 2);
   CHECK(v.records[0].unix_ms == 1500);
@@ -47,9 +48,16 @@ TEST_CASE("witness log: one sandbox's records by address or nonce, inside the wi
 
   // A log that filled before the probe ended, or never started, cannot be judged on.
   auto full = parse_witness_log("W1 1000 ready - - 0 - -\nW1 1800 full - - 0 - -\n");
-  CHECK_FALSE(select_witness_records(full, "192.0.2.193", "", 1400, 2000).complete);
-  CHECK(select_witness_records(full, "192.0.2.193", "", 1000, 1700).complete);
-  CHECK_FALSE(select_witness_records(parse_witness_log(""), "192.0.2.193", "", 0, 10).complete);
+  CHECK_FALSE(select_witness_records(full, "192.0.2.193", "", "", 1400, 2000).complete);
+  CHECK(select_witness_records(full, "192.0.2.193", "", "", 1000, 1700).complete);
+  CHECK_FALSE(select_witness_records(parse_witness_log(""), "192.0.2.193", "", "", 0, 10).complete);
+
+  // IPv6: the sandbox's v6 address counts as its own.
+  auto v6 = parse_witness_log(
+      "W1 1000 ready - - 0 - -\n"
+      "W1 1500 tcp-syn 2001:db8:0:2::193 2001:db8:100::40 443 - -\n"
+      "W1 1501 tcp-syn 2001:db8:0:2::194 2001:db8:100::40 443 - -\n");
+  CHECK(select_witness_records(v6, "192.0.2.193", "2001:db8:0:2::193", "", 1400, 2000).records.size() == 1);
 }
 
 TEST_CASE("the canary zone is forwarded only for patterns that cover it", "[local]") {
@@ -61,8 +69,8 @@ TEST_CASE("the canary zone is forwarded only for patterns that cover it", "[loca
 }
 
 TEST_CASE("issue 23's weakenings and witnessed targets", "[local]") {
-  auto accepts = weakened_egress_accepts({kWeakenAllowUdp, kWeakenAllowIcmp});
-  CHECK(accepts == std::vector<std::string>{"meta l4proto udp", "meta l4proto icmp"});
+  auto accepts = weakened_egress_accepts({kWeakenAllowUdp, kWeakenAllowIcmp, kWeakenAllowIpv6});
+  CHECK(accepts == std::vector<std::string>{"meta l4proto udp", "meta l4proto icmp", "meta nfproto ipv6"});
   CHECK_NOTHROW(check_weakenings({kWeakenForwardEveryName}, "s1"));
   CHECK(weakened_egress_accepts({kWeakenForwardEveryName}).empty());  // a resolver edit, not a rule
 
@@ -73,10 +81,35 @@ TEST_CASE("issue 23's weakenings and witnessed targets", "[local]") {
     if (t.name == "target") CHECK(t.witness_address == world_addr::kTarget);
     if (t.name == "metadata") CHECK(t.witness_address == world_addr::kMetadata);
     if (t.proto == "udp" || t.proto == "icmp") CHECK(!t.witness_address.empty());
+    if (t.name == "canary6-tcp") CHECK(t.witness_address == world_addr::kCanary6);
     if (t.proto == "exfil") {
       exfil = true;
       CHECK(t.witness_address == kWitnessZone);
     }
   }
   CHECK(exfil);
+}
+
+TEST_CASE("IPv6 egress rules: own source only, never-opened ranges, the v6 internet only for everything",
+          "[local]") {
+  SandboxEgress e;
+  e.index = 0;
+  e.veth = "sb0";
+  e.address = sandbox_address(0);
+  e.address6 = sandbox_address6(0);
+  CHECK(e.address6 == "2001:db8:0:2::193");
+  std::string rules = sandbox_egress_add("r1", e);
+  CHECK(rules.find("ip6 saddr != 2001:db8:0:2::193 drop") != std::string::npos);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::254/128 drop") != std::string::npos);  // metadata stand-in
+  CHECK(rules.find("ip6 daddr 2001:db8:100::/48 accept") == std::string::npos);
+  e.cidrs6 = {world_addr::kInternet6};
+  rules = sandbox_egress_add("r1", e);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::/48 accept") != std::string::npos);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::30/128 drop") < rules.find("ip6 daddr 2001:db8:100::/48 accept"));
+  // A sandbox without an IPv6 address gets no IPv6 out at all.
+  e.address6.clear();
+  CHECK(sandbox_egress_add("r1", e).find("meta nfproto ipv6 drop") != std::string::npos);
+  // The node lets neighbour discovery in; the host guard keeps the v6 world on the machine.
+  CHECK(node_ruleset("r1", "to-jump").find("nd-neighbor-solicit") != std::string::npos);
+  CHECK(host_guard_ruleset("r1").find("ip6 daddr 2001:db8:100::/48 counter drop") != std::string::npos);
 }

@@ -94,6 +94,16 @@ std::string sandbox_address(int index) {
   return "192.0.2." + std::to_string(193 + index);
 }
 
+std::string sandbox_address6(int index) {
+  ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
+  return "2001:db8:0:2::" + std::to_string(193 + index);
+}
+
+std::vector<std::string> never_opened_ranges6() {
+  return {"2001:db8:0::/48", std::string(world_addr::kClusterApi6) + "/128",
+          std::string(world_addr::kMetadata6) + "/128"};
+}
+
 std::string item_resolver_address(int index) {
   ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
   return "203.0.113." + std::to_string(64 + index);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
@@ -106,6 +107,7 @@ std::vector<EgressTarget> classic_world_targets() {
 std::vector<EgressTarget> witnessed_world_targets() {
   using A = EgressTarget;
   const std::string canary = world_addr::kCanary;
+  const std::string canary6 = world_addr::kCanary6;
   return {
       A{"canary-tcp", canary, 443, "tcp", "", "internet", canary},
       A{"canary-udp", canary, 53, "udp", "", "internet", canary},
@@ -114,6 +116,12 @@ std::vector<EgressTarget> witnessed_world_targets() {
       A{"dns-exfil", kWitnessZone, 53, "exfil", kWitnessZoneProbeName, "internet", kWitnessZone},
       A{"metadata-udp", world_addr::kMetadata, 53, "udp", "", "metadata", world_addr::kMetadata},
       A{"cluster-api-udp", world_addr::kClusterApi, 53, "udp", "", "cluster", world_addr::kClusterApi},
+      // IPv6 (documentation prefix): the canary, the cluster API and a metadata stand-in.
+      A{"canary6-tcp", canary6, 443, "tcp", "", "internet", canary6},
+      A{"canary6-udp", canary6, 53, "udp", "", "internet", canary6},
+      A{"canary6-icmp", canary6, 0, "icmp", "", "internet", canary6},
+      A{"cluster-api6", world_addr::kClusterApi6, 443, "tcp", "", "cluster", world_addr::kClusterApi6},
+      A{"metadata6", world_addr::kMetadata6, 80, "http", "", "metadata", world_addr::kMetadata6},
   };
 }
 
@@ -361,7 +369,8 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
   auto ms = [](std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   };
-  WitnessView view = select_witness_records(parse_witness_log(text), handle.facts.value("address", ""), nonce,
+  WitnessView view = select_witness_records(parse_witness_log(text), handle.facts.value("address", ""),
+                                            handle.facts.value("address6", ""), nonce,
                                             ms(from) - 100, ms(to) + 1000);
   view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
   if (text.size() >= kMaxLog) {

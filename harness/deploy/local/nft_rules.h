@@ -25,6 +25,8 @@ struct SandboxEgress {
   int index = 0;                              // the sandbox's index in its world
   std::string veth;                           // node-side interface name, e.g. "sb3"
   std::string address;                        // the sandbox's own address
+  std::string address6;                       // its IPv6 address ("" = no IPv6, every v6 packet dropped)
+  std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
   bool dns = false;                           // may query the world resolver
   std::vector<std::string> addresses;         // opened by allowDomains
   std::vector<std::string> cidrs;             // opened by allowCIDR (and "everything")

@@ -94,6 +94,7 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {kWeakenAllowUdp, "nftables", "the egress chain accepts every UDP datagram (a policy written for TCP)"},
       {kWeakenAllowIcmp, "nftables", "the egress chain accepts every ICMP packet (ping tunnels)"},
       {kWeakenForwardEveryName, "dns", "the item's resolver forwards every name it does not know upstream"},
+      {kWeakenAllowIpv6, "nftables", "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
   };
   return all;
 }
@@ -125,6 +126,7 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
   }
   if (named(names, kWeakenAllowUdp)) out.emplace_back("meta l4proto udp");
   if (named(names, kWeakenAllowIcmp)) out.emplace_back("meta l4proto icmp");
+  if (named(names, kWeakenAllowIpv6)) out.emplace_back("meta nfproto ipv6");
   return out;
 }
 

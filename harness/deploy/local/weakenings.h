@@ -29,6 +29,7 @@ struct BackendWeakening {
 inline constexpr const char* kWeakenAllowUdp = "nft:allow-udp";
 inline constexpr const char* kWeakenAllowIcmp = "nft:allow-icmp";
 inline constexpr const char* kWeakenForwardEveryName = "dns:forward-every-name";
+inline constexpr const char* kWeakenAllowIpv6 = "nft:allow-ipv6";  // a policy that covers only IPv4
 
 // Every weakening the local backend knows.
 const std::vector<BackendWeakening>& backend_weakenings();

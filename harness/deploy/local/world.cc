@@ -165,12 +165,19 @@ void World::build_namespaces() {
   const std::string node = node_ns(), jump = jump_ns(), world = world_ns();
   run_checked({"ip", "netns", "add", node}, "world: create the node namespace");
   run_checked({"ip", "netns", "add", world}, "world: create the world namespace");
-  for (const auto& ns : {node, jump, world}) {
+  for (const auto& ns : {node, jump, world})
     run_checked({"ip", "-n", ns, "link", "set", "lo", "up"}, "world: loopback in " + ns);
-    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+  // IPv6 (documentation prefix only) in the node and the world; the jumphost stays IPv4.
+  run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
                               "net.ipv6.conf.default.disable_ipv6=1"}),
-                "world: disable IPv6 in " + ns);
-  }
+              "world: disable IPv6 in " + jump);
+  for (const auto& ns : {node, world})
+    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
+                              "net.ipv6.conf.default.disable_ipv6=0", "net.ipv6.conf.all.accept_ra=0",
+                              "net.ipv6.conf.default.accept_ra=0", "net.ipv6.conf.default.accept_dad=0"}),
+                "world: IPv6 in " + ns);
+  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"}),
+              "world: IPv6 forwarding in the node");
   run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}),
               "world: forwarding in the node");
   run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=22"}),
@@ -203,6 +210,7 @@ void World::build_namespaces() {
   ip(world, {"link", "set", "to-node", "up"}, "world link up");
   for (const auto& range : world_ranges())
     ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, "node route to " + range);
+  build_ipv6_links();
   ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide},
      "world route back");
   for (const char* a :
@@ -213,6 +221,25 @@ void World::build_namespaces() {
 
   nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
   nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host"), "jumphost filter");
+}
+
+void World::build_ipv6_links() {
+  const std::string node = node_ns(), world = world_ns();
+  auto ip = [](const std::string& ns, std::vector<std::string> args, const std::string& what) {
+    std::vector<std::string> argv = {"ip", "-n", ns};
+    argv.insert(argv.end(), args.begin(), args.end());
+    run_checked(argv, "world: " + what);
+  };
+  ip(node, {"addr", "add", std::string(world_addr::kNodeWorldSide6) + "/64", "dev", "to-world", "nodad"},
+     "node world IPv6 address");
+  ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide6) + "/64", "dev", "to-node", "nodad"},
+     "world IPv6 address");
+  ip(node, {"route", "add", world_addr::kInternet6, "via", world_addr::kWorldNodeSide6}, "node IPv6 route");
+  ip(world, {"route", "add", world_addr::kSandboxRange6, "via", world_addr::kNodeWorldSide6},
+     "world IPv6 route back");
+  for (const char* a : {world_addr::kCanary6, world_addr::kClusterApi6, world_addr::kMetadata6})
+    ip(world, {"addr", "add", std::string(a) + "/128", "dev", "lo", "nodad"},
+       std::string("world IPv6 service address ") + a);
 }
 
 pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
@@ -252,7 +279,10 @@ void World::start_world_services() {
                             "--listen",
                             std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
                             "--listen",
-                            std::string("canary=") + world_addr::kCanary + ":443/tcp"},
+                            std::string("canary=") + world_addr::kCanary + ":443/tcp", "--listen",
+                            std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp", "--listen",
+                            std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp", "--listen",
+                            std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"},
                            dir + "/servers.log", "world servers");
   pid_t witness = start_witness();
   std::this_thread::sleep_for(150ms);
@@ -288,6 +318,8 @@ pid_t World::start_witness() {
                    world_addr::kCanaryDns,
                    "--canary",
                    world_addr::kCanary,
+                   "--canary6",
+                   world_addr::kCanary6,
                    "--canary-udp-port",
                    "53",
                    "--canary-udp-port",

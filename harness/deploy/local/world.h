@@ -78,6 +78,7 @@ class World {
   void build();
   void allocate_slot();
   void build_namespaces();
+  void build_ipv6_links();
   void start_world_services();
   void start_jumphost();
   pid_t start_witness();

@@ -2,7 +2,7 @@
 //
 // It runs in the world namespace, the stand-in for the internet, and writes one line per
 // thing that arrived from outside the world (docs/CONTRACTS.md, "Witness log"):
-//   - a packet socket on the world's only link to the node sees every IPv4 packet the
+//   - a packet socket on the world's only link to the node sees every IPv4 and IPv6 packet the
 //     node's egress policy let through: TCP SYNs (without ACK), UDP datagrams and ICMP
 //     echo requests, each with its source, destination, port and the nonce found in its
 //     payload ("ihw-" followed by 8-32 hex digits), whatever address it was sent to;
@@ -108,12 +108,34 @@ void record_ipv4(Log& log, const unsigned char* p, std::size_t n) {
   }
 }
 
+std::string ntop6(const unsigned char* p) {
+  char buf[INET6_ADDRSTRLEN];
+  return ::inet_ntop(AF_INET6, p, buf, sizeof buf) ? buf : "?";
+}
+
+// One IPv6 packet: TCP, UDP or ICMPv6 right after the fixed header (a packet with extension
+// headers first is not recorded; the world's policy drops them for sandboxes anyway).
+void record_ipv6(Log& log, const unsigned char* p, std::size_t n) {
+  if (n < 40 || (p[0] >> 4) != 6) return;
+  const std::string src = ntop6(p + 8), dst = ntop6(p + 24);
+  const unsigned char* l4 = p + 40;
+  const std::size_t left = n - 40;
+  if (p[6] == IPPROTO_TCP && left >= 14) {
+    const bool syn = (l4[13] & 0x02) != 0, ack = (l4[13] & 0x10) != 0;
+    if (syn && !ack) write_line(log, "tcp-syn", src, dst, (l4[2] << 8) | l4[3], "", "");
+  } else if (p[6] == IPPROTO_UDP && left >= 8) {
+    write_line(log, "udp", src, dst, (l4[2] << 8) | l4[3], find_nonce(l4 + 8, left - 8), "");
+  } else if (p[6] == IPPROTO_ICMPV6 && left >= 8 && l4[0] == 128) {
+    write_line(log, "icmp-echo", src, dst, 0, find_nonce(l4 + 8, left - 8), "");
+  }
+}
+
 int open_packet_socket(const std::string& iface) {
-  int fd = ::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_IP));
+  int fd = ::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_ALL));
   if (fd < 0) fail(std::string("packet socket: ") + std::strerror(errno));
   sockaddr_ll sll{};
   sll.sll_family = AF_PACKET;
-  sll.sll_protocol = htons(ETH_P_IP);
+  sll.sll_protocol = htons(ETH_P_ALL);
   sll.sll_ifindex = static_cast<int>(::if_nametoindex(iface.c_str()));
   if (sll.sll_ifindex == 0) fail("no interface " + iface);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&sll), sizeof sll) != 0)
@@ -121,13 +143,24 @@ int open_packet_socket(const std::string& iface) {
   return fd;
 }
 
+// A UDP socket bound to an IPv4 or IPv6 address.
 int open_udp(const std::string& addr, int port) {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) fail("bad address " + addr);
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(sockaddr_in);
+  auto* sa = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* sa6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (::inet_pton(AF_INET, addr.c_str(), &sa->sin_addr) == 1) {
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(static_cast<std::uint16_t>(port));
+  } else if (::inet_pton(AF_INET6, addr.c_str(), &sa6->sin6_addr) == 1) {
+    sa6->sin6_family = AF_INET6;
+    sa6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    len = sizeof(sockaddr_in6);
+  } else {
+    fail("bad address " + addr);
+  }
+  int fd = ::socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0)
     fail("cannot bind udp " + addr + ":" + std::to_string(port) + ": " + std::strerror(errno));
   return fd;
 }
@@ -192,7 +225,7 @@ void serve_dns(Log& log, int fd, const std::string& zone, const std::string& can
 // The canary host's UDP ports answer one line, so a sandbox can tell its datagram arrived.
 void serve_udp_echo(int fd) {
   unsigned char buf[2048];
-  sockaddr_in from{};
+  sockaddr_storage from{};
   socklen_t flen = sizeof from;
   ssize_t n = ::recvfrom(fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
   if (n < 0) return;
@@ -201,7 +234,7 @@ void serve_udp_echo(int fd) {
 }
 
 struct Options {
-  std::string log_path, iface = "to-node", zone, zone_address, canary;
+  std::string log_path, iface = "to-node", zone, zone_address, canary, canary6;
   std::vector<int> canary_udp_ports;
   long max_seconds = 3600;
 };
@@ -221,6 +254,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.zone_address = v;
     else if (k == "--canary")
       o.canary = v;
+    else if (k == "--canary6")
+      o.canary6 = v;
     else if (k == "--canary-udp-port")
       o.canary_udp_ports.push_back(std::atoi(v.c_str()));
     else if (k == "--max-seconds")
@@ -242,7 +277,10 @@ int cmd_witness(const std::vector<std::string>& args) {
   if (log.fd < 0) fail("cannot open " + o.log_path + ": " + std::strerror(errno));
   std::vector<pollfd> fds = {{open_packet_socket(o.iface), POLLIN, 0},
                              {open_udp(o.zone_address, 53), POLLIN, 0}};
-  for (int port : o.canary_udp_ports) fds.push_back({open_udp(o.canary, port), POLLIN, 0});
+  for (int port : o.canary_udp_ports) {
+    fds.push_back({open_udp(o.canary, port), POLLIN, 0});
+    if (!o.canary6.empty()) fds.push_back({open_udp(o.canary6, port), POLLIN, 0});
+  }
   const std::string ready = "W1 " + std::to_string(unix_ms()) + " ready - - 0 - -\n";
   (void)!::write(log.fd, ready.data(), ready.size());
   const auto until = Clock::now() + std::chrono::seconds(o.max_seconds);
@@ -254,7 +292,9 @@ int cmd_witness(const std::vector<std::string>& args) {
       socklen_t flen = sizeof from;
       ssize_t n = ::recvfrom(fds[0].fd, pkt, sizeof pkt, 0, reinterpret_cast<sockaddr*>(&from), &flen);
       if (n < 0) break;
-      if (from.sll_pkttype != PACKET_OUTGOING) record_ipv4(log, pkt, static_cast<std::size_t>(n));
+      if (from.sll_pkttype == PACKET_OUTGOING) continue;
+      if (from.sll_protocol == htons(ETH_P_IP)) record_ipv4(log, pkt, static_cast<std::size_t>(n));
+      if (from.sll_protocol == htons(ETH_P_IPV6)) record_ipv6(log, pkt, static_cast<std::size_t>(n));
     }
     if (fds[1].revents & POLLIN) serve_dns(log, fds[1].fd, o.zone, o.canary);
     for (std::size_t i = 2; i < fds.size(); ++i)
