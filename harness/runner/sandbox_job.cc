@@ -87,6 +87,26 @@ nlohmann::json witness_summary(const deploy::WitnessView& w) {
           {"records", w.records.size()}, {"complete", w.complete}, {"note", w.note}};
 }
 
+// isoprobe posture's command line: deadlines, the agent to digest, every target, the nonce.
+std::vector<std::string> posture_argv(const JobContext& ctx, const std::vector<deploy::EgressTarget>& targets,
+                                      const std::string& nonce) {
+  std::vector<std::string> argv = {kRemoteProbe,
+                                   "posture",
+                                   "--deadline-ms",
+                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
+                                   "--egress-deadline-ms",
+                                   std::to_string(ctx.egress_deadline.count()),
+                                   "--verify-file",
+                                   kRemoteProbe,
+                                   "--nonce",
+                                   nonce};
+  for (const auto& target : targets) {
+    argv.emplace_back("--target");
+    argv.push_back(target_flag(target));
+  }
+  return argv;
+}
+
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
@@ -104,18 +124,8 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
     for (auto& t : ctx.item_targets(*job.item)) targets.push_back(std::move(t));
-  std::vector<std::string> argv = {
-      kRemoteProbe,           "posture",
-      "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
-      "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count()),
-      "--verify-file",        kRemoteProbe};
-  for (const auto& target : targets) {
-    argv.emplace_back("--target");
-    argv.push_back(target_flag(target));
-  }
   const std::string nonce = draw_nonce();
-  argv.emplace_back("--nonce");
-  argv.push_back(nonce);
+  std::vector<std::string> argv = posture_argv(ctx, targets, nonce);
   add_sibling_targets(sandbox.handle().facts, argv);
   NoneSiblingProbes none_siblings(job.item->values.get(), sandbox.handle().facts, ctx.targets,
                                   ctx.egress_deadline);

@@ -159,9 +159,8 @@ IsolationProbe isolation_probe(const json& agent_facts, const json& sibling,
   // literal in brackets.
   for (const auto& t : world_targets)
     if (t.proto == "tcp" || t.proto == "http")
-      target("world-" + t.name,
-             (t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host) + ":" + std::to_string(t.port) +
-                 "/tcp");
+      target("world-" + t.name, (t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host) + ":" +
+                                    std::to_string(t.port) + "/tcp");
   return p;
 }
 

@@ -90,8 +90,10 @@ std::string parse_host(std::string_view host, TargetSpec& t) {
     if (host.size() < 3 || host.back() != ']') return "expected [IPv6]:PORT";
     const std::string literal(host.substr(1, std::min<std::size_t>(host.size() - 2, 64)));
     std::array<std::uint8_t, 16> a{};
-    if (::inet_pton(AF_INET6, literal.c_str(), a.data()) != 1) return "'" + literal + "' is not an IPv6 address";
-    if (t.proto == TargetProto::dns || t.proto == TargetProto::exfil) return "an IPv6 address has nothing to resolve";
+    if (::inet_pton(AF_INET6, literal.c_str(), a.data()) != 1)
+      return "'" + literal + "' is not an IPv6 address";
+    if (t.proto == TargetProto::dns || t.proto == TargetProto::exfil)
+      return "an IPv6 address has nothing to resolve";
     t.ipv6 = a;
     t.host = format_ipv6(a);
     return "";

@@ -369,9 +369,9 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
   auto ms = [](std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   };
-  WitnessView view = select_witness_records(parse_witness_log(text), handle.facts.value("address", ""),
-                                            handle.facts.value("address6", ""), nonce,
-                                            ms(from) - 100, ms(to) + 1000);
+  WitnessView view =
+      select_witness_records(parse_witness_log(text), handle.facts.value("address", ""),
+                             handle.facts.value("address6", ""), nonce, ms(from) - 100, ms(to) + 1000);
   view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
   if (text.size() >= kMaxLog) {
     view.complete = false;

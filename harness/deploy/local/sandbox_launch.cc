@@ -137,12 +137,13 @@ void create_network(DeployedSandbox& sb, const LaunchContext& ctx) {
   // the error (`Command failed -:N`). The names and addresses are the harness's own.
   const std::string veth = sb.egress.veth;
   sb.veth_created = true;
-  run_checked({"ip", "-n", world.node_ns(), "-batch", "-"},
-              "control network namespace: veth " + veth + " to the node, its route", 30s,
-              ip_batch({"link add " + veth + " type veth peer name eth0 netns " + sb.netns,
-                        "link set " + veth + " up", "route add " + sb.address + "/32 dev " + veth,
-                        "addr add " + std::string(world_addr::kSandboxGateway6) + "/64 dev " + veth + " nodad",
-                        "route add " + sb.egress.address6 + "/128 dev " + veth}));
+  run_checked(
+      {"ip", "-n", world.node_ns(), "-batch", "-"},
+      "control network namespace: veth " + veth + " to the node, its route", 30s,
+      ip_batch({"link add " + veth + " type veth peer name eth0 netns " + sb.netns,
+                "link set " + veth + " up", "route add " + sb.address + "/32 dev " + veth,
+                "addr add " + std::string(world_addr::kSandboxGateway6) + "/64 dev " + veth + " nodad",
+                "route add " + sb.egress.address6 + "/128 dev " + veth}));
   const std::string gateway = world_addr::kNodeJumpSide;
   run_checked({"ip", "-n", sb.netns, "-batch", "-"},
               "control network namespace: loopback, address, eth0 and routes of " + sb.netns, 30s,

@@ -94,7 +94,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {kWeakenAllowUdp, "nftables", "the egress chain accepts every UDP datagram (a policy written for TCP)"},
       {kWeakenAllowIcmp, "nftables", "the egress chain accepts every ICMP packet (ping tunnels)"},
       {kWeakenForwardEveryName, "dns", "the item's resolver forwards every name it does not know upstream"},
-      {kWeakenAllowIpv6, "nftables", "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
+      {kWeakenAllowIpv6, "nftables",
+       "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
   };
   return all;
 }

@@ -62,15 +62,17 @@ WitnessLog parse_witness_log(std::string_view text) {
   return log;
 }
 
-WitnessView select_witness_records(const WitnessLog& log, const std::string& source, const std::string& source6,
-                                   const std::string& nonce, long long from_ms, long long to_ms) {
+WitnessView select_witness_records(const WitnessLog& log, const std::string& source,
+                                   const std::string& source6, const std::string& nonce, long long from_ms,
+                                   long long to_ms) {
   WitnessView view;
   view.source = source;
   view.source6 = source6;
   view.nonce = nonce;
   for (const auto& r : log.records) {
     if (r.unix_ms < from_ms || r.unix_ms > to_ms) continue;
-    if (r.source == source || (!source6.empty() && r.source == source6) || (!nonce.empty() && r.nonce == nonce))
+    if (r.source == source || (!source6.empty() && r.source == source6) ||
+        (!nonce.empty() && r.nonce == nonce))
       view.records.push_back(r);
   }
   if (!log.ready) {

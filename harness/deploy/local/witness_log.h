@@ -30,7 +30,8 @@ WitnessLog parse_witness_log(std::string_view text);
 // The records of one sandbox: from `source` or `source6` (when non-empty) or carrying
 // `nonce` (when non-empty), with a time inside [from_ms, to_ms]. complete is false when
 // the log filled before to_ms.
-WitnessView select_witness_records(const WitnessLog& log, const std::string& source, const std::string& source6,
-                                   const std::string& nonce, long long from_ms, long long to_ms);
+WitnessView select_witness_records(const WitnessLog& log, const std::string& source,
+                                   const std::string& source6, const std::string& nonce, long long from_ms,
+                                   long long to_ms);
 
 }  // namespace isoharness::deploy::local

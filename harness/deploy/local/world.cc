@@ -171,13 +171,6 @@ void World::build_namespaces() {
   run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
                               "net.ipv6.conf.default.disable_ipv6=1"}),
               "world: disable IPv6 in " + jump);
-  for (const auto& ns : {node, world})
-    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
-                              "net.ipv6.conf.default.disable_ipv6=0", "net.ipv6.conf.all.accept_ra=0",
-                              "net.ipv6.conf.default.accept_ra=0", "net.ipv6.conf.default.accept_dad=0"}),
-                "world: IPv6 in " + ns);
-  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"}),
-              "world: IPv6 forwarding in the node");
   run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}),
               "world: forwarding in the node");
   run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=22"}),
@@ -225,6 +218,13 @@ void World::build_namespaces() {
 
 void World::build_ipv6_links() {
   const std::string node = node_ns(), world = world_ns();
+  for (const auto& ns : {node, world})
+    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
+                              "net.ipv6.conf.default.disable_ipv6=0", "net.ipv6.conf.all.accept_ra=0",
+                              "net.ipv6.conf.default.accept_ra=0", "net.ipv6.conf.default.accept_dad=0"}),
+                "world: IPv6 in " + ns);
+  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"}),
+              "world: IPv6 forwarding in the node");
   auto ip = [](const std::string& ns, std::vector<std::string> args, const std::string& what) {
     std::vector<std::string> argv = {"ip", "-n", ns};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -279,9 +279,12 @@ void World::start_world_services() {
                             "--listen",
                             std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
                             "--listen",
-                            std::string("canary=") + world_addr::kCanary + ":443/tcp", "--listen",
-                            std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp", "--listen",
-                            std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp", "--listen",
+                            std::string("canary=") + world_addr::kCanary + ":443/tcp",
+                            "--listen",
+                            std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp",
+                            "--listen",
+                            std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp",
+                            "--listen",
                             std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"},
                            dir + "/servers.log", "world servers");
   pid_t witness = start_witness();

@@ -101,7 +101,8 @@ Listener open_listener(const std::string& spec) {
     sa6->sin6_family = AF_INET6;
     sa6->sin6_port = htons(static_cast<uint16_t>(port));
     len = sizeof(sockaddr_in6);
-    if (port <= 0 || port >= 65536 || inet_pton(AF_INET6, addr.substr(1, addr.size() - 2).c_str(), &sa6->sin6_addr) != 1)
+    if (port <= 0 || port >= 65536 ||
+        inet_pton(AF_INET6, addr.substr(1, addr.size() - 2).c_str(), &sa6->sin6_addr) != 1)
       die("bad address in --listen " + spec);
   } else if (!parse_ipv4(addr, port, *reinterpret_cast<sockaddr_in*>(&ss))) {
     die("bad address in --listen " + spec);
