@@ -25,8 +25,6 @@ struct SandboxEgress {
   int index = 0;                              // the sandbox's index in its world
   std::string veth;                           // node-side interface name, e.g. "sb3"
   std::string address;                        // the sandbox's own address
-  std::string address6;                       // its IPv6 address ("" = no IPv6, every v6 packet dropped)
-  std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
   bool dns = false;                           // may query the world resolver
   std::vector<std::string> addresses;         // opened by allowDomains
   std::vector<std::string> cidrs;             // opened by allowCIDR (and "everything")
@@ -34,6 +32,8 @@ struct SandboxEgress {
   std::string item_resolver;                  // the item's own resolver (udp/tcp 53); empty = none
   bool sealed = false;                        // networkIsolated: no flow in from anywhere
   std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
+  std::string address6;                       // its IPv6 address ("" = no IPv6, every v6 packet dropped)
+  std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
 };
 
 // The table name for a run: "ih_<runid>".
