@@ -83,7 +83,7 @@ std::string draw_nonce() {
 
 // What the result keeps of the witness's view: who, the nonce, and how much it saw.
 nlohmann::json witness_summary(const deploy::WitnessView& w) {
-  return {{"witness", w.witness},        {"source", w.source},     {"nonce", w.nonce},
+  return {{"witness", w.witness},        {"source", w.source},     {"source6", w.source6}, {"nonce", w.nonce},
           {"records", w.records.size()}, {"complete", w.complete}, {"note", w.note}};
 }
 
