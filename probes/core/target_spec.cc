@@ -115,7 +115,7 @@ std::string parse_host(std::string_view host, TargetSpec& t) {
 }  // namespace
 
 std::optional<TargetSpec> parse_target_spec(std::string_view arg, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<TargetSpec> {
+  auto fail = [&](const std::string& why) -> std::optional<TargetSpec> {
     if (error) *error = "--target '" + std::string(arg.substr(0, 200)) + "': " + why;
     return std::nullopt;
   };
