@@ -36,6 +36,33 @@ struct EgressTarget {
   std::string proto;   // "tcp", "dns" or "http"
   std::string domain;  // the domain the target stands for, when it has one
   std::string role;    // "internet", "metadata", "cluster", "sandbox", "resolver"
+  // Where the backend's outside witness sees this target's packets arrive (issue 23): the
+  // destination address it logs, or for proto "exfil" the canary zone. Empty = no witness
+  // covers the target, and its check rests on the sandbox's own report.
+  std::string witness_address;
+};
+
+// One thing an outside witness saw arrive (docs/CONTRACTS.md §"Witness log").
+struct WitnessRecord {
+  long long unix_ms = 0;
+  std::string kind;         // "tcp-syn", "udp", "icmp-echo", "dns"
+  std::string source;       // the sender's address (dns: the resolver that asked)
+  std::string destination;  // the address it was sent to (dns: the canary zone)
+  int port = 0;             // tcp/udp destination port; 53 for dns; 0 for icmp
+  std::string nonce;        // the "ihw-" nonce in its payload or query name; "" when none
+  std::string name;         // dns: the query name
+};
+
+// What a backend's outside witness saw of one sandbox while its probe ran: the records
+// from the sandbox's address or carrying its nonce, inside the probe's time window.
+struct WitnessView {
+  std::string witness;  // who saw it, for the evidence
+  std::string source;   // the sandbox's address as the witness sees it
+  std::string source6;  // its IPv6 address, when it has one
+  std::string nonce;    // the nonce the probe was given
+  std::vector<WitnessRecord> records;
+  bool complete = true;  // false: the log was full or unreadable; nothing may be judged on it
+  std::string note;      // why not complete
 };
 
 // The port an agent's probe tries on each sibling service. The local backend's siblings
@@ -107,6 +134,15 @@ class Backend {
 
   // The egress targets of this backend's world, named for isoprobe's --target flags.
   virtual std::vector<EgressTarget> egress_targets() const = 0;
+
+  // What the backend's outside witness saw of this sandbox between `from` and `to` (the
+  // probe's run), keyed by its address and `nonce`. nullopt: this backend has no witness,
+  // and egress checks rest on the sandbox's own report (marked so in their evidence).
+  virtual std::optional<WitnessView> witness(const SandboxHandle&, const std::string& /*nonce*/,
+                                             std::chrono::system_clock::time_point /*from*/,
+                                             std::chrono::system_clock::time_point /*to*/) const {
+    return std::nullopt;
+  }
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include "harness/common/error.h"
@@ -23,7 +24,8 @@ constexpr int kJumpRetries = 2;
 constexpr auto kJumpRetryPause = 2s;
 
 std::string target_flag(const deploy::EgressTarget& t) {
-  return t.name + "=" + t.host + ":" + std::to_string(t.port) + "/" + t.proto;
+  const bool ipv6 = t.host.find(':') != std::string::npos;
+  return t.name + "=" + (ipv6 ? "[" + t.host + "]" : t.host) + ":" + std::to_string(t.port) + "/" + t.proto;
 }
 
 nlohmann::json base_record(const Job& job, const policy::PlanItem& item, int attempt,
@@ -75,6 +77,42 @@ void leave_markers(JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record
   }
 }
 
+// 16 hex digits for this probe run: the probe puts them in every datagram and query, and
+// the witness's records are tied to the sandbox by them.
+std::string draw_nonce() {
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string n;
+  for (int i = 0; i < 16; ++i) n += kHex[rd() % 16];
+  return n;
+}
+
+// What the result keeps of the witness's view: who, the nonce, and how much it saw.
+nlohmann::json witness_summary(const deploy::WitnessView& w) {
+  return {{"witness", w.witness},        {"source", w.source},     {"source6", w.source6}, {"nonce", w.nonce},
+          {"records", w.records.size()}, {"complete", w.complete}, {"note", w.note}};
+}
+
+// isoprobe posture's command line: deadlines, the agent to digest, every target, the nonce.
+std::vector<std::string> posture_argv(const JobContext& ctx, const std::vector<deploy::EgressTarget>& targets,
+                                      const std::string& nonce) {
+  std::vector<std::string> argv = {kRemoteProbe,
+                                   "posture",
+                                   "--deadline-ms",
+                                   std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
+                                   "--egress-deadline-ms",
+                                   std::to_string(ctx.egress_deadline.count()),
+                                   "--verify-file",
+                                   kRemoteProbe,
+                                   "--nonce",
+                                   nonce};
+  for (const auto& target : targets) {
+    argv.emplace_back("--target");
+    argv.push_back(target_flag(target));
+  }
+  return argv;
+}
+
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
@@ -93,20 +131,15 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   std::vector<deploy::EgressTarget> targets = ctx.targets;
   if (ctx.item_targets)
     for (auto& t : ctx.item_targets(*job.item)) targets.push_back(std::move(t));
-  std::vector<std::string> argv = {
-      kRemoteProbe,           "posture",
-      "--deadline-ms",        std::to_string(std::max<long>(5000, ctx.posture_deadline.count() / 3)),
-      "--egress-deadline-ms", std::to_string(ctx.egress_deadline.count()),
-      "--verify-file",        kRemoteProbe};
-  for (const auto& target : targets) {
-    argv.emplace_back("--target");
-    argv.push_back(target_flag(target));
-  }
+  const std::string nonce = draw_nonce();
+  std::vector<std::string> argv = posture_argv(ctx, targets, nonce);
   add_sibling_targets(sandbox.handle().facts, argv);
   NoneSiblingProbes none_siblings(job.item->values.get(), sandbox.handle().facts, ctx.targets,
                                   ctx.egress_deadline);
   auto t = Clock::now();
+  const auto window_from = std::chrono::system_clock::now();
   auto result = session.exec(argv, ctx.posture_deadline, kMaxProbeOutput);
+  const auto window_to = std::chrono::system_clock::now();
   sandbox.timings()["posture_s"] = seconds_since(t);
   // Hostile output (probe_output.h): what the sandbox sent back is a verdict about this
   // sandbox, never a reason to stop the run. Output past the cap, a probe past its
@@ -123,9 +156,15 @@ void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, n
   const nlohmann::json& posture = read.value();
   record["posture"] = posture;
 
+  // The outside witness's record of this probe run (deploy::Backend::witness), when the
+  // backend has one: egress is judged on it, not on the sandbox's word.
+  const auto witness =
+      ctx.backend ? ctx.backend->witness(sandbox.handle(), nonce, window_from, window_to) : std::nullopt;
+  if (witness) record["witness"] = witness_summary(*witness);
   const std::size_t first_claim = record["checks"].size();
   for (const auto& c : verify::verify_sandbox({job.item->expect.get(), posture, ctx.host, targets,
-                                               std::string(policy::level_name(job.item->level))}))
+                                               std::string(policy::level_name(job.item->level)),
+                                               witness ? &*witness : nullptr}))
     record["checks"].push_back(verify::to_json(c));
   record["checks"].push_back(verify::to_json(verify::check_runtime_version(sandbox.handle().facts)));
   check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings, record);

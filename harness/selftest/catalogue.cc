@@ -201,6 +201,32 @@ std::vector<Weakening> build() {
        .not_applicable = everywhere_not("the selftest scenario (scenarios/selftest/hardened.yaml) has no "
                                         "network_mode none sibling to open yet; sibling_system_test applies "
                                         "none-sibling-reachable and sees sibling:scorer fail")});
+  // Issue 23: ways out a policy written for TCP connects leaves open, each caught by the
+  // world's outside witness (the sandbox's own report is not needed to catch them).
+  w.push_back({.name = "egress_udp_open",
+               .what = "UDP open to the internet (a policy that filters only TCP)",
+               .caught_by = {"egress:canary-udp", "egress:canary-udp-443"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-udp"}});
+  w.push_back(
+      {.name = "egress_icmp_open",
+       .what = "ICMP echo open to the internet (ping tunnels)",
+       .caught_by = {"egress:canary-icmp"},
+       .not_applicable = not_under("gvisor",
+                                   "runsc --network=host (host-in-netns) serves only TCP and UDP sockets: "
+                                   "ICMP datagram, raw and packet sockets fail with EAFNOSUPPORT "
+                                   "(observed), so no echo can leave a gVisor sandbox here"),
+       .backend = {"nft:allow-icmp"}});
+  w.push_back({.name = "egress_ipv6_open",
+               .what = "IPv6 open to the internet (a dual-stack policy that covers only IPv4)",
+               .caught_by = {"egress:canary6-tcp", "egress:canary6-udp", "egress:canary6-icmp"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-ipv6"}});
+  w.push_back({.name = "resolver_forwards_every_name",
+               .what = "the sandbox's resolver forwards every name upstream (DNS exfiltration)",
+               .caught_by = {"egress:dns-exfil"},
+               .not_applicable = everywhere,
+               .backend = {"dns:forward-every-name"}});
   w.push_back({.name = "attempt_disk_reused",
                .what = "attempt 2 reuses attempt 1's home directory",
                .caught_by = {"fresh_sandbox"},

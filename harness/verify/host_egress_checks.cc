@@ -128,6 +128,50 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
   check_kubernetes_credentials(in, out);
 }
 
+namespace {
+
+// Why the plan opens or closes a target, for the reason.
+std::string egress_why(const deploy::EgressTarget& target, bool allowed) {
+  if (target.role == "metadata") return "cloud metadata is never reachable";
+  if (target.role == "cluster") return "in-cluster endpoints are never reachable";
+  if (target.role == "sandbox") return "other sandboxes are never reachable";
+  if (target.role == "resolver")
+    return allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
+  return allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
+}
+
+// The probe's result for the target, or nullptr.
+const nlohmann::json* egress_result(const nlohmann::json* eg, const std::string& name) {
+  const nlohmann::json* result = nullptr;
+  if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {
+    for (const auto& t : (*eg)["targets"])
+      if (t.is_object() && t.value("name", std::string()) == name) result = &t;
+  }
+  return result;
+}
+
+// One target judged on the sandbox's own report (no witness covers it: `why_not`).
+CheckResult sandbox_reported(const deploy::EgressTarget& target, bool allowed, const std::string& why,
+                             const nlohmann::json& result, const std::string& why_not,
+                             const std::string& evidence) {
+  const std::string got = result.value("result", std::string("?"));
+  std::string observed = got;
+  if (result.contains("address") && result["address"].is_string() &&
+      !result["address"].get<std::string>().empty())
+    observed += " (" + result["address"].get<std::string>() + ")";
+  const bool pass = (got == "connected") == allowed;
+  const std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
+  const std::string reason =
+      pass ? why
+           : (allowed ? fmt::format("egress: {} ({}) should be reachable ({}) but is {}", target.name, where,
+                                    why, got)
+                      : fmt::format("egress: {} ({}) is reachable although {}", target.name, where, why));
+  return make("egress:" + target.name, pass, allowed ? "connected" : "blocked", observed, reason,
+              "judged by the sandbox's own report (" + why_not + ")\n" + evidence);
+}
+
+}  // namespace
+
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* eg = observation(in.posture, "egress");
   const std::string evidence = observation_evidence(in.posture, "egress");
@@ -137,47 +181,31 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
       return;
     }
   }
-
   for (const auto& target : in.targets) {
     const std::string control = "egress:" + target.name;
     // The plan decides what may be reached (one rule, the policy engine's).
     const bool allowed = policy::egress_permitted(in.expect, target.role, target.domain, target.host);
-    std::string why;
-    if (target.role == "metadata")
-      why = "cloud metadata is never reachable";
-    else if (target.role == "cluster")
-      why = "in-cluster endpoints are never reachable";
-    else if (target.role == "sandbox")
-      why = "other sandboxes are never reachable";
-    else if (target.role == "resolver")
-      why = allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
-    else
-      why = allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
-
-    const nlohmann::json* result = nullptr;
-    if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {
-      for (const auto& t : (*eg)["targets"])
-        if (t.is_object() && t.value("name", std::string()) == target.name) result = &t;
-    }
-    std::string expected = allowed ? "connected" : "blocked";
+    const std::string why = egress_why(target, allowed);
+    const nlohmann::json* result = egress_result(eg, target.name);
     if (!result) {
-      out.push_back(missing(control, in.posture, "egress", expected));
+      out.push_back(missing(control, in.posture, "egress", allowed ? "connected" : "blocked"));
       continue;
     }
-    std::string got = result->value("result", std::string("?"));
-    std::string observed = got;
-    if (result->contains("address") && (*result)["address"].is_string() &&
-        !(*result)["address"].get<std::string>().empty())
-      observed += " (" + (*result)["address"].get<std::string>() + ")";
-    bool connected = got == "connected";
-    bool pass = connected == allowed;
-    std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
-    std::string reason =
-        pass ? why
-             : (allowed ? fmt::format("egress: {} ({}) should be reachable ({}) but is {}", target.name,
-                                      where, why, got)
-                        : fmt::format("egress: {} ({}) is reachable although {}", target.name, where, why));
-    out.push_back(make(control, pass, expected, observed, reason, evidence));
+    const std::string got = result->value("result", std::string("?"));
+    std::string why_not;
+    const auto seen = witness_saw(in, target, &why_not);
+    // A way out the sandbox cannot even open a socket for (an ICMP socket without
+    // ping_group_range or CAP_NET_RAW, or under a network stack without ICMP) is closed by
+    // the runtime: nothing to judge where the plan would open it.
+    if (got == "no_socket" && allowed && !(seen && seen->reached))
+      out.push_back(not_applicable(control,
+                                   "the sandbox cannot open a socket for " + target.proto + ": " +
+                                       result->value("detail", std::string()),
+                                   got));
+    else if (seen)
+      out.push_back(witness_check(target, allowed, why, *seen, got, evidence));
+    else
+      out.push_back(sandbox_reported(target, allowed, why, *result, why_not, evidence));
   }
 }
 

@@ -67,7 +67,7 @@ const std::map<std::string, std::vector<std::pair<const char*, Kind>>>& value_sh
         {"readonly_mounts", Kind::strings},
         {"cgroup_writable", Kind::boolean}}},
       {"boot_id", {{"boot_id", Kind::string}}},
-      {"egress", {{"targets", Kind::array}}},
+      {"egress", {{"targets", Kind::array}, {"nonce", Kind::string}, {"sockets", Kind::object}}},
       {"escape_mounts",
        {{"host_mounts", Kind::array},
         {"proc_sys_read_only", Kind::boolean},

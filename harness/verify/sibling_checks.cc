@@ -155,8 +155,12 @@ IsolationProbe isolation_probe(const json& agent_facts, const json& sibling,
       p.args.push_back(str(resolver, "address"));
     }
   }
+  // Connections only (datagram targets are the agent's, judged by the witness); an IPv6
+  // literal in brackets.
   for (const auto& t : world_targets)
-    if (t.proto != "dns") target("world-" + t.name, t.host + ":" + std::to_string(t.port) + "/tcp");
+    if (t.proto == "tcp" || t.proto == "http")
+      target("world-" + t.name, (t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host) + ":" +
+                                    std::to_string(t.port) + "/tcp");
   return p;
 }
 

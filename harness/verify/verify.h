@@ -52,6 +52,9 @@ struct VerifyInput {
   const HostFacts& host;
   const std::vector<deploy::EgressTarget>& targets;  // what the probe was asked to reach
   std::string level;                                 // "standard" or "strict"
+  // What the backend's outside witness saw while the probe ran (deploy::Backend::witness);
+  // null when the backend has none: egress checks then rest on the sandbox's report.
+  const deploy::WitnessView* witness = nullptr;
 };
 
 // Every check, in a stable order. Never throws on malformed posture: a missing or

@@ -82,12 +82,28 @@ std::string errno_text(int e) {
   return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")";
 }
 
-void start_connect(Work& w) {
-  w.out.address = format_ipv4(w.addr);
-  w.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (w.fd < 0) return finish(w, "unreachable", errno, "socket: " + errno_text(errno));
+// The address to connect to: the IPv6 literal, or the IPv4 address (literal or resolved).
+socklen_t connect_address(const Work& w, sockaddr_storage& ss) {
+  ss = sockaddr_storage{};
+  if (w.spec->ipv6) {
+    auto* sa6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    sa6->sin6_family = AF_INET6;
+    sa6->sin6_port = htons(w.spec->port);
+    std::memcpy(&sa6->sin6_addr, w.spec->ipv6->data(), 16);
+    return sizeof(sockaddr_in6);
+  }
   sockaddr_in sa = make_addr(w.addr, w.spec->port);
-  if (::connect(w.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) {
+  std::memcpy(&ss, &sa, sizeof sa);
+  return sizeof sa;
+}
+
+void start_connect(Work& w) {
+  w.out.address = w.spec->ipv6 ? format_ipv6(*w.spec->ipv6) : format_ipv4(w.addr);
+  w.fd = ::socket(w.spec->ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (w.fd < 0) return finish(w, "unreachable", errno, "socket: " + errno_text(errno));
+  sockaddr_storage sa;
+  const socklen_t len = connect_address(w, sa);
+  if (::connect(w.fd, reinterpret_cast<sockaddr*>(&sa), len) == 0) {
     w.phase = Phase::connect;  // completes on the next POLLOUT check
     return;
   }
@@ -112,6 +128,7 @@ void send_query(Work& w) {
 void start(Work& w, const std::optional<ResolverSpec>& resolver, const std::string& note, std::mt19937& rng) {
   w.started = Clock::now();
   const TargetSpec& t = *w.spec;
+  if (t.ipv6) return start_connect(w);
   if (t.ipv4) {
     w.addr = *t.ipv4;
     if (t.proto == TargetProto::dns) {
@@ -176,7 +193,7 @@ void on_connect_ready(Work& w) {
   if (err != 0) return finish(w, classify_connect_errno(err), err, "connect: " + errno_text(err));
   // SO_ERROR 0 alone does not prove a connection: a sandbox kernel that wakes the poller
   // early leaves it at 0 while the SYN is still unanswered. Only a peer address does.
-  sockaddr_in peer{};
+  sockaddr_storage peer{};
   socklen_t plen = sizeof peer;
   if (::getpeername(w.fd, reinterpret_cast<sockaddr*>(&peer), &plen) != 0) {
     if (errno == ENOTCONN) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PostureOptions {
   std::optional<ResolverSpec> resolver;             // else the first nameserver of /etc/resolv.conf
   std::chrono::milliseconds deadline{10000};        // the whole posture run
   std::chrono::milliseconds egress_deadline{3000};  // all egress checks together
+  std::string nonce;  // put in every datagram target's payload or query (--nonce); "" = drawn here
 };
 
 // What a probe may know: the options and its own deadline.

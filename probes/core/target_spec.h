@@ -1,6 +1,10 @@
-// `--target NAME=HOST:PORT[/tcp|/dns|/http]` and `--resolver IP[:PORT]` arguments.
+// `--target NAME=HOST:PORT[/tcp|/dns|/http|/udp|/icmp|/exfil]` and `--resolver IP[:PORT]`
+// arguments. udp, icmp and exfil (issue 23) are datagrams the outside witness looks for:
+// udp and icmp carry the run's nonce in their payload (icmp takes port 0), exfil asks the
+// sandbox's resolver for `ihw-<nonce>.HOST` (HOST is the canary zone).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,7 +12,9 @@
 
 namespace isoprobe {
 
-enum class TargetProto { tcp, dns, http };
+enum class TargetProto { tcp, dns, http, udp, icmp, exfil };
+// Whether the target is sent as datagrams (probes/core/datagram_egress.h).
+bool is_datagram(TargetProto p);
 std::string_view proto_name(TargetProto p);
 
 struct TargetSpec {
@@ -17,7 +23,12 @@ struct TargetSpec {
   std::uint16_t port = 0;
   TargetProto proto = TargetProto::tcp;
   std::optional<std::uint32_t> ipv4;  // set when host is a literal
+  // Set when host is an IPv6 literal, written [ADDR]:PORT (tcp, http, udp and icmp only).
+  std::optional<std::array<std::uint8_t, 16>> ipv6;
 };
+
+// The literal IPv6 address in its canonical text form.
+std::string format_ipv6(const std::array<std::uint8_t, 16>& address);
 
 struct ResolverSpec {
   std::uint32_t address = 0;
@@ -31,5 +42,8 @@ std::optional<ResolverSpec> parse_resolver_spec(std::string_view arg, std::strin
 // A host name our resolver may ask for: dot-separated labels of letters, digits, '-'
 // and '_', each 1-63 bytes, at most 253 bytes in all (one trailing dot allowed).
 bool is_valid_dns_name(std::string_view name);
+
+// A nonce as `--nonce` takes it: 8 to 32 lower-case hex digits.
+bool is_valid_nonce(std::string_view nonce);
 
 }  // namespace isoprobe

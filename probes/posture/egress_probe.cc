@@ -1,7 +1,10 @@
 // egress: every --target the harness named, checked at once under one deadline. There
 // are no built-in targets: without --target this probe is skipped.
 #include <algorithm>
+#include <future>
+#include <random>
 
+#include "probes/core/datagram_egress.h"
 #include "probes/core/egress.h"
 #include "probes/core/file_read.h"
 #include "probes/core/probe.h"
@@ -11,6 +14,14 @@
 namespace isoprobe {
 
 namespace {
+
+std::string drawn_nonce() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string n;
+  for (int i = 0; i < 16; ++i) n += hex[rd() % 16];
+  return n;
+}
 
 Observation run(Context& ctx) {
   Observation o;
@@ -39,7 +50,17 @@ Observation run(Context& ctx) {
   if (resolver) resolver_json = format_ipv4(resolver->address) + ":" + std::to_string(resolver->port);
   ev.add_line("resolver: " + (resolver ? resolver_json.get<std::string>() : note));
   auto deadline = std::min(ctx.deadline - std::chrono::milliseconds(20), Clock::now() + opts.egress_deadline);
-  auto outcomes = run_egress(opts.targets, resolver, note, deadline);
+  // Connections (tcp, http, dns) and datagrams (udp, icmp, exfil) run side by side under
+  // the one deadline.
+  std::vector<TargetSpec> streams, datagrams;
+  for (const auto& t : opts.targets) (is_datagram(t.proto) ? datagrams : streams).push_back(t);
+  const std::string nonce = opts.nonce.empty() ? drawn_nonce() : opts.nonce;
+  auto sent = std::async(std::launch::async, [&datagrams, &resolver, &note, &nonce, deadline] {
+    return run_datagram_egress(datagrams, resolver, note, nonce, deadline);
+  });
+  auto outcomes = run_egress(streams, resolver, note, deadline);
+  for (auto& r : sent.get()) outcomes.push_back(std::move(r));
+  ev.add_line("nonce: " + nonce);
   nlohmann::json targets = nlohmann::json::array();
   for (const auto& r : outcomes) {
     targets.push_back({{"name", r.name},
@@ -54,7 +75,9 @@ Observation run(Context& ctx) {
     ev.add_line(r.name + " " + r.host + ":" + std::to_string(r.port) + "/" + r.proto + " -> " + r.result +
                 (r.detail.empty() ? "" : " (" + r.detail + ")"));
   }
-  o.value = {{"targets", targets}, {"resolver", resolver_json}};
+  o.value = {
+      {"targets", targets}, {"resolver", resolver_json}, {"nonce", nonce}, {"sockets", socket_abilities()}};
+  ev.add_line("sockets: " + o.value["sockets"].dump());
   o.evidence = ev.str();
   return o;
 }

@@ -36,12 +36,15 @@ int posture_main(int argc, char** argv) {
   long egress_deadline_ms = 3000;
   bool compact = false;
   std::string verify_file;
-  app.add_option("--target", targets, "NAME=HOST:PORT[/tcp|/dns|/http], repeatable");
+  app.add_option("--target", targets, "NAME=HOST:PORT[/tcp|/dns|/http|/udp|/icmp|/exfil], repeatable");
   app.add_option("--resolver", resolver, "IPv4[:PORT] of the DNS resolver (default: /etc/resolv.conf)");
   app.add_option("--deadline-ms", deadline_ms, "deadline for the whole run")
       ->check(CLI::Range(100L, 600000L));
   app.add_option("--egress-deadline-ms", egress_deadline_ms, "deadline for all egress checks together")
       ->check(CLI::Range(10L, 600000L));
+  std::string nonce;
+  app.add_option("--nonce", nonce,
+                 "8-32 lower-case hex digits the udp, icmp and exfil targets carry, for an outside witness");
   app.add_flag("--compact", compact, "one line of JSON instead of indented");
   app.add_option("--verify-file", verify_file,
                  "also report the size and SHA-256 of this file (the harness names the agent it uploaded)");
@@ -64,6 +67,8 @@ int posture_main(int argc, char** argv) {
     options.resolver = parse_resolver_spec(resolver, &error);
     if (!options.resolver) errors.push_back(error);
   }
+  if (!nonce.empty() && !is_valid_nonce(nonce)) errors.push_back("--nonce: 8-32 lower-case hex digits");
+  options.nonce = nonce;
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "isoprobe posture: %s\n", e.c_str());
     return 2;

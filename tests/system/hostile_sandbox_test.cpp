@@ -121,3 +121,55 @@ TEST_CASE("hostile isoprobe output fails its own sandbox and nothing else", "[sy
   CHECK(journalled == 8);
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }
+
+// Issue 23: an agent that sends to the canaries and reports every target blocked. The
+// sandbox's egress is opened for UDP and ICMP and its resolver forwards every name
+// (selftest's weakenings, behind the plan's back), so the packets really leave; the lying
+// report would pass every egress check on its own word. The world's witness saw them.
+TEST_CASE("an agent that reports blocked while it sends is failed by the witness", "[system][hostile]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  const std::string bundle = dir.path + "/bundle";
+  fs::copy(test::binary_dir() + "/probes/isoprobe-bundle", bundle, fs::copy_options::recursive);
+  fs::rename(bundle + "/isoprobe", bundle + "/isoprobe.real");
+  fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/lying_isoprobe", bundle + "/isoprobe");
+  runner::RunConfig cfg;
+  cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};  // no internet
+  cfg.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.out_dir = dir.path + "/out";
+  cfg.isoprobe_bundle = bundle;
+  cfg.runtimes = {"runc"};
+  cfg.node_classes = {"tier"};
+  cfg.attempts = 1;
+  cfg.parallel = 1;
+  cfg.test_weakenings = {"nft:allow-udp", "nft:allow-icmp", "dns:forward-every-name"};
+
+  auto outcome = runner::run(cfg);
+  const json& result = outcome.result;
+  INFO(result["summary"].dump());
+  CHECK(outcome.exit_code == kExitVerdictFailed);
+  CHECK(result["summary"]["infrastructure_error"].is_null());
+  REQUIRE(result["sandboxes"].size() == 1);
+  const json& sb = result["sandboxes"][0];
+  INFO(sb["checks"].dump().substr(0, 4000));
+  CHECK(sb["witness"]["complete"] == true);
+  for (const char* control :
+       {"egress:canary-udp", "egress:canary-udp-443", "egress:canary-icmp", "egress:dns-exfil"}) {
+    INFO(control);
+    const std::string why = reason_of(sb, control);
+    CHECK_THAT(why,
+               Catch::Contains("reported timeout by the sandbox while the witness saw it arrive") ||
+                   Catch::Contains("reported dns_failed by the sandbox while the witness saw it arrive"));
+  }
+  // The lie is in the sandbox's own report: every egress result it gave reads blocked.
+  for (const auto& o : sb["posture"]["observations"])
+    if (o["name"] == "egress")
+      for (const auto& t : o["value"]["targets"]) CHECK(t["result"] != "connected");
+  // What no weakening opened stays closed, as the witness saw it.
+  for (const char* control :
+       {"egress:canary-tcp", "egress:blocked-addr", "egress:metadata", "egress:cluster-api"}) {
+    INFO(control);
+    CHECK(reason_of(sb, control).find("witness saw it arrive") == std::string::npos);
+  }
+  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
+}

@@ -1,1 +1,1 @@
-isoharness_test(local_test SOURCES unit/local_test.cpp unit/local_net_test.cpp unit/local_siblings_test.cpp unit/local_service_settings_test.cpp unit/local_escape_test.cpp LIBS isoharness::deploy_local)
+isoharness_test(local_test SOURCES unit/local_test.cpp unit/local_net_test.cpp unit/local_siblings_test.cpp unit/local_service_settings_test.cpp unit/local_escape_test.cpp unit/local_witness_test.cpp LIBS isoharness::deploy_local)

@@ -16,8 +16,10 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <thread>
 
+#include "probes/core/datagram_egress.h"
 #include "probes/core/dns_packet.h"
 #include "probes/core/egress.h"
 #include "probes/core/text_util.h"
@@ -75,7 +77,10 @@ int loopback_socket(int type, int backlog) {
 // Serves until stop; every loop waits at most 50 ms, so it ends promptly.
 class Servers {
  public:
-  Servers() : http_(loopback_socket(SOCK_STREAM, 8)), dns_(loopback_socket(SOCK_DGRAM, 0)) {
+  Servers()
+      : http_(loopback_socket(SOCK_STREAM, 8)),
+        dns_(loopback_socket(SOCK_DGRAM, 0)),
+        echo_(loopback_socket(SOCK_DGRAM, 0)) {
     thread_ = std::thread([this] { serve(); });
   }
   ~Servers() {
@@ -84,15 +89,21 @@ class Servers {
   }
   std::uint16_t http_port() const { return bound_port(http_.fd); }
   std::uint16_t dns_port() const { return bound_port(dns_.fd); }
+  std::uint16_t echo_port() const { return bound_port(echo_.fd); }
+  std::string last_dns_name() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_dns_name_;
+  }
   std::atomic<int> dns_queries{0};
 
  private:
   void serve() {
     for (int i = 0; i < 400 && !stop_; ++i) {  // at most ~20 s
-      pollfd p[2] = {{http_.fd, POLLIN, 0}, {dns_.fd, POLLIN, 0}};
-      if (::poll(p, 2, 50) <= 0) continue;
+      pollfd p[3] = {{http_.fd, POLLIN, 0}, {dns_.fd, POLLIN, 0}, {echo_.fd, POLLIN, 0}};
+      if (::poll(p, 3, 50) <= 0) continue;
       if (p[0].revents) answer_http();
       if (p[1].revents) answer_dns();
+      if (p[2].revents) answer_echo();
     }
   }
   void answer_http() {
@@ -115,6 +126,10 @@ class Servers {
     std::string name;
     std::size_t next = 0;
     if (!read_dns_name(q, 12, &name, &next)) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      last_dns_name_ = name;
+    }
     if (name == "silent.test") return;
     bool known = name == "target.test" || name == "http.test";
     std::string r = q.substr(0, next + 4);
@@ -125,7 +140,17 @@ class Servers {
     if (known) r += std::string("\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\x7f\x00\x00\x01", 16);
     (void)::sendto(dns_.fd, r.data(), r.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
   }
-  Fd http_, dns_;
+  void answer_echo() {
+    char buf[512];
+    sockaddr_in from{};
+    socklen_t len = sizeof from;
+    ssize_t n = ::recvfrom(echo_.fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
+    if (n > 0)
+      (void)::sendto(echo_.fd, buf, static_cast<std::size_t>(n), 0, reinterpret_cast<sockaddr*>(&from), len);
+  }
+  Fd http_, dns_, echo_;
+  std::mutex mutex_;
+  std::string last_dns_name_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -253,4 +278,26 @@ TEST_CASE("connect errno classification", "[probe]") {
   CHECK(classify_connect_errno(ENETUNREACH) == "unreachable");
   CHECK(classify_connect_errno(EHOSTUNREACH) == "unreachable");
   CHECK(classify_connect_errno(EPERM) == "unreachable");
+}
+
+TEST_CASE("datagram egress: udp answered, udp unanswered, icmp echo, exfil query with the nonce", "[probe]") {
+  enter_own_netns();
+  Servers servers;
+  Fd closed(loopback_socket(SOCK_DGRAM, 0));  // bound, never read: no answer, no ICMP error
+  const std::string lo = "127.0.0.1:";
+  std::vector<TargetSpec> targets = {
+      target("udp-echo=" + lo + std::to_string(servers.echo_port()) + "/udp"),
+      target("udp-silent=" + lo + std::to_string(bound_port(closed.fd)) + "/udp"),
+      target("ping=127.0.0.1:0/icmp"), target("exfil=zone.test:53/exfil")};
+  ResolverSpec resolver{*parse_ipv4("127.0.0.1"), servers.dns_port()};
+  auto r = by_name(run_datagram_egress(targets, resolver, "", "0123456789abcdef",
+                                       Clock::now() + std::chrono::milliseconds(1500)));
+  CHECK(r["udp-echo"].result == "connected");
+  CHECK(r["udp-silent"].result == "timeout");
+  CHECK(r["udp-silent"].detail.find("witness") != std::string::npos);
+  // As root the kernel lets us ping (an ICMP datagram or a raw socket).
+  CHECK(r["ping"].result == "connected");
+  CHECK(r["exfil"].result == "dns_failed");  // the test resolver knows no such name
+  CHECK(servers.last_dns_name() == "ihw-0123456789abcdef.zone.test");
+  CHECK(icmp_checksum(reinterpret_cast<const unsigned char*>("\x08\x00\x00\x00"), 4) == 0xf7ff);
 }

@@ -37,8 +37,10 @@ TEST_CASE("--target errors name the argument and the problem", "[probe]") {
   CHECK_FALSE(parse_target_spec("a=b:80/udp", &err));
   CHECK(err.find("udp") != std::string::npos);
   CHECK_FALSE(parse_target_spec("a=:80", &err));
-  CHECK_FALSE(parse_target_spec("a=[::1]:80", &err));
+  CHECK_FALSE(parse_target_spec("a=[::1:80", &err));
   CHECK(err.find("IPv6") != std::string::npos);
+  CHECK_FALSE(parse_target_spec("a=[::1]:53/exfil", &err));
+  CHECK_FALSE(parse_target_spec("a=[not-v6]:80", &err));
   CHECK_FALSE(parse_target_spec("a=300.1.1.1:80", &err));
   CHECK_FALSE(parse_target_spec("a=bad host:80", &err));
   CHECK_FALSE(parse_target_spec("a b=host:80", &err));
@@ -56,4 +58,32 @@ TEST_CASE("--resolver forms", "[probe]") {
   CHECK_FALSE(parse_resolver_spec("resolver.test", &err));
   CHECK_FALSE(parse_resolver_spec("127.0.0.1:", &err));
   CHECK_FALSE(parse_resolver_spec("127.0.0.1:0", &err));
+}
+
+TEST_CASE("--target datagram forms (issue 23): udp and icmp to addresses, exfil to a zone", "[probe]") {
+  std::string err;
+  auto udp = parse_target_spec("canary-udp=203.0.113.40:53/udp", &err);
+  REQUIRE(udp);
+  CHECK(udp->proto == TargetProto::udp);
+  CHECK(is_datagram(udp->proto));
+  auto icmp = parse_target_spec("canary-icmp=203.0.113.40:0/icmp", &err);
+  REQUIRE(icmp);
+  CHECK(icmp->port == 0);
+  auto exfil = parse_target_spec("dns-exfil=witness.example.org:53/exfil", &err);
+  REQUIRE(exfil);
+  CHECK(exfil->proto == TargetProto::exfil);
+  CHECK_FALSE(is_datagram(TargetProto::http));
+  CHECK_FALSE(parse_target_spec("a=203.0.113.40:0/udp", &err));  // port 0 only for icmp
+  CHECK_FALSE(parse_target_spec("a=203.0.113.40:53/exfil", &err));
+  CHECK(err.find("zone") != std::string::npos);
+  auto v6 = parse_target_spec("canary6-udp=[2001:db8:0:100::40]:53/udp", &err);
+  REQUIRE(v6);
+  REQUIRE(v6->ipv6);
+  CHECK(v6->host == "2001:db8:0:100::40");
+  CHECK_FALSE(v6->ipv4);
+  CHECK(parse_target_spec("canary6-tcp=[2001:db8::40]:443/tcp", &err));
+  CHECK(is_valid_nonce("0123456789abcdef"));
+  CHECK_FALSE(is_valid_nonce("0123456"));
+  CHECK_FALSE(is_valid_nonce("0123456789ABCDEF"));
+  CHECK_FALSE(is_valid_nonce(std::string(33, 'a')));
 }

@@ -94,6 +94,16 @@ std::string sandbox_address(int index) {
   return "192.0.2." + std::to_string(193 + index);
 }
 
+std::string sandbox_address6(int index) {
+  ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
+  return "2001:db8:0:2::" + std::to_string(193 + index);
+}
+
+std::vector<std::string> never_opened_ranges6() {
+  return {"2001:db8:0::/48", std::string(world_addr::kClusterApi6) + "/128",
+          std::string(world_addr::kMetadata6) + "/128"};
+}
+
 std::string item_resolver_address(int index) {
   ISOHARNESS_CHECK(index >= 0 && index < kMaxSandboxes);
   return "203.0.113." + std::to_string(64 + index);
@@ -126,6 +136,17 @@ std::vector<std::string> resolve_allowed_domains(const std::vector<std::string>&
     }
   }
   return out;
+}
+
+bool witness_zone_forwarded(const std::vector<std::string>& patterns) {
+  const std::string name = kWitnessZoneProbeName;
+  return std::any_of(patterns.begin(), patterns.end(), [&name](const std::string& p) {
+    if (p == "*" || p == name) return true;
+    if (p.size() <= 2 || p.rfind("*.", 0) != 0) return false;
+    const std::string suffix = p.substr(1);
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  });
 }
 
 std::vector<std::string> never_opened_ranges() {

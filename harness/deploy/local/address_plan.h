@@ -11,6 +11,14 @@
 //                        ranges (203.0.113.0/24, 198.51.100.0/24, 169.254.169.254) via .2
 //   world services       target 203.0.113.10, blocked .20, cluster API .30, resolver .53,
 //                        metadata 169.254.169.254, a CIDR host 198.51.100.10
+//   IPv6 (issue 23, documentation prefix 2001:db8::/32 only): node <-> world 2001:db8:0:1::/64
+//                        (node ::1, world ::2); sandbox i 2001:db8:0:2::(193+i)/128, gateway
+//                        fe80::1 on its veth; the world's internet 2001:db8:100::/48: canary
+//                        ::40, cluster API ::30, a metadata stand-in ::254. The jumphost and
+//                        the host link stay IPv4 only.
+//   witness (issue 23)   canary host 203.0.113.40 (no name, no list opens it but "everything"),
+//                        the canary zone's authoritative server 203.0.113.41; the witness
+//                        records what enters the world namespace (witness_log.h)
 //
 // Only the host <-> jumphost link lives (half) in the host's root namespace, so only it is
 // allocated per world, by scanning the root namespace's addresses for a free /30.
@@ -72,7 +80,33 @@ inline constexpr const char* kClusterApi = "203.0.113.30";
 inline constexpr const char* kResolver = "203.0.113.53";
 inline constexpr const char* kMetadata = "169.254.169.254";
 inline constexpr const char* kCidrHost = "198.51.100.10";
+inline constexpr const char* kCanary = "203.0.113.40";
+inline constexpr const char* kCanaryDns = "203.0.113.41";
+// IPv6 (inet_ntop's canonical form: the witness logs addresses so).
+inline constexpr const char* kNodeWorldSide6 = "2001:db8:0:1::1";
+inline constexpr const char* kWorldNodeSide6 = "2001:db8:0:1::2";
+inline constexpr const char* kSandboxRange6 = "2001:db8:0:2::/64";
+inline constexpr const char* kSandboxGateway6 = "fe80::1";
+inline constexpr const char* kInternet6 = "2001:db8:100::/48";
+inline constexpr const char* kCanary6 = "2001:db8:100::40";
+inline constexpr const char* kClusterApi6 = "2001:db8:100::30";
+inline constexpr const char* kMetadata6 = "2001:db8:100::254";
 }  // namespace world_addr
+
+// Sandbox i's IPv6 address (2001:db8:0:2::(193+i)).
+std::string sandbox_address6(int index);
+// IPv6 ranges egress policy never opens (the node link and sandboxes, cluster API, metadata).
+std::vector<std::string> never_opened_ranges6();
+
+// The canary zone: the witness answers every name in it (with kCanary) and logs the query.
+// An item resolver forwards it there only when the item's policy lets names out
+// (witness_zone_forwarded); a query for `ihw-<nonce>.<zone>` that reaches the witness is
+// data that left through DNS.
+inline constexpr const char* kWitnessZone = "witness.example.org";
+// A name in the zone, standing for every name in it when the policy's patterns are matched.
+inline constexpr const char* kWitnessZoneProbeName = "probe.witness.example.org";
+// Whether allowDomains patterns open names in the canary zone ("*", "*.example.org", ...).
+bool witness_zone_forwarded(const std::vector<std::string>& patterns);
 
 // Names the world's resolver answers, with their addresses.
 struct WorldName {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
@@ -13,6 +14,7 @@
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/sandbox_launch.h"
 #include "harness/deploy/local/weakenings.h"
+#include "harness/deploy/local/witness_log.h"
 #include "harness/deploy/local/world.h"
 
 namespace isoharness::deploy::local {
@@ -79,6 +81,61 @@ void add_item_facts(DeployedSandbox& sb, const SandboxRequest& request, std::siz
                                       {"answers", answers},
                                       {"agent_may_ask", !sb.egress.item_resolver.empty()}};
   if (!request.test_weakenings.empty()) sb.handle.facts["test_weakenings"] = request.test_weakenings;
+}
+
+// The targets the probe tries today (TCP connects, HTTP, name resolution).
+std::vector<EgressTarget> classic_world_targets() {
+  using A = EgressTarget;
+  return {
+      A{"target", "target.example.com", 80, "http", "target.example.com", "internet"},
+      A{"target-tls", "target.example.com", 443, "tcp", "target.example.com", "internet"},
+      A{"target-addr", world_addr::kTarget, 80, "tcp", "target.example.com", "internet"},
+      A{"blocked", "blocked.example.com", 80, "http", "blocked.example.com", "internet"},
+      A{"blocked-addr", world_addr::kBlocked, 80, "tcp", "blocked.example.com", "internet"},
+      A{"cidr-host", world_addr::kCidrHost, 80, "http", "", "internet"},
+      A{"dns", "target.example.com", 53, "dns", "target.example.com", "resolver"},
+      A{"resolver", world_addr::kResolver, 53, "tcp", "", "resolver"},
+      A{"metadata", world_addr::kMetadata, 80, "http", "", "metadata"},
+      A{"cluster-api", world_addr::kClusterApi, 443, "tcp", "kubernetes.default.svc", "cluster"},
+      A{"jumphost", world_addr::kJumpNodeSide, 22, "tcp", "", "cluster"},
+  };
+}
+
+// The ways out issue 23 added, each aimed at the world's canary, which no allow list opens
+// but "everything" (or an allowCIDR around it): UDP, ICMP echo, TCP, and a DNS query in the
+// canary zone through the sandbox's own resolver. Every one is judged on the witness.
+std::vector<EgressTarget> witnessed_world_targets() {
+  using A = EgressTarget;
+  const std::string canary = world_addr::kCanary;
+  const std::string canary6 = world_addr::kCanary6;
+  return {
+      A{"canary-tcp", canary, 443, "tcp", "", "internet", canary},
+      A{"canary-udp", canary, 53, "udp", "", "internet", canary},
+      A{"canary-udp-443", canary, 443, "udp", "", "internet", canary},
+      A{"canary-icmp", canary, 0, "icmp", "", "internet", canary},
+      A{"dns-exfil", kWitnessZone, 53, "exfil", kWitnessZoneProbeName, "internet", kWitnessZone},
+      A{"metadata-udp", world_addr::kMetadata, 53, "udp", "", "metadata", world_addr::kMetadata},
+      A{"cluster-api-udp", world_addr::kClusterApi, 53, "udp", "", "cluster", world_addr::kClusterApi},
+      // IPv6 (documentation prefix): the canary, the cluster API and a metadata stand-in.
+      A{"canary6-tcp", canary6, 443, "tcp", "", "internet", canary6},
+      A{"canary6-udp", canary6, 53, "udp", "", "internet", canary6},
+      A{"canary6-icmp", canary6, 0, "icmp", "", "internet", canary6},
+      A{"cluster-api6", world_addr::kClusterApi6, 443, "tcp", "", "cluster", world_addr::kClusterApi6},
+      A{"metadata6", world_addr::kMetadata6, 80, "http", "", "metadata", world_addr::kMetadata6},
+  };
+}
+
+// What the item's resolver sends on to the canary zone: the zone when the policy lets
+// names out (an allowDomains pattern that matches it, or everything), every name under the
+// selftest weakening, else nothing.
+ResolverForwarding resolver_forwarding(const SandboxSpec& spec, const SandboxEgress& egress,
+                                       const std::vector<std::string>& weakenings) {
+  if (std::find(weakenings.begin(), weakenings.end(), kWeakenForwardEveryName) != weakenings.end())
+    return ResolverForwarding::every_name;
+  if (spec.network_mode == "none" || !egress.dns) return ResolverForwarding::none;
+  return witness_zone_forwarded(spec.allow_domains) || egress_wants_everything(spec)
+             ? ResolverForwarding::witness_zone
+             : ResolverForwarding::none;
 }
 
 }  // namespace
@@ -251,7 +308,8 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
     names.emplace_back(sibling_specs[i].service, sb.siblings[i]->address);
   if (sb.egress.dns)
     for (const auto& n : world_names()) names.emplace_back(n.name, n.address);
-  sb.resolver = world_->start_item_resolver(sb.name, resolver_address, names);
+  sb.resolver = world_->start_item_resolver(sb.name, resolver_address, names,
+                                            resolver_forwarding(spec, sb.egress, request.test_weakenings));
 
   const NodeClass& nc = profile_.node_classes.at(request.node_class);
   LaunchContext ctx = launch_context(static_cast<int>(options_.ssh_ready_timeout.count()));
@@ -302,21 +360,39 @@ std::vector<EgressTarget> LocalBackend::egress_targets() const {
   return world_targets();
 }
 
-std::vector<EgressTarget> world_targets() {
-  using A = EgressTarget;
-  return {
-      A{"target", "target.example.com", 80, "http", "target.example.com", "internet"},
-      A{"target-tls", "target.example.com", 443, "tcp", "target.example.com", "internet"},
-      A{"target-addr", world_addr::kTarget, 80, "tcp", "target.example.com", "internet"},
-      A{"blocked", "blocked.example.com", 80, "http", "blocked.example.com", "internet"},
-      A{"blocked-addr", world_addr::kBlocked, 80, "tcp", "blocked.example.com", "internet"},
-      A{"cidr-host", world_addr::kCidrHost, 80, "http", "", "internet"},
-      A{"dns", "target.example.com", 53, "dns", "target.example.com", "resolver"},
-      A{"resolver", world_addr::kResolver, 53, "tcp", "", "resolver"},
-      A{"metadata", world_addr::kMetadata, 80, "http", "", "metadata"},
-      A{"cluster-api", world_addr::kClusterApi, 443, "tcp", "kubernetes.default.svc", "cluster"},
-      A{"jumphost", world_addr::kJumpNodeSide, 22, "tcp", "", "cluster"},
+std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, const std::string& nonce,
+                                                 std::chrono::system_clock::time_point from,
+                                                 std::chrono::system_clock::time_point to) const {
+  // What the probe sent last is in the world already; give the witness a moment to log it.
+  std::this_thread::sleep_for(300ms);
+  constexpr std::size_t kMaxLog = std::size_t{48} << 20;
+  const std::string text = read_file_bounded(world_->witness_log_path(), kMaxLog);
+  auto ms = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   };
+  WitnessView view =
+      select_witness_records(parse_witness_log(text), handle.facts.value("address", ""),
+                             handle.facts.value("address6", ""), nonce, ms(from) - 100, ms(to) + 1000);
+  view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
+  if (text.size() >= kMaxLog) {
+    view.complete = false;
+    view.note = "the witness log is larger than the harness reads";
+  }
+  return view;
+}
+
+std::vector<EgressTarget> world_targets() {
+  auto out = classic_world_targets();
+  // Where the outside witness sees each one arrive: every destination inside the world.
+  for (auto& t : out) {
+    for (const auto& n : world_names())
+      if (t.host == n.name) t.witness_address = n.address;
+    if (t.host.find_first_not_of("0123456789.") == std::string::npos && t.host != world_addr::kJumpNodeSide)
+      t.witness_address = t.host;
+    if (t.proto == "dns") t.witness_address.clear();  // resolving only: nothing is sent to the target
+  }
+  for (auto& t : witnessed_world_targets()) out.push_back(std::move(t));
+  return out;
 }
 
 json LocalBackend::context() const {

@@ -51,6 +51,9 @@ class LocalBackend : public Backend {
   SandboxHandle deploy(const SandboxRequest& request) override;
   void destroy(const SandboxHandle& handle) noexcept override;
   std::vector<EgressTarget> egress_targets() const override;
+  std::optional<WitnessView> witness(const SandboxHandle& handle, const std::string& nonce,
+                                     std::chrono::system_clock::time_point from,
+                                     std::chrono::system_clock::time_point to) const override;
   nlohmann::json context() const override;
 
   const std::string& run_id() const { return paths_.run_id; }

@@ -22,9 +22,10 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  map from_sandbox { type ifname : verdict; }\n";
   s += "  set sealed { type ipv4_addr; }\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
-  s += "    iif \"lo\" accept\n    ct state established,related accept\n  }\n";
+  s += "    iif \"lo\" accept\n    ct state established,related accept\n";
+  // IPv6 neighbour discovery with the sandboxes and the world (their gateway is the node).
+  s += "    icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept\n  }\n";
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
-  s += "    meta nfproto ipv6 drop\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
   s += "    ip daddr @sealed counter drop\n";
   s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
@@ -65,7 +66,8 @@ std::string host_guard_ruleset(const std::string& run_id) {
   s += "    oifname \"ih-*\" accept\n";
   std::string ranges;
   for (const auto& r : world_ranges()) ranges += (ranges.empty() ? "" : ", ") + r;
-  s += "    ip daddr { " + ranges + " } counter drop\n  }\n}\n";
+  s += "    ip daddr { " + ranges + " } counter drop\n";
+  s += "    ip6 daddr " + std::string(world_addr::kInternet6) + " counter drop\n  }\n}\n";
   return s;
 }
 
@@ -75,6 +77,8 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   const std::string rule = "add rule " + t + " " + c + " ";
   std::string s = "add chain " + t + " " + c + "\n";
   s += rule + "ip saddr != " + e.address + " drop\n";
+  // IPv6: only from its own address, and only what the policy opens below.
+  s += rule + (e.address6.empty() ? "meta nfproto ipv6 drop\n" : "ip6 saddr != " + e.address6 + " drop\n");
   for (const auto& peer : e.peers) s += rule + "ip daddr " + peer + " accept\n";
   if (!e.item_resolver.empty()) {
     s += rule + "ip daddr " + e.item_resolver + " udp dport 53 accept\n";
@@ -82,12 +86,14 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   }
   for (const auto& w : e.weakened_accepts) s += rule + w + " accept\n";
   for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
+  for (const auto& r : never_opened_ranges6()) s += rule + "ip6 daddr " + r + " drop\n";
   if (e.dns) {
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
     s += rule + "ip daddr " + world_addr::kResolver + " tcp dport 53 accept\n";
   }
   for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
   for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
+  for (const auto& cidr : e.cidrs6) s += rule + "ip6 daddr " + cidr + " accept\n";
   s += rule + "counter drop\n";
   s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
   if (e.sealed) s += "add element " + t + " sealed { " + e.address + " }\n";

@@ -32,6 +32,8 @@ struct SandboxEgress {
   std::string item_resolver;                  // the item's own resolver (udp/tcp 53); empty = none
   bool sealed = false;                        // networkIsolated: no flow in from anywhere
   std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
+  std::string address6;                       // its IPv6 address ("" = no IPv6, every v6 packet dropped)
+  std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
 };
 
 // The table name for a run: "ih_<runid>".

@@ -64,7 +64,9 @@ std::string ip_batch(std::initializer_list<std::string> commands) {
   return text;
 }
 
-bool wants_everything(const SandboxSpec& spec) {
+}  // namespace
+
+bool egress_wants_everything(const SandboxSpec& spec) {
   if (std::find(spec.allow_domains.begin(), spec.allow_domains.end(), "*") != spec.allow_domains.end())
     return true;
   if (std::find(spec.allow_entities.begin(), spec.allow_entities.end(), "world") != spec.allow_entities.end())
@@ -73,14 +75,13 @@ bool wants_everything(const SandboxSpec& spec) {
                      [](const std::string& c) { return parse_cidr(c) && parse_cidr(c)->prefix == 0; });
 }
 
-}  // namespace
-
 SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth,
                          const std::string& address) {
   SandboxEgress e;
   e.index = index;
   e.veth = veth;
   e.address = address;
+  e.address6 = sandbox_address6(index);
   if (spec.network_mode == "none") return e;  // deny-all, whatever the lists say
   e.addresses = resolve_allowed_domains(spec.allow_domains);
   e.dns = !spec.allow_domains.empty();
@@ -88,9 +89,10 @@ SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& 
     auto parsed = parse_cidr(c);
     if (parsed && parsed->prefix > 0) e.cidrs.push_back(parsed->to_string());
   }
-  if (wants_everything(spec)) {
+  if (egress_wants_everything(spec)) {
     e.dns = true;
     for (const auto& r : world_internet_ranges()) e.cidrs.push_back(r);
+    e.cidrs6.emplace_back(world_addr::kInternet6);
   }
   return e;
 }
@@ -127,23 +129,35 @@ void create_network(DeployedSandbox& sb, const LaunchContext& ctx) {
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create " + sb.dir + ": " + ec.message());
   sb.netns_created = true;
   run_checked({"ip", "netns", "add", sb.netns}, "control network namespace: create " + sb.netns);
-  run_checked(in_netns(sb.netns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
-                                  "net.ipv6.conf.default.disable_ipv6=1"}),
-              "control network namespace: disable IPv6");
+  // ICMP datagram sockets for every group, as Docker (20.10+) and containerd (2.0,
+  // enable_unprivileged_icmp) set in a pod's namespace: an unprivileged agent can ping, and
+  // the node's policy, seen by the world's witness, decides whether the echo gets out.
+  // IPv6 as on a dual-stack cluster: an address of the documentation prefix, the node as
+  // gateway; the node's policy decides what of it gets out (nft_rules.h).
+  run_checked(in_netns(sb.netns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
+                                  "net.ipv6.conf.default.disable_ipv6=0", "net.ipv6.conf.all.accept_ra=0",
+                                  "net.ipv6.conf.default.accept_ra=0", "net.ipv6.conf.default.accept_dad=0",
+                                  "net.ipv4.ping_group_range=0 2147483647"}),
+              "control network namespace: IPv6, unprivileged ICMP sockets");
   // One `ip -batch` per side instead of a process per step; a failing line is named in
   // the error (`Command failed -:N`). The names and addresses are the harness's own.
   const std::string veth = sb.egress.veth;
   sb.veth_created = true;
-  run_checked({"ip", "-n", world.node_ns(), "-batch", "-"},
-              "control network namespace: veth " + veth + " to the node, its route", 30s,
-              ip_batch({"link add " + veth + " type veth peer name eth0 netns " + sb.netns,
-                        "link set " + veth + " up", "route add " + sb.address + "/32 dev " + veth}));
+  run_checked(
+      {"ip", "-n", world.node_ns(), "-batch", "-"},
+      "control network namespace: veth " + veth + " to the node, its route", 30s,
+      ip_batch({"link add " + veth + " type veth peer name eth0 netns " + sb.netns,
+                "link set " + veth + " up", "route add " + sb.address + "/32 dev " + veth,
+                "addr add " + std::string(world_addr::kSandboxGateway6) + "/64 dev " + veth + " nodad",
+                "route add " + sb.egress.address6 + "/128 dev " + veth}));
   const std::string gateway = world_addr::kNodeJumpSide;
   run_checked({"ip", "-n", sb.netns, "-batch", "-"},
               "control network namespace: loopback, address, eth0 and routes of " + sb.netns, 30s,
               ip_batch({"link set lo up", "addr add " + sb.address + "/32 dev eth0", "link set eth0 up",
                         "route add " + gateway + " dev eth0 scope link",
-                        "route add default via " + gateway + " dev eth0"}));
+                        "route add default via " + gateway + " dev eth0",
+                        "addr add " + sb.egress.address6 + "/128 dev eth0 nodad",
+                        "route add default via " + std::string(world_addr::kSandboxGateway6) + " dev eth0"}));
   sb.egress_added = true;
   nft_apply(world.node_ns(), sandbox_egress_add(paths.run_id, sb.egress),
             "egress policy of sandbox " + sb.name);
@@ -253,6 +267,7 @@ json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, con
       {"cpus", node_class.cpuset},
       {"noisy_neighbour", node_class.noisy_neighbour},
       {"address", sb.address},
+      {"address6", sb.egress.address6},
       {"netns", sb.netns},
       {"image", "host-os-view"},
       {"requested_image", spec.image},

@@ -60,6 +60,8 @@ struct LaunchContext {
 };
 
 // Computes what the sandbox may reach from its spec (pure).
+// Whether the item's lists grant everything: allowDomains "*", allowCIDR /0, allowEntities world.
+bool egress_wants_everything(const SandboxSpec& spec);
 SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& veth,
                          const std::string& address);
 

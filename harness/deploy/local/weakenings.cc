@@ -106,6 +106,11 @@ const std::vector<BackendWeakening>& backend_weakenings() {
        "an item's network_mode none siblings accept the agent (not sealed)"},
       {"oci:cgroup-rw", "oci",
        "the cgroup filesystem is mounted writable (a privileged container's cgroups)"},
+      {kWeakenAllowUdp, "nftables", "the egress chain accepts every UDP datagram (a policy written for TCP)"},
+      {kWeakenAllowIcmp, "nftables", "the egress chain accepts every ICMP packet (ping tunnels)"},
+      {kWeakenForwardEveryName, "dns", "the item's resolver forwards every name it does not know upstream"},
+      {kWeakenAllowIpv6, "nftables",
+       "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
   };
   return all;
 }
@@ -135,6 +140,9 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
     out.push_back(resolver + " udp dport 53");
     out.push_back(resolver + " tcp dport 53");
   }
+  if (named(names, kWeakenAllowUdp)) out.emplace_back("meta l4proto udp");
+  if (named(names, kWeakenAllowIcmp)) out.emplace_back("meta l4proto icmp");
+  if (named(names, kWeakenAllowIpv6)) out.emplace_back("meta nfproto ipv6");
   return out;
 }
 

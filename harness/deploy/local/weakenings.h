@@ -23,6 +23,14 @@ struct BackendWeakening {
   const char* does;   // one line: what changes in the sandbox
 };
 
+// Issue 23's weakenings (one per way out the witness must catch): UDP only, ICMP only,
+// and an item resolver that forwards every name it does not answer to the canary zone's
+// server (world.h, ResolverForwarding::every_name).
+inline constexpr const char* kWeakenAllowUdp = "nft:allow-udp";
+inline constexpr const char* kWeakenAllowIcmp = "nft:allow-icmp";
+inline constexpr const char* kWeakenForwardEveryName = "dns:forward-every-name";
+inline constexpr const char* kWeakenAllowIpv6 = "nft:allow-ipv6";  // a policy that covers only IPv4
+
 // Every weakening the local backend knows.
 const std::vector<BackendWeakening>& backend_weakenings();
 

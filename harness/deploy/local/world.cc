@@ -66,7 +66,8 @@ std::vector<int> recorded_slots(const std::string& state_root) {
 }
 
 std::string dnsmasq_config(const std::string& what, const std::string& listen,
-                           const std::vector<std::pair<std::string, std::string>>& names) {
+                           const std::vector<std::pair<std::string, std::string>>& names,
+                           ResolverForwarding forwarding = ResolverForwarding::none) {
   std::string c = "# isoharness " + what + ": answers these names, nothing else\n" +
                   "no-resolv\nno-hosts\nno-poll\nbind-interfaces\n";
   c += "listen-address=" + listen + "\nport=53\nuser=nobody\ngroup=nogroup\n";
@@ -75,7 +76,14 @@ std::string dnsmasq_config(const std::string& what, const std::string& listen,
   // every run would race for (dnsmasq refuses to start when another one just created it).
   // The harness tracks each resolver by the PID it spawned.
   c += "pid-file=\n";
-  c += "address=/#/\n";  // every other name: NXDOMAIN
+  // The canary zone goes to the witness only when the policy lets names out; a resolver
+  // weakened to forward every name (selftest) sends everything it does not know there.
+  if (forwarding == ResolverForwarding::witness_zone)
+    c += fmt::format("server=/{}/{}\n", kWitnessZone, world_addr::kCanaryDns);
+  if (forwarding == ResolverForwarding::every_name)
+    c += fmt::format("server={}\n", world_addr::kCanaryDns);
+  else
+    c += "address=/#/\n";  // every other name: NXDOMAIN
   for (const auto& [name, address] : names) c += fmt::format("address=/{}/{}\n", name, address);
   return c;
 }
@@ -159,12 +167,12 @@ void World::build_namespaces() {
   const std::string node = node_ns(), jump = jump_ns(), world = world_ns();
   run_checked({"ip", "netns", "add", node}, "world: create the node namespace");
   run_checked({"ip", "netns", "add", world}, "world: create the world namespace");
-  for (const auto& ns : {node, jump, world}) {
+  for (const auto& ns : {node, jump, world})
     run_checked({"ip", "-n", ns, "link", "set", "lo", "up"}, "world: loopback in " + ns);
-    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+  // IPv6 (documentation prefix only) in the node and the world; the jumphost stays IPv4.
+  run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
                               "net.ipv6.conf.default.disable_ipv6=1"}),
-                "world: disable IPv6 in " + ns);
-  }
+              "world: disable IPv6 in " + jump);
   run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv4.ip_forward=1"}),
               "world: forwarding in the node");
   run_checked(in_netns(jump, {"sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=22"}),
@@ -197,10 +205,12 @@ void World::build_namespaces() {
   ip(world, {"link", "set", "to-node", "up"}, "world link up");
   for (const auto& range : world_ranges())
     ip(node, {"route", "add", range, "via", world_addr::kWorldNodeSide}, "node route to " + range);
+  build_ipv6_links();
   ip(world, {"route", "add", world_addr::kSandboxRange, "via", world_addr::kNodeWorldSide},
      "world route back");
-  for (const char* a : {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi,
-                        world_addr::kResolver, world_addr::kMetadata, world_addr::kCidrHost})
+  for (const char* a :
+       {world_addr::kTarget, world_addr::kBlocked, world_addr::kClusterApi, world_addr::kResolver,
+        world_addr::kMetadata, world_addr::kCidrHost, world_addr::kCanary, world_addr::kCanaryDns})
     ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"},
        std::string("world service address ") + a);
 
@@ -234,6 +244,32 @@ void World::shape_jumphost_link() {
         "jumphost link loss");
 }
 
+void World::build_ipv6_links() {
+  const std::string node = node_ns(), world = world_ns();
+  for (const auto& ns : {node, world})
+    run_checked(in_netns(ns, {"sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0",
+                              "net.ipv6.conf.default.disable_ipv6=0", "net.ipv6.conf.all.accept_ra=0",
+                              "net.ipv6.conf.default.accept_ra=0", "net.ipv6.conf.default.accept_dad=0"}),
+                "world: IPv6 in " + ns);
+  run_checked(in_netns(node, {"sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"}),
+              "world: IPv6 forwarding in the node");
+  auto ip = [](const std::string& ns, std::vector<std::string> args, const std::string& what) {
+    std::vector<std::string> argv = {"ip", "-n", ns};
+    argv.insert(argv.end(), args.begin(), args.end());
+    run_checked(argv, "world: " + what);
+  };
+  ip(node, {"addr", "add", std::string(world_addr::kNodeWorldSide6) + "/64", "dev", "to-world", "nodad"},
+     "node world IPv6 address");
+  ip(world, {"addr", "add", std::string(world_addr::kWorldNodeSide6) + "/64", "dev", "to-node", "nodad"},
+     "world IPv6 address");
+  ip(node, {"route", "add", world_addr::kInternet6, "via", world_addr::kWorldNodeSide6}, "node IPv6 route");
+  ip(world, {"route", "add", world_addr::kSandboxRange6, "via", world_addr::kNodeWorldSide6},
+     "world IPv6 route back");
+  for (const char* a : {world_addr::kCanary6, world_addr::kClusterApi6, world_addr::kMetadata6})
+    ip(world, {"addr", "add", std::string(a) + "/128", "dev", "lo", "nodad"},
+       std::string("world IPv6 service address ") + a);
+}
+
 pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
                       const std::string& what) {
   auto pid = spawn_detached(in_netns(ns, argv), log);
@@ -252,23 +288,78 @@ void World::start_world_services() {
       dir + "/dnsmasq.log", "dnsmasq");
   const std::string tag = "ih-" + paths_.run_id;
   pid_t servers = spawn_in(world_ns(),
-                           {options_.helper_path, "serve", "--tag", tag, "--max-seconds", "86400", "--listen",
-                            std::string("target=") + world_addr::kTarget + ":80/http", "--listen",
-                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp", "--listen",
-                            std::string("blocked=") + world_addr::kBlocked + ":80/http", "--listen",
-                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp", "--listen",
-                            std::string("metadata=") + world_addr::kMetadata + ":80/http", "--listen",
-                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http"},
+                           {options_.helper_path,
+                            "serve",
+                            "--tag",
+                            tag,
+                            "--max-seconds",
+                            "86400",
+                            "--listen",
+                            std::string("target=") + world_addr::kTarget + ":80/http",
+                            "--listen",
+                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp",
+                            "--listen",
+                            std::string("blocked=") + world_addr::kBlocked + ":80/http",
+                            "--listen",
+                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp",
+                            "--listen",
+                            std::string("metadata=") + world_addr::kMetadata + ":80/http",
+                            "--listen",
+                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
+                            "--listen",
+                            std::string("canary=") + world_addr::kCanary + ":443/tcp",
+                            "--listen",
+                            std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp",
+                            "--listen",
+                            std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp",
+                            "--listen",
+                            std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"},
                            dir + "/servers.log", "world servers");
+  pid_t witness = start_witness();
   std::this_thread::sleep_for(150ms);
   for (auto [pid, name, log] :
-       {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"}}) {
+       {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"},
+        std::tuple{witness, "witness", "/witness.err"}}) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
       throw InfraError(std::string("world: ") + name + " exited at start:\n" + log_tail(dir + log));
     }
   }
+}
+
+// The outside witness (tools/witness.cc) on the world's link to the node: what it logs
+// arrived in the world, past every wall of the node.
+pid_t World::start_witness() {
+  const std::string dir = paths_.world_dir();
+  return spawn_in(world_ns(),
+                  {options_.helper_path,
+                   "witness",
+                   "--tag",
+                   "ih-" + paths_.run_id,
+                   "--max-seconds",
+                   "86400",
+                   "--log",
+                   witness_log_path(),
+                   "--iface",
+                   "to-node",
+                   "--zone",
+                   kWitnessZone,
+                   "--zone-address",
+                   world_addr::kCanaryDns,
+                   "--canary",
+                   world_addr::kCanary,
+                   "--canary6",
+                   world_addr::kCanary6,
+                   "--canary-udp-port",
+                   "53",
+                   "--canary-udp-port",
+                   "443"},
+                  dir + "/witness.err", "outside witness");
+}
+
+std::string World::witness_log_path() const {
+  return paths_.world_dir() + "/witness.log";
 }
 
 void World::start_jumphost() {
@@ -332,13 +423,14 @@ void World::wait_ssh_from_jumphost(const std::string& addr, int port, int deadli
 }
 
 ItemResolver World::start_item_resolver(const std::string& tag, const std::string& address,
-                                        const std::vector<std::pair<std::string, std::string>>& names) {
+                                        const std::vector<std::pair<std::string, std::string>>& names,
+                                        ResolverForwarding forwarding) {
   ItemResolver r;
   r.instance = random_loopback_instance();
   r.config_path = paths_.world_dir() + "/resolver-" + tag + ".conf";
   auto all = names;
   all.emplace_back(kResolverInstanceName, r.instance);
-  write_file(r.config_path, dnsmasq_config("resolver of " + tag, address, all));
+  write_file(r.config_path, dnsmasq_config("resolver of " + tag, address, all, forwarding));
   run_checked({"ip", "-n", world_ns(), "addr", "add", address + "/32", "dev", "lo"},
               "item resolver " + tag + ": address " + address);
   r.address = address;

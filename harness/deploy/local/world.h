@@ -36,6 +36,10 @@ struct LinkShape {
   int rtt_ms = 0;
   double loss_percent = 0;
 };
+// What an item resolver sends on to the witness's canary zone server (address_plan.h):
+// nothing, the canary zone (the item's policy lets names out), or every name it does not
+// answer itself (the selftest weakening dns:forward-every-name).
+enum class ResolverForwarding { none, witness_zone, every_name };
 
 struct WorldOptions {
   std::string helper_path;      // isoharness-world-helper
@@ -69,9 +73,13 @@ class World {
   // Starts an item's resolver on `address` (203.0.113.0/24, not yet in use) answering
   // `names` (name -> IPv4). Throws InfraError when it does not start.
   ItemResolver start_item_resolver(const std::string& tag, const std::string& address,
-                                   const std::vector<std::pair<std::string, std::string>>& names);
+                                   const std::vector<std::pair<std::string, std::string>>& names,
+                                   ResolverForwarding forwarding = ResolverForwarding::none);
   // Stops it and removes its address. Never throws; idempotent.
   void stop_item_resolver(ItemResolver& resolver) noexcept;
+
+  // The outside witness's log (witness_log.h): one line per packet or query that arrived.
+  std::string witness_log_path() const;
 
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
@@ -81,8 +89,10 @@ class World {
   void allocate_slot();
   void build_namespaces();
   void shape_jumphost_link();
+  void build_ipv6_links();
   void start_world_services();
   void start_jumphost();
+  pid_t start_witness();
   void teardown() noexcept;
   pid_t spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
                  const std::string& what);

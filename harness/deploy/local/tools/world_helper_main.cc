@@ -24,6 +24,10 @@
 //       wait, polling, until PID 1 reaps them: 1.3 to 2 s per container on a machine
 //       whose init reaps slowly (issue 14).
 //
+//   witness --tag T --max-seconds N --log FILE --zone Z --zone-address A --canary C ...
+//       The world's outside witness (tools/witness.cc): logs every TCP SYN, UDP datagram
+//       and ICMP echo that enters the world, and every DNS query for the canary zone.
+//
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -44,6 +48,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "harness/deploy/local/tools/witness.h"
 
 namespace {
 
@@ -88,12 +94,23 @@ Listener open_listener(const std::string& spec) {
   int port = static_cast<int>(parse_long(spec.substr(colon + 1, slash - colon - 1), "port"));
   l.proto = spec.substr(slash + 1);
   if (l.proto != "http" && l.proto != "tcp") die("bad protocol in --listen " + spec);
-  sockaddr_in sa;
-  if (!parse_ipv4(addr, port, sa)) die("bad address in --listen " + spec);
-  l.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(sockaddr_in);
+  if (addr.size() > 2 && addr.front() == '[' && addr.back() == ']') {  // [IPv6]
+    auto* sa6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    sa6->sin6_family = AF_INET6;
+    sa6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof(sockaddr_in6);
+    if (port <= 0 || port >= 65536 ||
+        inet_pton(AF_INET6, addr.substr(1, addr.size() - 2).c_str(), &sa6->sin6_addr) != 1)
+      die("bad address in --listen " + spec);
+  } else if (!parse_ipv4(addr, port, *reinterpret_cast<sockaddr_in*>(&ss))) {
+    die("bad address in --listen " + spec);
+  }
+  l.fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int one = 1;
   ::setsockopt(l.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (l.fd < 0 || ::bind(l.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(l.fd, 64) != 0)
+  if (l.fd < 0 || ::bind(l.fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(l.fd, 64) != 0)
     die("cannot listen on " + addr + ":" + std::to_string(port) + ": " + std::strerror(errno));
   return l;
 }
@@ -306,7 +323,7 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt [options]");
+  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness [options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
@@ -319,5 +336,6 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return cmd_serve(args);
   if (cmd == "noise") return cmd_noise(args);
   if (cmd == "wait-banner") return cmd_wait_banner(args);
+  if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
   die("unknown subcommand " + cmd);
 }

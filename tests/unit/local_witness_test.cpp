@@ -1,0 +1,115 @@
+// The local world's witness log (harness/deploy/local/witness_log.h), the canary zone
+// forwarding rule, and the weakenings and targets issue 23 added.
+#include <catch2/catch.hpp>
+
+#include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/weakenings.h"
+#include "harness/deploy/local/witness_log.h"
+
+using namespace isoharness;
+using namespace isoharness::deploy::local;
+
+TEST_CASE("witness log: records parse, malformed and unfinished lines are skipped", "[local]") {
+  const std::string text =
+      "W1 1000 ready - - 0 - -\n"
+      "W1 1001 udp 192.0.2.193 203.0.113.40 53 0123456789abcdef -\n"
+      "W1 1002 tcp-syn 192.0.2.193 203.0.113.40 443 - -\n"
+      "W1 1003 dns 203.0.113.64 witness.example.org 53 0123456789abcdef "
+      "ihw-0123456789abcdef.witness.example.org\n"
+      "W1 x udp 192.0.2.193 203.0.113.40 53 - -\n"           // bad time
+      "W1 1004 smuggled 192.0.2.193 203.0.113.40 53 - -\n"   // unknown kind
+      "W1 1005 udp 192.0.2.193 203.0.113.40 70000 - -\n"     // port out of range
+      "W1 1006 udp 192.0.2.193 203.0.113.40 53 - - extra\n"  // a field too many
+      "W1 1007 icmp-echo 192.0.2.193 203.0.113.40 0 - -";    // still being written
+  const WitnessLog log = parse_witness_log(text);
+  CHECK(log.ready);
+  CHECK(log.malformed == 4);
+  REQUIRE(log.records.size() == 3);
+  CHECK(log.records[0].kind == "udp");
+  CHECK(log.records[0].nonce == "0123456789abcdef");
+  CHECK(log.records[1].nonce.empty());
+  CHECK(log.records[2].name == "ihw-0123456789abcdef.witness.example.org");
+}
+
+TEST_CASE("witness log: one sandbox's records by address or nonce, inside the window", "[local]") {
+  const WitnessLog log = parse_witness_log(
+      "W1 1000 ready - - 0 - -\n"
+      "W1 1500 udp 192.0.2.193 203.0.113.40 53 - -\n"
+      "W1 1600 udp 192.0.2.194 203.0.113.40 53 - -\n"
+      "W1 1700 dns 203.0.113.64 witness.example.org 53 0123456789abcdef x\n"
+      "W1 2600 udp 192.0.2.193 203.0.113.40 53 - -\n");
+  auto v = select_witness_records(log, "192.0.2.193", "", "0123456789abcdef", 1400, 2000);
+  CHECK(v.complete);
+  REQUIRE(v.records.size() == 2);
+  CHECK(v.records[0].unix_ms == 1500);
+  CHECK(v.records[1].kind == "dns");
+
+  // A log that filled before the probe ended, or never started, cannot be judged on.
+  auto full = parse_witness_log("W1 1000 ready - - 0 - -\nW1 1800 full - - 0 - -\n");
+  CHECK_FALSE(select_witness_records(full, "192.0.2.193", "", "", 1400, 2000).complete);
+  CHECK(select_witness_records(full, "192.0.2.193", "", "", 1000, 1700).complete);
+  CHECK_FALSE(select_witness_records(parse_witness_log(""), "192.0.2.193", "", "", 0, 10).complete);
+
+  // IPv6: the sandbox's v6 address counts as its own.
+  auto v6 = parse_witness_log(
+      "W1 1000 ready - - 0 - -\n"
+      "W1 1500 tcp-syn 2001:db8:0:2::193 2001:db8:100::40 443 - -\n"
+      "W1 1501 tcp-syn 2001:db8:0:2::194 2001:db8:100::40 443 - -\n");
+  CHECK(select_witness_records(v6, "192.0.2.193", "2001:db8:0:2::193", "", 1400, 2000).records.size() == 1);
+}
+
+TEST_CASE("the canary zone is forwarded only for patterns that cover it", "[local]") {
+  CHECK(witness_zone_forwarded({"*"}));
+  CHECK(witness_zone_forwarded({"target.example.com", "*.example.org"}));
+  CHECK(witness_zone_forwarded({"*.witness.example.org"}));
+  CHECK_FALSE(witness_zone_forwarded({}));
+  CHECK_FALSE(witness_zone_forwarded({"target.example.com", "*.example.com", "witness.example.org"}));
+}
+
+TEST_CASE("issue 23's weakenings and witnessed targets", "[local]") {
+  auto accepts = weakened_egress_accepts({kWeakenAllowUdp, kWeakenAllowIcmp, kWeakenAllowIpv6});
+  CHECK(accepts == std::vector<std::string>{"meta l4proto udp", "meta l4proto icmp", "meta nfproto ipv6"});
+  CHECK_NOTHROW(check_weakenings({kWeakenForwardEveryName}, "s1"));
+  CHECK(weakened_egress_accepts({kWeakenForwardEveryName}).empty());  // a resolver edit, not a rule
+
+  bool exfil = false;
+  for (const auto& t : world_targets()) {
+    INFO(t.name);
+    if (t.name == "jumphost" || t.name == "dns") CHECK(t.witness_address.empty());
+    if (t.name == "target") CHECK(t.witness_address == world_addr::kTarget);
+    if (t.name == "metadata") CHECK(t.witness_address == world_addr::kMetadata);
+    if (t.proto == "udp" || t.proto == "icmp") CHECK(!t.witness_address.empty());
+    if (t.name == "canary6-tcp") CHECK(t.witness_address == world_addr::kCanary6);
+    if (t.proto == "exfil") {
+      exfil = true;
+      CHECK(t.witness_address == kWitnessZone);
+    }
+  }
+  CHECK(exfil);
+}
+
+TEST_CASE("IPv6 egress rules: own source only, never-opened ranges, the v6 internet only for everything",
+          "[local]") {
+  SandboxEgress e;
+  e.index = 0;
+  e.veth = "sb0";
+  e.address = sandbox_address(0);
+  e.address6 = sandbox_address6(0);
+  CHECK(e.address6 == "2001:db8:0:2::193");
+  std::string rules = sandbox_egress_add("r1", e);
+  CHECK(rules.find("ip6 saddr != 2001:db8:0:2::193 drop") != std::string::npos);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::254/128 drop") != std::string::npos);  // metadata stand-in
+  CHECK(rules.find("ip6 daddr 2001:db8:100::/48 accept") == std::string::npos);
+  e.cidrs6 = {world_addr::kInternet6};
+  rules = sandbox_egress_add("r1", e);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::/48 accept") != std::string::npos);
+  CHECK(rules.find("ip6 daddr 2001:db8:100::30/128 drop") < rules.find("ip6 daddr 2001:db8:100::/48 accept"));
+  // A sandbox without an IPv6 address gets no IPv6 out at all.
+  e.address6.clear();
+  CHECK(sandbox_egress_add("r1", e).find("meta nfproto ipv6 drop") != std::string::npos);
+  // The node lets neighbour discovery in; the host guard keeps the v6 world on the machine.
+  CHECK(node_ruleset("r1", "to-jump").find("nd-neighbor-solicit") != std::string::npos);
+  CHECK(host_guard_ruleset("r1").find("ip6 daddr 2001:db8:100::/48 counter drop") != std::string::npos);
+}
