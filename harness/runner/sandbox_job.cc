@@ -113,16 +113,21 @@ std::vector<std::string> posture_argv(const JobContext& ctx, const std::vector<d
   return argv;
 }
 
+// Per-attempt freshness (attempt_freshness.h); remembers what this sandbox's resolver was
+// for the next attempt.
+void judge_freshness(transport::SandboxSession& session, LiveSandbox& sandbox, int attempt,
+                     std::string& resolver_instance, nlohmann::json& record) {
+  std::string seen_instance;
+  for (const auto& c :
+       check_freshness(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance))
+    record["checks"].push_back(verify::to_json(c));
+  resolver_instance = seen_instance;
+}
+
 void probe(const Job& job, int attempt, JobContext& ctx, LiveSandbox& sandbox, nlohmann::json& record,
            std::string& resolver_instance) {
   auto& session = sandbox.connect(45s);
-  if (!ctx.existing_sandbox) {  // per-attempt freshness (attempt_freshness.h)
-    std::string seen_instance;
-    for (const auto& c :
-         check_freshness(session, sandbox.handle().facts, resolver_instance, attempt, &seen_instance))
-      record["checks"].push_back(verify::to_json(c));
-    resolver_instance = seen_instance;
-  }
+  if (!ctx.existing_sandbox) judge_freshness(session, sandbox, attempt, resolver_instance, record);
   // Checked by size here; the agent's own digest of the file is compared below
   // (agent_upload), which saves reading the agent back over the connection.
   record["facts"]["isoprobe_upload_bytes"] = sandbox.upload_isoprobe(transport::UploadCheck::size);
