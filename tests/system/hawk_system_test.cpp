@@ -693,7 +693,7 @@ void require_all_accepted(const Platform& p, const RunResult& r, const std::stri
 
 TEST_CASE("configs the platform must refuse: refused as required, on hawk and on local", "[system][hawk]") {
   Platform p;
-  p.env_extra["HAWK_STANDIN_ROOT_TASKS"] = "binary_analysis";
+  p.env_extra["HAWK_STANDIN_ROOT_TASKS"] = "firmware_triage";
   RunResult r = p.run(refusal_scenarios());
   const std::string& out = p.out;
   INFO(r.out);
