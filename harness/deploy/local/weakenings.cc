@@ -91,6 +91,7 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"oci:reused-home", "oci", "the home directory is a host directory every attempt of the item shares"},
       {"none-sibling-reachable", "nftables",
        "an item's network_mode none siblings accept the agent (not sealed)"},
+      {"sshd:no-sftp", "sshd", "the sandbox's sshd has no SFTP subsystem (as dropbear or a minimal sshd)"},
   };
   return all;
 }
@@ -121,6 +122,10 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
     out.push_back(resolver + " tcp dport 53");
   }
   return out;
+}
+
+bool weakened_sshd_serves_sftp(const std::vector<std::string>& names) {
+  return !named(names, "sshd:no-sftp");
 }
 
 std::string weakened_shared_dir(const std::string& run_dir, const std::string& item_id) {
