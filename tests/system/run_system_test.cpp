@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "harness/common/subprocess.h"
 #include "harness/deploy/factory/backend_factory.h"
@@ -286,34 +288,39 @@ std::map<std::string, std::string> checks_of(const json& result) {
 
 // A sandbox whose sshd serves no SFTP (the test seam sshd:no-sftp: a real sshd without the
 // `Subsystem sftp` line) gets its agent over an exec channel and passes with the very checks
-// the same item passes when its sshd serves SFTP.
-TEST_CASE("run: a strict sandbox whose sshd has no SFTP subsystem passes like one that has it",
-          "[system][run]") {
+// the same item passes when its sshd serves SFTP: strict under gVisor (its only runtime),
+// standard under runc.
+TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that has it", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
-  auto cfg = config_for("strict.yaml", dir.path + "/sftp");
-  cfg.runtimes = {"gvisor"};
-  cfg.node_classes = {"tier"};
-  cfg.attempts = 1;
-  auto with_sftp = runner::run(cfg);
-  INFO(with_sftp.result["summary"].dump());
-  REQUIRE(with_sftp.exit_code == kExitPass);
-  CHECK(with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload_via"] == "sftp");
+  const std::vector<std::pair<std::string, std::string>> cells = {{"strict.yaml", "gvisor"},
+                                                                  {"standard.yaml", "runc"}};
+  for (const auto& [scenario_file, runtime] : cells) {
+    auto cfg = config_for(scenario_file, dir.path + "/sftp-" + runtime);
+    cfg.runtimes = {runtime};
+    cfg.node_classes = {"tier"};
+    cfg.attempts = 1;
+    auto with_sftp = runner::run(cfg);
+    INFO(runtime << " with SFTP: " << with_sftp.result["summary"].dump());
+    REQUIRE(with_sftp.exit_code == kExitPass);
+    CHECK(with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload_via"] == "sftp");
 
-  cfg.out_dir = dir.path + "/exec";
-  cfg.test_weakenings = {"sshd:no-sftp"};
-  auto without = runner::run(cfg);
-  INFO(without.result["summary"].dump());
-  CHECK(without.exit_code == kExitPass);
-  CHECK(without.result["summary"]["verdict"] == "pass");
-  REQUIRE(without.result["sandboxes"].size() == 1);
-  const json& s = without.result["sandboxes"][0];
-  CHECK(s["error"].is_null());
-  CHECK(s["facts"]["test_weakenings"][0] == "sshd:no-sftp");
-  CHECK(s["facts"]["isoprobe_upload_via"] == "exec");
-  const auto checks = checks_of(without.result);
-  CHECK(checks == checks_of(with_sftp.result));
-  REQUIRE(checks.count("agent_upload") == 1);
-  CHECK(checks.at("agent_upload") == "pass");
-  CHECK(failed_controls(without.result).empty());
+    cfg.out_dir = dir.path + "/exec-" + runtime;
+    cfg.test_weakenings = {"sshd:no-sftp"};
+    auto without = runner::run(cfg);
+    INFO(runtime << " without SFTP: " << without.result["summary"].dump());
+    CHECK(without.exit_code == kExitPass);
+    CHECK(without.result["summary"]["verdict"] == "pass");
+    REQUIRE(without.result["sandboxes"].size() == 1);
+    const json& s = without.result["sandboxes"][0];
+    CHECK(s["runtime"] == runtime);
+    CHECK(s["error"].is_null());
+    CHECK(s["facts"]["test_weakenings"][0] == "sshd:no-sftp");
+    CHECK(s["facts"]["isoprobe_upload_via"] == "exec");
+    const auto checks = checks_of(without.result);
+    CHECK(checks == checks_of(with_sftp.result));
+    REQUIRE(checks.count("agent_upload") == 1);
+    CHECK(checks.at("agent_upload") == "pass");
+    CHECK(failed_controls(without.result).empty());
+  }
 }
