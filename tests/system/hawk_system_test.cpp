@@ -537,21 +537,6 @@ RunResult check(const std::string& scenario_file, const json& item, const std::s
 
 }  // namespace
 
-TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "[system][hawk]") {
-  const json item = plan_item(scenario("strict.yaml"));
-  LocalUp up(item["values"]);
-  const std::string ssh = up.info["ssh_command"];
-  CHECK_THAT(ssh, Catch::StartsWith("ssh ") && Catch::Contains(" -J "));
-  RunResult r = check(scenario("strict.yaml"), item, ssh, up.dir.path + "/out");
-  INFO(r.out);
-  CHECK(r.exit_code == 0);
-  json result = result_in(up.dir.path + "/out");
-  REQUIRE(result["sandboxes"].size() == 1);
-  CHECK(result["sandboxes"][0]["facts"]["backend"] == "existing");
-  CHECK(result["accepted_host_keys"].empty());  // both keys pinned by local up's known_hosts
-  CHECK(failed_controls(result).empty());
-}
-
 namespace {
 
 // OpenSSH's sftp client through the jumphost with local up's keys, a batch of one `pwd`.
@@ -571,6 +556,25 @@ RunResult sftp_pwd(const LocalUp& up) {
 }
 
 }  // namespace
+
+TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "[system][hawk]") {
+  const json item = plan_item(scenario("strict.yaml"));
+  LocalUp up(item["values"]);
+  const std::string ssh = up.info["ssh_command"];
+  CHECK_THAT(ssh, Catch::StartsWith("ssh ") && Catch::Contains(" -J "));
+  RunResult sftp = sftp_pwd(up);  // the sandbox serves SFTP: the client's batch runs
+  INFO(sftp.out);
+  CHECK(sftp.exit_code == 0);
+  CHECK_THAT(sftp.out, Catch::Contains("/home/agent"));
+  RunResult r = check(scenario("strict.yaml"), item, ssh, up.dir.path + "/out");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(up.dir.path + "/out");
+  REQUIRE(result["sandboxes"].size() == 1);
+  CHECK(result["sandboxes"][0]["facts"]["backend"] == "existing");
+  CHECK(result["accepted_host_keys"].empty());  // both keys pinned by local up's known_hosts
+  CHECK(failed_controls(result).empty());
+}
 
 // The test seam sshd:no-sftp given to local up: a real sshd without the SFTP subsystem
 // (OpenSSH's own sftp client cannot start it), and check still verifies the sandbox, the
