@@ -483,7 +483,7 @@ struct LocalUp {
   std::string run_id = "h" + dl::new_run_id().substr(0, 7);
   json info;
 
-  explicit LocalUp(json values, const std::vector<std::string>& extra = {}) {
+  explicit LocalUp(const json& values, const std::vector<std::string>& extra = {}) {
     test::require_system(kPrograms);
     make_login_key(dir.path);
     std::ofstream(dir.path + "/values.json") << values.dump();
