@@ -46,6 +46,7 @@ struct LocalArgs {
   std::string name = "manual";
   int hold_seconds = 0;
   bool json_out = false;
+  std::vector<std::string> test_weakenings;  // test seam (deploy/local/weakenings.h)
 };
 
 int do_doctor(const LocalArgs& a) {
@@ -195,6 +196,7 @@ int do_up(const LocalArgs& a) {
   req.values = values;
   req.node_class = a.node_class;
   req.authorized_key = key_line;
+  req.test_weakenings = a.test_weakenings;
   auto t0 = std::chrono::steady_clock::now();
   deploy::SandboxHandle h = backend->deploy(req);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -245,6 +247,8 @@ Command local_command(CLI::App& app) {
   up->add_option("--hold-seconds", args->hold_seconds,
                  "tear down after this many seconds (0: wait for a signal)");
   up->add_flag("--json", args->json_out, "print the route, host keys and facts as one JSON line");
+  up->add_option("--test-weakening", args->test_weakenings,
+                 "test seam: a named local weakening (e.g. sshd:no-sftp), recorded in the facts; repeatable");
 
   return {sub, [args, doctor, cleanup, up]() -> int {
             if (doctor->parsed()) return do_doctor(*args);

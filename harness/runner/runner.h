@@ -36,7 +36,7 @@ struct RunConfig {
   // (keep CAP_SYS_ADMIN, drop the runtime class) to prove verify catches it.
   std::function<void(const std::string& item_id, const std::string& runtime, nlohmann::json& values)> tamper;
   // Test seam: named weakenings the backend applies behind the plan's back (local:
-  // "none-sibling-reachable"), recorded in each sandbox's facts.
+  // "none-sibling-reachable", "sshd:no-sftp"), recorded in each sandbox's facts.
   std::vector<std::string> test_weakenings;
 };
 

@@ -2,11 +2,13 @@
 // sshd, a platform's human-eval image that is not ours to configure) still runs commands,
 // so the file goes as the stdin of one constant `sh` script: it creates the directory,
 // writes the bytes to <path>.part, sets the mode, renames it into place and prints the size
-// it holds. Nothing of the file or the path is ever part of the script: the path and the
-// mode are its positional words (each shell-quoted by exec, harness-chosen constants), the
-// bytes only ever travel on stdin. The check is the same as over SFTP (transport.h,
-// UploadCheck): the size the sandbox reports must equal what was sent, or the file is read
-// back with `cat` (bounded to its size + 1) and its SHA-256 compared.
+// it holds. A relative path is taken from the login's working directory, the home
+// directory, as SFTP takes it. Nothing of the file or the path is ever part of the script:
+// the path and the mode are its positional words (each shell-quoted by exec,
+// harness-chosen constants), the bytes only ever travel on stdin. The check is the same as
+// over SFTP (transport.h, UploadCheck): the size the sandbox reports must equal what was
+// sent, or the file is read back with `cat` (bounded to its size + 1) and its SHA-256
+// compared.
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
@@ -25,7 +27,7 @@ constexpr std::uintmax_t kMaxExecUploadBytes = std::uintmax_t{64} << 20;
 
 constexpr const char* kWriteScript =
     "set -e; umask 022; case \"$1\" in */*) mkdir -p -- \"${1%/*}\";; esac; "
-    "cat > \"$1.part\"; chmod \"$2\" \"$1.part\"; mv -f -- \"$1.part\" \"$1\"; wc -c < \"$1\"";
+    "cat > \"$1.part\"; chmod -- \"$2\" \"$1.part\"; mv -f -- \"$1.part\" \"$1\"; wc -c < \"$1\"";
 
 std::string exec_upload_sha256_hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -86,7 +88,10 @@ Status read_back_by_exec(SandboxSession& session, const std::string& remote, con
 Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local,
                                       const std::string& remote, int mode, Deadline until,
                                       UploadCheck check) {
-  if (remote.empty() || remote.front() != '/' || remote.find('\0') != std::string::npos)
+  // A relative path is relative to the login's working directory (the home directory, as
+  // over SFTP): `isoharness run` uploads its agent to .isoprobe/isoprobe. A leading '-'
+  // could read as an option to a command of the script, so it is refused.
+  if (remote.empty() || remote.front() == '-' || remote.find('\0') != std::string::npos)
     return make_error("upload: bad remote path");
   auto bytes = read_local(local);
   if (!bytes) return bytes.error();

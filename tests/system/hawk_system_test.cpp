@@ -483,14 +483,26 @@ struct LocalUp {
   std::string run_id = "h" + dl::new_run_id().substr(0, 7);
   json info;
 
-  explicit LocalUp(json values) {
+  explicit LocalUp(const json& values, const std::vector<std::string>& extra = {}) {
     test::require_system(kPrograms);
     make_login_key(dir.path);
     std::ofstream(dir.path + "/values.json") << values.dump();
-    auto started = spawn_detached({isoharness_bin(), "local", "up", "--values", dir.path + "/values.json",
-                                   "--run-id", run_id, "--authorized-key", dir.path + "/id_ed25519.pub",
-                                   "--identity", dir.path + "/id_ed25519", "--json", "--hold-seconds", "600"},
-                                  dir.path + "/up.log");
+    std::vector<std::string> argv = {isoharness_bin(),
+                                     "local",
+                                     "up",
+                                     "--values",
+                                     dir.path + "/values.json",
+                                     "--run-id",
+                                     run_id,
+                                     "--authorized-key",
+                                     dir.path + "/id_ed25519.pub",
+                                     "--identity",
+                                     dir.path + "/id_ed25519",
+                                     "--json",
+                                     "--hold-seconds",
+                                     "600"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto started = spawn_detached(argv, dir.path + "/up.log");
     REQUIRE(started);
     pid = *started;
     for (int i = 0; i < 1800 && info.is_null(); ++i) {
@@ -525,11 +537,35 @@ RunResult check(const std::string& scenario_file, const json& item, const std::s
 
 }  // namespace
 
+namespace {
+
+// OpenSSH's sftp client through the jumphost with local up's keys, a batch of one `pwd`.
+RunResult sftp_pwd(const LocalUp& up) {
+  const std::string batch = up.dir.path + "/sftp.batch";
+  std::ofstream(batch) << "pwd\n";
+  const json& jump = up.info["jump"];
+  const json& sb = up.info["sandbox"];
+  auto r = run_command({"sftp", "-F", up.info["ssh_config"].get<std::string>(), "-J",
+                        jump["user"].get<std::string>() + "@" + jump["host"].get<std::string>() + ":" +
+                            std::to_string(jump["port"].get<int>()),
+                        "-P", std::to_string(sb["port"].get<int>()), "-b", batch,
+                        sb["user"].get<std::string>() + "@" + sb["host"].get<std::string>()},
+                       {.deadline = 60s, .merge_stderr = true});
+  REQUIRE(r);
+  return *r;
+}
+
+}  // namespace
+
 TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "[system][hawk]") {
   const json item = plan_item(scenario("strict.yaml"));
   LocalUp up(item["values"]);
   const std::string ssh = up.info["ssh_command"];
   CHECK_THAT(ssh, Catch::StartsWith("ssh ") && Catch::Contains(" -J "));
+  RunResult sftp = sftp_pwd(up);  // the sandbox serves SFTP: the client's batch runs
+  INFO(sftp.out);
+  CHECK(sftp.exit_code == 0);
+  CHECK_THAT(sftp.out, Catch::Contains("/home/agent"));
   RunResult r = check(scenario("strict.yaml"), item, ssh, up.dir.path + "/out");
   INFO(r.out);
   CHECK(r.exit_code == 0);
@@ -537,6 +573,31 @@ TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "
   REQUIRE(result["sandboxes"].size() == 1);
   CHECK(result["sandboxes"][0]["facts"]["backend"] == "existing");
   CHECK(result["accepted_host_keys"].empty());  // both keys pinned by local up's known_hosts
+  CHECK(failed_controls(result).empty());
+}
+
+// The test seam sshd:no-sftp given to local up: a real sshd without the SFTP subsystem
+// (OpenSSH's own sftp client cannot start it), and check still verifies the sandbox, the
+// agent sent over an exec channel.
+TEST_CASE("check verifies a sandbox from local up whose sshd has no SFTP subsystem", "[system][hawk]") {
+  const json item = plan_item(scenario("strict.yaml"));
+  LocalUp up(item["values"], {"--test-weakening", "sshd:no-sftp"});
+  CHECK(up.info["facts"]["test_weakenings"][0] == "sshd:no-sftp");
+  RunResult refused = sftp_pwd(up);
+  INFO(refused.out);
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.out, Catch::Contains("subsystem request failed"));
+  RunResult r = check(scenario("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  json result = result_in(up.dir.path + "/out");
+  REQUIRE(result["sandboxes"].size() == 1);
+  const json& s = result["sandboxes"][0];
+  CHECK(s["facts"]["isoprobe_upload_via"] == "exec");
+  int agent_upload_passed = 0;
+  for (const auto& c : s["checks"])
+    if (c["control"] == "agent_upload" && c["status"] == "pass") ++agent_upload_passed;
+  CHECK(agent_upload_passed == 1);
   CHECK(failed_controls(result).empty());
 }
 

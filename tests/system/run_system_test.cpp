@@ -4,8 +4,11 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "harness/common/subprocess.h"
 #include "harness/deploy/factory/backend_factory.h"
@@ -268,4 +271,56 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
   REQUIRE(outcome.result["sandboxes"].size() == 1);
   CHECK(outcome.result["sandboxes"][0]["error"].is_null());
   CHECK(failed_controls(outcome.result).empty());
+}
+
+namespace {
+
+// control -> status of a run's only sandbox.
+std::map<std::string, std::string> checks_of(const json& result) {
+  std::map<std::string, std::string> out;
+  REQUIRE(result["sandboxes"].size() == 1);
+  for (const auto& c : result["sandboxes"][0]["checks"])
+    out[c["control"].get<std::string>()] = c["status"].get<std::string>();
+  return out;
+}
+
+}  // namespace
+
+// A sandbox whose sshd serves no SFTP (the test seam sshd:no-sftp: a real sshd without the
+// `Subsystem sftp` line) gets its agent over an exec channel and passes with the very checks
+// the same item passes when its sshd serves SFTP: strict under gVisor (its only runtime),
+// standard under runc.
+TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that has it", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  const std::vector<std::pair<std::string, std::string>> cells = {{"strict.yaml", "gvisor"},
+                                                                  {"standard.yaml", "runc"}};
+  for (const auto& [scenario_file, runtime] : cells) {
+    auto cfg = config_for(scenario_file, dir.path + "/sftp-" + runtime);
+    cfg.runtimes = {runtime};
+    cfg.node_classes = {"tier"};
+    cfg.attempts = 1;
+    auto with_sftp = runner::run(cfg);
+    INFO(runtime << " with SFTP: " << with_sftp.result["summary"].dump());
+    REQUIRE(with_sftp.exit_code == kExitPass);
+    CHECK(with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload_via"] == "sftp");
+
+    cfg.out_dir = dir.path + "/exec-" + runtime;
+    cfg.test_weakenings = {"sshd:no-sftp"};
+    auto without = runner::run(cfg);
+    INFO(runtime << " without SFTP: " << without.result["summary"].dump());
+    CHECK(without.exit_code == kExitPass);
+    CHECK(without.result["summary"]["verdict"] == "pass");
+    REQUIRE(without.result["sandboxes"].size() == 1);
+    const json& s = without.result["sandboxes"][0];
+    CHECK(s["runtime"] == runtime);
+    CHECK(s["error"].is_null());
+    CHECK(s["facts"]["test_weakenings"][0] == "sshd:no-sftp");
+    CHECK(s["facts"]["isoprobe_upload_via"] == "exec");
+    const auto checks = checks_of(without.result);
+    CHECK(checks == checks_of(with_sftp.result));
+    REQUIRE(checks.count("agent_upload") == 1);
+    CHECK(checks.at("agent_upload") == "pass");
+    CHECK(failed_controls(without.result).empty());
+  }
 }

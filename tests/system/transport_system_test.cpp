@@ -237,6 +237,18 @@ TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so"
     REQUIRE(run.has_value());
     CHECK(run->out == "probe\n");
   }
+  SECTION("a relative path lands where SFTP would put it: in the login's working directory") {
+    const std::string rel = "isoharness-exec-rel/agent";  // as run's .isoprobe/isoprobe
+    auto up = (*s)->upload(local, rel, 0700, 60s, UploadCheck::size);
+    REQUIRE(up.has_value());
+    CHECK(up->via == UploadVia::exec);
+    auto held = (*s)->exec({"sh", "-c", "wc -c < \"$0\"; rm -rf isoharness-exec-rel", rel}, 10s, 1024);
+    REQUIRE(held.has_value());
+    CHECK(held->out.find(std::to_string(content.size())) != std::string::npos);
+    auto dash = (*s)->upload(local, "-rf", 0700, 10s, UploadCheck::size);
+    REQUIRE_FALSE(dash.has_value());
+    CHECK_THAT(dash.error().message, Catch::Contains("bad remote path"));
+  }
   SECTION("a place that cannot be written: the error says SFTP is missing and why exec failed") {
     auto bad = (*s)->upload(local, "/proc/isoharness-no/x", 0644, 10s, UploadCheck::size);
     REQUIRE_FALSE(bad.has_value());

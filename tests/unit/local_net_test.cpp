@@ -10,6 +10,7 @@
 #include "harness/deploy/local/sandbox_spec.h"
 #include "harness/deploy/local/ssh_client_files.h"
 #include "harness/deploy/local/sshd_config.h"
+#include "harness/deploy/local/weakenings.h"
 #include "tests/support/test_support.h"
 
 using namespace isoharness;
@@ -122,6 +123,13 @@ TEST_CASE("the sshd configurations match the field notes and the jumphost's limi
        {"Port 2222", "UsePAM no", "PidFile none", "StrictModes no", "Subsystem sftp internal-sftp",
         "PasswordAuthentication no", "AllowUsers agent", "AuthorizedKeysFile /etc/ssh/authorized_keys"})
     CHECK_THAT(sb, Catch::Contains(line));
+  // sshd:no-sftp: the same sshd, with no SFTP subsystem at all.
+  std::string bare = sandbox_sshd_config("agent", 2222, false);
+  CHECK(bare.find("Subsystem") == std::string::npos);
+  CHECK_THAT(bare, Catch::Contains("AllowUsers agent"));
+  CHECK(weakened_sshd_serves_sftp({}));
+  CHECK_FALSE(weakened_sshd_serves_sftp({"sshd:no-sftp"}));
+  CHECK_NOTHROW(check_weakenings({"sshd:no-sftp"}, "s1"));
   std::string jump = jumphost_sshd_config("jump", "198.51.100.130", {"192.0.2.193:2222", "192.0.2.194:2222"});
   for (const char* line :
        {"ListenAddress 198.51.100.130", "PermitTTY no", "ForceCommand /bin/false", "AllowTcpForwarding local",

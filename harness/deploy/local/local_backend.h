@@ -92,9 +92,9 @@ std::string default_helper_path();
 // the build tree's. Empty when neither exists.
 std::string default_isoprobe_bundle();
 
-// The one test weakening the local backend understands (SandboxRequest::test_weakenings):
-// `networkIsolated: true` (network_mode none) services keep peers and stay reachable, as if the policy forgot
-// them.
+// A test weakening of the local backend (SandboxRequest::test_weakenings; weakenings.cc
+// lists every one): `networkIsolated: true` (network_mode none) services keep peers and
+// stay reachable, as if the policy forgot them.
 inline constexpr const char* kWeakenNoneSiblingReachable = "none-sibling-reachable";
 
 // One prerequisite of the local backend, checked on this machine.

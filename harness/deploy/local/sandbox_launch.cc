@@ -176,7 +176,7 @@ ImageSpec image_of(const DeployedSandbox& sb, const SandboxSpec& spec, const std
   image.hostname = hostname;
   image.uid = spec.uid;
   image.gid = spec.gid;
-  image.sshd_config = sandbox_sshd_config("agent");
+  image.sshd_config = sandbox_sshd_config("agent", 2222, weakened_sshd_serves_sftp(sb.weakenings));
   image.resolver = resolver_of(sb);
   image.key_comment = sb.container;
   image.workdir = spec.settings.working_dir;

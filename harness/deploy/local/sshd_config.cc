@@ -26,10 +26,10 @@ const char* kCommon =
 
 }  // namespace
 
-std::string sandbox_sshd_config(const std::string& user, int port) {
+std::string sandbox_sshd_config(const std::string& user, int port, bool sftp) {
   return "# isoharness sandbox sshd (runs as " + user + ")\n" + "Port " + std::to_string(port) +
          "\nListenAddress 0.0.0.0\n" + kCommon + "AllowUsers " + user +
-         "\nAllowTcpForwarding no\nPermitTTY yes\nSubsystem sftp internal-sftp\n";
+         "\nAllowTcpForwarding no\nPermitTTY yes\n" + (sftp ? "Subsystem sftp internal-sftp\n" : "");
 }
 
 std::string jumphost_sshd_config(const std::string& user, const std::string& listen_address,

@@ -111,6 +111,7 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {kWeakenForwardEveryName, "dns", "the item's resolver forwards every name it does not know upstream"},
       {kWeakenAllowIpv6, "nftables",
        "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
+      {"sshd:no-sftp", "sshd", "the sandbox's sshd has no SFTP subsystem (as dropbear or a minimal sshd)"},
   };
   return all;
 }
@@ -144,6 +145,10 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
   if (named(names, kWeakenAllowIcmp)) out.emplace_back("meta l4proto icmp");
   if (named(names, kWeakenAllowIpv6)) out.emplace_back("meta nfproto ipv6");
   return out;
+}
+
+bool weakened_sshd_serves_sftp(const std::vector<std::string>& names) {
+  return !named(names, "sshd:no-sftp");
 }
 
 std::string weakened_shared_dir(const std::string& run_dir, const std::string& item_id) {

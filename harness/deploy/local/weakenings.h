@@ -1,8 +1,8 @@
 // The local backend's half of `isoharness selftest`: named weakenings applied to one
 // sandbox behind the plan's back (deploy::SandboxRequest::test_weakenings), each at the layer
-// where a real misconfiguration would sit: the node's egress policy (nftables) or the
-// OCI spec the runtime receives. Weakenings of the rendered values themselves (a kept
-// capability, a dropped runtime class) are made by harness/selftest before the request
+// where a real misconfiguration would sit: the node's egress policy (nftables), the
+// OCI spec the runtime receives, or the sandbox's sshd configuration. Weakenings of the rendered values
+// themselves (a kept capability, a dropped runtime class) are made by harness/selftest before the request
 // reaches the backend and need nothing here.
 //
 // Nothing of this runs unless a request names a weakening; an unknown name is refused
@@ -19,7 +19,7 @@ namespace isoharness::deploy::local {
 
 struct BackendWeakening {
   const char* name;   // e.g. "nft:allow-metadata"
-  const char* layer;  // "nftables" or "oci"
+  const char* layer;  // "nftables", "oci" or "sshd"
   const char* does;   // one line: what changes in the sandbox
 };
 
@@ -40,6 +40,11 @@ void check_weakenings(const std::vector<std::string>& names, const std::string& 
 // Rule bodies (nft syntax after "add rule <table> <chain> ") that the sandbox's egress
 // chain accepts before anything else it checks (SandboxEgress::weakened_accepts).
 std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>& names);
+
+// Whether the sandbox's sshd serves SFTP: not under "sshd:no-sftp", which leaves the
+// `Subsystem sftp` line out, so the harness must upload over an exec channel. Not a
+// weakening of isolation: a sandbox the platform configured so still passes.
+bool weakened_sshd_serves_sftp(const std::vector<std::string>& names);
 
 // What an OCI weakening needs to know about the sandbox.
 struct OciWeakeningTarget {
