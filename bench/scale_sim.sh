@@ -49,6 +49,7 @@ runtime_classes: [gvisor]
 sandbox_runtime_class: gvisor
 sandbox_runtime_class_is_default: false
 runtime_handlers: { gvisor: runsc }
+node_mounts: [/usr, /etc/alternatives]
 hawk:
   cli: $standin
   human: alice

@@ -10,18 +10,16 @@ namespace isoharness::policy {
 namespace {
 
 // Mounts of the node's storage every container has, put there by the runtime itself
-// (the kubelet's pod files), and those the local backend adds (the host's /usr and
-// /etc/alternatives, read-only: the local image is this machine's OS).
+// (the kubelet's pod files), and those the deployment's sandboxes show by design (its
+// profile's node_mounts: by default the local backend's read-only host /usr and
+// /etc/alternatives, as its image is this machine's OS).
 std::vector<std::string> runtime_plumbing(const scenario::DeploymentProfile& deployment) {
   std::vector<std::string> out = {"/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/dev/termination-log",
                                   // a service-account token: judged by kubernetes_credentials,
                                   // whatever filesystem the runtime serves it from
                                   "/run/secrets/kubernetes.io/serviceaccount",
                                   "/var/run/secrets/kubernetes.io/serviceaccount"};
-  if (deployment.backend == "local") {
-    out.emplace_back("/usr");
-    out.emplace_back("/etc/alternatives");
-  }
+  out.insert(out.end(), deployment.node_mounts.begin(), deployment.node_mounts.end());
   return out;
 }
 

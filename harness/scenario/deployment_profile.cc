@@ -81,6 +81,32 @@ void read_identity(const nlohmann::json& v, DeploymentProfile& p, const ProfileE
   }
 }
 
+// node_mounts: a list of absolute mount points, no "." or ".." segment. Absent: what the
+// backend's own sandboxes show (DeploymentProfile::node_mounts).
+void read_node_mounts(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
+  if (!v.contains("node_mounts")) {
+    if (p.backend.empty() || p.backend == "local") p.node_mounts = {"/usr", "/etc/alternatives"};
+    return;
+  }
+  const auto& m = v["node_mounts"];
+  if (!m.is_array()) {
+    err("/node_mounts", "node_mounts must be a list of absolute mount points, e.g. [/usr]");
+    return;
+  }
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const std::string where = "/node_mounts/" + std::to_string(i);
+    const std::string path = m[i].is_string() ? m[i].get<std::string>() : std::string();
+    const bool dotted = path.find("/./") != std::string::npos || path.find("/../") != std::string::npos ||
+                        path.ends_with("/.") || path.ends_with("/..");
+    if (!path.starts_with("/") || dotted || path.size() > 4096) {
+      err(where, "node_mounts entries must be absolute mount points without . or .. segments, got " +
+                     brief_json(m[i]));
+      continue;
+    }
+    p.node_mounts.push_back(path);
+  }
+}
+
 // runtime_classes, then sandbox_runtime_class, which must be one of them (or becomes the
 // only one when the list is absent), and sandbox_runtime_class_is_default.
 void read_runtime_classes(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
@@ -170,6 +196,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   read_runtime_classes(v, p, err);
   read_handlers_and_node_classes(v, p, err);
   read_egress_deadline(v, p, err);
+  read_node_mounts(v, p, err);
   if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);
   detail::read_node_class_settings(doc, p, errors);

@@ -173,6 +173,11 @@ struct DeploymentProfile {
   // target is reported as a timeout only when it passes, so every sandbox waits this long;
   // it must cover the slowest allowed target's answer on this deployment.
   int egress_deadline_ms = kDefaultEgressDeadlineMs;
+  // node_mounts: mount points at which every sandbox of this deployment shows the node's own
+  // filesystem by design (absolute paths; the plan allows them to host_path_mount). Absent:
+  // the local backend's read-only host /usr and /etc/alternatives (its image is this
+  // machine's OS), none on any other backend.
+  std::vector<std::string> node_mounts;
 
   const NodeClassSettings* node_class(std::string_view wanted) const;
 

@@ -78,7 +78,9 @@ struct Platform {
     f << "name: standin\nbackend: hawk\nruntime_classes: [gvisor]\n"
       << (hardened_class ? "sandbox_runtime_class: gvisor\n" : "")
       << "sandbox_runtime_class_is_default: false\n"
-         "runtime_handlers: { gvisor: runsc }\nhawk:\n  cli: "
+         "runtime_handlers: { gvisor: runsc }\n"
+         // the stand-in's sandboxes are local ones: the host's /usr and /etc/alternatives
+         "node_mounts: [/usr, /etc/alternatives]\nhawk:\n  cli: "
       << standin() << "\n  human: alice\n  identity_file: " << dir.path
       << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s << "\n"
       << hawk_extra

@@ -240,6 +240,24 @@ TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets
              Catch::Contains("got 60000"));
 }
 
+TEST_CASE("deployment profiles: node_mounts are the node mounts every sandbox shows by design",
+          "[scenario]") {
+  using Mounts = std::vector<std::string>;
+  CHECK(parse_deployment("backend: local\n", "d.yaml").node_mounts == Mounts{"/usr", "/etc/alternatives"});
+  CHECK(parse_deployment("name: x\n", "d.yaml").node_mounts == Mounts{"/usr", "/etc/alternatives"});
+  CHECK(parse_deployment("backend: local\nnode_mounts: []\n", "d.yaml").node_mounts.empty());
+  CHECK(load_deployment(test::source_dir() + "/scenarios/deployments/staging.example.yaml")
+            .node_mounts.empty());
+  CHECK(parse_deployment("backend: local\nnode_mounts: [/opt/tools]\n", "d.yaml").node_mounts ==
+        Mounts{"/opt/tools"});
+  CHECK_THAT(error_of([] { parse_deployment("name: x\nnode_mounts: [usr]\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:2:15: node_mounts entries must be absolute mount points"));
+  CHECK_THAT(error_of([] { parse_deployment("node_mounts: [/usr/../etc]\n", "d.yaml"); }),
+             Catch::Contains("without . or .. segments"));
+  CHECK_THAT(error_of([] { parse_deployment("node_mounts: /usr\n", "d.yaml"); }),
+             Catch::Contains("node_mounts must be a list"));
+}
+
 TEST_CASE("an alias inside the node it names is refused as a cycle, naming the alias", "[scenario]") {
   std::string msg = error_of([] { parse_yaml("eval_set: &a {x: *a}\n", "cycle.yaml"); });
   CHECK(msg ==
