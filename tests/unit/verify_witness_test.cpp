@@ -47,7 +47,8 @@ deploy::WitnessView witness_view(std::vector<deploy::WitnessRecord> records) {
   return v;
 }
 
-const verify::CheckResult& witness_find(const std::vector<verify::CheckResult>& checks, const std::string& control) {
+const verify::CheckResult& witness_find(const std::vector<verify::CheckResult>& checks,
+                                        const std::string& control) {
   for (const auto& c : checks)
     if (c.control == control) return c;
   FAIL("no check named " << control);
@@ -61,15 +62,16 @@ std::vector<verify::CheckResult> witness_judge(const json& posture, const deploy
 }
 
 const json kWitnessAllBlocked = {{"canary-udp", "timeout"},
-                          {"canary-icmp", "timeout"},
-                          {"canary-tcp", "timeout"},
-                          {"dns-exfil", "dns_failed"},
-                          {"jumphost", "timeout"}};
+                                 {"canary-icmp", "timeout"},
+                                 {"canary-tcp", "timeout"},
+                                 {"dns-exfil", "dns_failed"},
+                                 {"jumphost", "timeout"}};
 
 }  // namespace
 
 TEST_CASE("witness: nothing arrived and the sandbox says blocked: every egress check passes", "[verify]") {
-  auto w = witness_view({{1, "udp", "192.0.2.200", "203.0.113.40", 53, "ffffffffffffffff", ""}});  // another sandbox
+  auto w = witness_view(
+      {{1, "udp", "192.0.2.200", "203.0.113.40", 53, "ffffffffffffffff", ""}});  // another sandbox
   auto checks = witness_judge(witness_posture(kWitnessAllBlocked), &w);
   for (const char* c : {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp", "egress:dns-exfil"}) {
     INFO(c);
@@ -84,10 +86,10 @@ TEST_CASE("witness: nothing arrived and the sandbox says blocked: every egress c
 TEST_CASE("witness: a sandbox that reports blocked while the witness saw its nonce fails with both records",
           "[verify]") {
   auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""},
-                 {3, "icmp-echo", "192.0.2.193", "203.0.113.40", 0, "0123456789abcdef", ""},
-                 {4, "tcp-syn", "192.0.2.193", "203.0.113.40", 443, "", ""},
-                 {5, "dns", "203.0.113.64", "witness.example.org", 53, "0123456789abcdef",
-                  "ihw-0123456789abcdef.witness.example.org"}});
+                         {3, "icmp-echo", "192.0.2.193", "203.0.113.40", 0, "0123456789abcdef", ""},
+                         {4, "tcp-syn", "192.0.2.193", "203.0.113.40", 443, "", ""},
+                         {5, "dns", "203.0.113.64", "witness.example.org", 53, "0123456789abcdef",
+                          "ihw-0123456789abcdef.witness.example.org"}});
   auto checks = witness_judge(witness_posture(kWitnessAllBlocked), &w);
   for (const char* c : {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp", "egress:dns-exfil"}) {
     INFO(c);
@@ -106,8 +108,9 @@ TEST_CASE("witness: a sandbox that reports blocked while the witness saw its non
 
 TEST_CASE("witness: a TCP SYN counts only from the sandbox's own address and port", "[verify]") {
   auto w = witness_view({{4, "tcp-syn", "192.0.2.194", "203.0.113.40", 443, "", ""},
-                 {5, "tcp-syn", "192.0.2.193", "203.0.113.40", 80, "", ""}});
-  CHECK(witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:canary-tcp").status == CheckStatus::pass);
+                         {5, "tcp-syn", "192.0.2.193", "203.0.113.40", 80, "", ""}});
+  CHECK(witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:canary-tcp").status ==
+        CheckStatus::pass);
 }
 
 TEST_CASE("witness: a log it cannot judge on leaves the sandbox's report in charge, saying why", "[verify]") {
