@@ -21,9 +21,17 @@
 #include <variant>
 #include <vector>
 
+#include "harness/common/error.h"
 #include "harness/history/history.h"
 
 namespace isoharness::history {
+
+// The store was locked by another writer past its own wait (SQLite can answer "database is
+// locked" at once, without its busy handler, while two connections set up one new file).
+// Opening a history tries again a bounded number of times on it (database.cc).
+struct StoreBusy : InfraError {
+  using InfraError::InfraError;
+};
 
 enum class Engine { sqlite, postgres };
 

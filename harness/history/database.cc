@@ -1,6 +1,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <random>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/history/database_impl.h"
@@ -85,7 +87,18 @@ std::string default_path() {
 Database::Database(const std::string& target) : impl_(new Impl) {
   try {
     impl_->db = connect(target);
-    open_schema(*impl_->db);
+    // Two processes creating one new history at once: the loser may be told "locked" at
+    // once; the schema is read afresh and the migrations are transactional, so opening is
+    // tried again, at most 50 times over a few seconds, before that error is the answer.
+    for (int tries = 1;; ++tries) {
+      try {
+        open_schema(*impl_->db);
+        break;
+      } catch (const StoreBusy&) {
+        if (tries >= 50) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20 + std::random_device{}() % 100));
+      }
+    }
   } catch (...) {
     delete impl_;
     throw;

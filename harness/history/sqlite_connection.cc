@@ -20,6 +20,8 @@ auto at(const std::string& path, F&& f) -> decltype(f()) {
     return f();
   } catch (const UserError& e) {
     throw UserError(path + ": " + e.what());
+  } catch (const StoreBusy& e) {
+    throw StoreBusy(path + ": " + e.what());
   } catch (const InfraError& e) {
     throw InfraError(path + ": " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "harness/common/error.h"
+#include "harness/history/connection.h"
 
 namespace isoharness::history {
 
@@ -17,6 +18,8 @@ class Statement {
     const int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
     if (rc == SQLITE_NOTADB)
       throw UserError(std::string("history: not an isoharness history: ") + sqlite3_errmsg(db));
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+      throw StoreBusy(std::string("history: cannot prepare statement: ") + sqlite3_errmsg(db));
     if (rc != SQLITE_OK)
       throw InfraError(std::string("history: cannot prepare statement: ") + sqlite3_errmsg(db));
   }
@@ -43,6 +46,8 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     if (rc == SQLITE_NOTADB)
       throw UserError(std::string("history: not an isoharness history: ") + sqlite3_errmsg(db_));
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+      throw StoreBusy(std::string("history: ") + sqlite3_errmsg(db_));
     throw InfraError(std::string("history: ") + sqlite3_errmsg(db_));
   }
   void run() {
@@ -73,6 +78,7 @@ inline void exec(sqlite3* db, const char* sql) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
     if (rc == SQLITE_NOTADB) throw UserError("history: not an isoharness history: " + msg);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) throw StoreBusy("history: " + msg);
     throw InfraError("history: " + msg);
   }
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -93,7 +94,8 @@ bool record_from_two_processes(const std::string& target, int (*first_of)(int)) 
       try {
         history::Database db(target);
         for (int i = 0; i < 30; ++i) db.record(test::parity_night(first_of(k) + i, 1.0, "runsc a"));
-      } catch (...) {
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "history writer %d: %s\n", k, e.what());
         rc = 1;
       }
       ::_exit(rc);

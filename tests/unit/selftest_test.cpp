@@ -10,6 +10,7 @@
 #include <set>
 
 #include "harness/common/error.h"
+#include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/oci_spec.h"
 #include "harness/deploy/local/weakenings.h"
@@ -46,6 +47,11 @@ std::set<std::string> verify_controls() {
   for (const char* t : {"target", "target-addr", "blocked", "blocked-addr", "dns", "resolver", "metadata",
                         "cluster-api", "jumphost", kPeerTarget})
     targets.push_back({t, "203.0.113.10", 80, "tcp", "", "internet"});
+  // and every target of the local world (the witnessed ways out among them), by its name
+  for (auto t : deploy::local::world_targets()) {
+    t.witness_address.clear();  // judged here without a witness: only the control names matter
+    targets.push_back(std::move(t));
+  }
   std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
   for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, "strict"}))
     names.insert(c.control);
