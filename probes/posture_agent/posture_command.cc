@@ -26,6 +26,27 @@ nlohmann::json verified_file(const std::string& path) {
   return {{"path", path}, {"bytes", digest->bytes}, {"sha256", digest->sha256}};
 }
 
+// The targets, resolver and nonce given on the command line, into options; every problem.
+std::vector<std::string> read_specs(const std::vector<std::string>& targets, const std::string& resolver,
+                                    const std::string& nonce, PostureOptions& options) {
+  std::vector<std::string> errors;
+  for (const auto& t : targets) {
+    std::string error;
+    if (auto spec = parse_target_spec(t, &error))
+      options.targets.push_back(std::move(*spec));
+    else
+      errors.push_back(error);
+  }
+  if (!resolver.empty()) {
+    std::string error;
+    options.resolver = parse_resolver_spec(resolver, &error);
+    if (!options.resolver) errors.push_back(error);
+  }
+  if (!nonce.empty() && !is_valid_nonce(nonce)) errors.push_back("--nonce: 8-32 lower-case hex digits");
+  options.nonce = nonce;
+  return errors;
+}
+
 }  // namespace
 
 int posture_main(int argc, char** argv) {
@@ -54,21 +75,7 @@ int posture_main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   PostureOptions options;
-  std::vector<std::string> errors;
-  for (const auto& t : targets) {
-    std::string error;
-    if (auto spec = parse_target_spec(t, &error))
-      options.targets.push_back(std::move(*spec));
-    else
-      errors.push_back(error);
-  }
-  if (!resolver.empty()) {
-    std::string error;
-    options.resolver = parse_resolver_spec(resolver, &error);
-    if (!options.resolver) errors.push_back(error);
-  }
-  if (!nonce.empty() && !is_valid_nonce(nonce)) errors.push_back("--nonce: 8-32 lower-case hex digits");
-  options.nonce = nonce;
+  const std::vector<std::string> errors = read_specs(targets, resolver, nonce, options);
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "isoprobe posture: %s\n", e.c_str());
     return 2;
