@@ -73,6 +73,70 @@ std::string parity_mix_table(const std::vector<nlohmann::json>& sections) {
   return out;
 }
 
+namespace {
+
+// One candidate cell against the baseline: its mix verdict, the per-workload table, warnings.
+std::string cell_section(const nlohmann::json& cell, const std::string& baseline, double tol, double conf) {
+  const auto& mix = cell["mix"];
+  std::string out = fmt::format("\n## {} vs {}\n\n", escape_md_inline(cell["name"].get<std::string>()),
+                                escape_md_inline(baseline));
+  std::string weights;
+  if (mix.contains("weights") && mix["weights"].is_object()) {
+    for (const auto& [w, share] : mix["weights"].items()) {
+      weights += fmt::format("{}{} {:.0f} %", weights.empty() ? "" : ", ", escape_md_inline(w),
+                             share.get<double>() * 100);
+    }
+  }
+  out += fmt::format("**Human-baseline validity: {}** — mix slowdown {}{}\n\n", verdict_label(mix),
+                     interval_text(mix["slowdown"]), weights.empty() ? "" : " over " + weights);
+  out += fmt::format("| workload | n (baseline / candidate) | ratio | {} CI | p | verdict | tolerance |\n",
+                     percent(conf));
+  out += "|---|---:|---:|---|---:|---|---:|\n";
+  std::vector<std::string> warnings;
+  for (const auto& c : cell["comparisons"]) {
+    const auto& r = c["ratio"];
+    const std::string name = c["workload"];
+    out += fmt::format("| {} | {} / {} | {} | [{}, {}] | {} | {} | {} |\n", escape_md_inline(name),
+                       c["n_baseline"].get<int>(), c["n_candidate"].get<int>(),
+                       format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()),
+                       format_ratio(r["high"].get<double>()), format_p(c["p_value"].get<double>()),
+                       verdict_label(c), format_tolerance(num_or(c, "tolerance", tol)));
+    if (c.contains("warnings") && c["warnings"].is_array()) {
+      for (const auto& w : c["warnings"]) warnings.push_back(name + ": " + json_to_text(w));
+    }
+  }
+  for (const char* holder : {"mix", "cell"}) {
+    const auto& src = std::string(holder) == "mix" ? mix : cell;
+    if (src.contains("warnings") && src["warnings"].is_array()) {
+      for (const auto& w : src["warnings"]) warnings.push_back(std::string(holder) + ": " + json_to_text(w));
+    }
+  }
+  if (!warnings.empty()) {
+    out += "\nWarnings:\n";
+    for (const auto& w : warnings) out += "- " + escape_md_inline(w) + "\n";
+  }
+  return out;
+}
+
+// The getpid cross-check of a section, when it has one.
+std::string crosscheck_section(const nlohmann::json& s) {
+  const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
+  if (!cross.is_array() || cross.empty()) return "";
+  std::string out = "\n## getpid cross-check\n\n";
+  out +=
+      "The raw-syscall ratio from isoprobe's `getpid` workload against a static C loop "
+      "(`getpid_static`) run in the same cell and round; agreement = isoprobe / static.\n\n";
+  out += "| candidate | isoprobe getpid ratio | static loop ratio | agreement |\n|---|---:|---:|---:|\n";
+  for (const auto& x : cross) {
+    out += fmt::format("| {} | {} | {} | {:.3f} |\n", escape_md_inline(str_or(x, "cell", "?")),
+                       format_ratio(num_or(x, "isoprobe_ratio", 0)),
+                       format_ratio(num_or(x, "static_ratio", 0)), num_or(x, "agreement", 0));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann::json& context) {
   const auto sections = parity_sections(parity);
   std::string out;
@@ -80,68 +144,15 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
     const double tol = s["tolerance"];
     const double conf = num_or(s, "confidence", 0.95);
     const std::string scenario = str_or(s, "scenario", "-");
+    const std::string baseline = s["baseline"].get<std::string>();
     out += fmt::format("# Timing parity — scenario `{}`\n\n", escape_md_inline(scenario));
     out += fmt::format(
         "Baseline **{}** · tolerance **{}** (a candidate may be at most {:.0f} % slower) · {} intervals "
         "(Hodges–Lehmann ratio of log times with its Mann–Whitney interval; mix: weighted geometric mean, "
         "bootstrap)\n",
-        escape_md_inline(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100,
-        percent(conf));
-    for (const auto& cell : s["cells"]) {
-      const auto& mix = cell["mix"];
-      out += fmt::format("\n## {} vs {}\n\n", escape_md_inline(cell["name"].get<std::string>()),
-                         escape_md_inline(s["baseline"].get<std::string>()));
-      std::string weights;
-      if (mix.contains("weights") && mix["weights"].is_object()) {
-        for (const auto& [w, share] : mix["weights"].items()) {
-          weights += fmt::format("{}{} {:.0f} %", weights.empty() ? "" : ", ", escape_md_inline(w),
-                                 share.get<double>() * 100);
-        }
-      }
-      out += fmt::format("**Human-baseline validity: {}** — mix slowdown {}{}\n\n", verdict_label(mix),
-                         interval_text(mix["slowdown"]), weights.empty() ? "" : " over " + weights);
-      out +=
-          fmt::format("| workload | n (baseline / candidate) | ratio | {} CI | p | verdict | tolerance |\n",
-                      percent(conf));
-      out += "|---|---:|---:|---|---:|---|---:|\n";
-      std::vector<std::string> warnings;
-      for (const auto& c : cell["comparisons"]) {
-        const auto& r = c["ratio"];
-        const std::string name = c["workload"];
-        out += fmt::format("| {} | {} / {} | {} | [{}, {}] | {} | {} | {} |\n", escape_md_inline(name),
-                           c["n_baseline"].get<int>(), c["n_candidate"].get<int>(),
-                           format_ratio(r["estimate"].get<double>()), format_ratio(r["low"].get<double>()),
-                           format_ratio(r["high"].get<double>()), format_p(c["p_value"].get<double>()),
-                           verdict_label(c), format_tolerance(num_or(c, "tolerance", tol)));
-        if (c.contains("warnings") && c["warnings"].is_array()) {
-          for (const auto& w : c["warnings"]) warnings.push_back(name + ": " + json_to_text(w));
-        }
-      }
-      for (const char* holder : {"mix", "cell"}) {
-        const auto& src = std::string(holder) == "mix" ? mix : cell;
-        if (src.contains("warnings") && src["warnings"].is_array()) {
-          for (const auto& w : src["warnings"])
-            warnings.push_back(std::string(holder) + ": " + json_to_text(w));
-        }
-      }
-      if (!warnings.empty()) {
-        out += "\nWarnings:\n";
-        for (const auto& w : warnings) out += "- " + escape_md_inline(w) + "\n";
-      }
-    }
-    const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
-    if (cross.is_array() && !cross.empty()) {
-      out += "\n## getpid cross-check\n\n";
-      out +=
-          "The raw-syscall ratio from isoprobe's `getpid` workload against a static C loop "
-          "(`getpid_static`) run in the same cell and round; agreement = isoprobe / static.\n\n";
-      out += "| candidate | isoprobe getpid ratio | static loop ratio | agreement |\n|---|---:|---:|---:|\n";
-      for (const auto& x : cross) {
-        out += fmt::format("| {} | {} | {} | {:.3f} |\n", escape_md_inline(str_or(x, "cell", "?")),
-                           format_ratio(num_or(x, "isoprobe_ratio", 0)),
-                           format_ratio(num_or(x, "static_ratio", 0)), num_or(x, "agreement", 0));
-      }
-    }
+        escape_md_inline(baseline), format_tolerance(tol), (tol - 1) * 100, percent(conf));
+    for (const auto& cell : s["cells"]) out += cell_section(cell, baseline, tol, conf);
+    out += crosscheck_section(s);
     out += "\n";
   }
   if (context.is_object() && !context.empty()) {

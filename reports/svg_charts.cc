@@ -279,6 +279,41 @@ std::string forest_svg(const std::vector<ForestRow>& rows, double tolerance, con
   return out;
 }
 
+namespace {
+
+// The strip chart's legend: one coloured dot and name per cell, the first marked as baseline.
+std::string strip_legend(const std::vector<std::string>& cells, double lx) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    out += fmt::format(R"(<circle cx="{:.1f}" cy="12" r="5" fill="{}"/>)", lx, cell_colour(i));
+    const std::string label = cells[i] + (i == 0 ? " (baseline)" : "");
+    out += fmt::format(R"(<text x="{:.1f}" y="16" font-size="12" fill="#1f2328">{}</text>)", lx + 9,
+                       escape_html(label));
+    lx += 24 + 7.0 * static_cast<double>(label.size());
+  }
+  return out;
+}
+
+// One series of a strip: a dot per relative time on the row at cy, and a bar at their median.
+std::string strip_series(const StripSeries& s, const LogAxis& a, double cy, const std::string& colour) {
+  std::string out;
+  for (double v : s.relative) {
+    out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.6" fill="{}" fill-opacity="0.65"/>)", a.x(v),
+                       cy, colour);
+  }
+  if (!s.relative.empty()) {
+    std::vector<double> sorted = s.relative;
+    std::sort(sorted.begin(), sorted.end());
+    const double med = (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
+    out += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2.5"/>)",
+        a.x(med), cy - 6, cy + 6, colour);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<std::string>& cells,
                       double tolerance, const std::string& title) {
   const double sub_h = 13, gap = 10, top = 44, label_x = 200;
@@ -298,15 +333,7 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
   const double bottom = top + height_rows;
   const double height = bottom + 44;
   std::string out = svg_open(height, title);
-  // Legend.
-  double lx = label_x + 10;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    out += fmt::format(R"(<circle cx="{:.1f}" cy="12" r="5" fill="{}"/>)", lx, cell_colour(i));
-    const std::string label = cells[i] + (i == 0 ? " (baseline)" : "");
-    out += fmt::format(R"(<text x="{:.1f}" y="16" font-size="12" fill="#1f2328">{}</text>)", lx + 9,
-                       escape_html(label));
-    lx += 24 + 7.0 * static_cast<double>(label.size());
-  }
+  out += strip_legend(cells, label_x + 10);
   out += axis_svg(a, top, bottom, "time relative to the baseline median (log scale)");
   out += reference_lines(a, tolerance, top, bottom);
   double y = top;
@@ -328,20 +355,7 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
     }
     for (const auto& s : g.series) {
       const auto it = std::find(cells.begin(), cells.end(), s.cell);
-      const std::string colour = cell_colour(static_cast<std::size_t>(it - cells.begin()));
-      const double cy = y + sub_h / 2;
-      for (double v : s.relative) {
-        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.6" fill="{}" fill-opacity="0.65"/>)",
-                           a.x(v), cy, colour);
-      }
-      if (!s.relative.empty()) {
-        std::vector<double> sorted = s.relative;
-        std::sort(sorted.begin(), sorted.end());
-        const double med = (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
-        out += fmt::format(
-            R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2.5"/>)",
-            a.x(med), cy - 6, cy + 6, colour);
-      }
+      out += strip_series(s, a, y + sub_h / 2, cell_colour(static_cast<std::size_t>(it - cells.begin())));
       y += sub_h;
     }
     if (g.series.empty()) y += sub_h;
