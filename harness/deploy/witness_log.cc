@@ -1,8 +1,8 @@
-#include "harness/deploy/local/witness_log.h"
+#include "harness/deploy/witness_log.h"
 
 #include <charconv>
 
-namespace isoharness::deploy::local {
+namespace isoharness::deploy {
 namespace {
 
 std::vector<std::string_view> witness_fields(std::string_view line) {
@@ -85,4 +85,4 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
   return view;
 }
 
-}  // namespace isoharness::deploy::local
+}  // namespace isoharness::deploy
