@@ -122,7 +122,7 @@ std::vector<Weakening> build() {
                .backend = {"nft:allow-unlisted-host"}});
   w.push_back({.name = "other_sandbox_reachable",
                .what = "another sandbox of the node reachable",
-               .caught_by = {"egress:peer-sandbox"},
+               .caught_by = {"egress:peer-sandbox", "egress:peer-sandbox6"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-sandboxes"},
                .needs_peer = true});
