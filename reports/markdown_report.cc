@@ -177,10 +177,11 @@ std::string egress_judges_section(const std::vector<const nlohmann::json*>& sand
     }
   }
   if (witnessed + reported == 0) return "";
-  std::string out = fmt::format("\n### Egress: who judged ({} witnessed · {} sandbox-reported)\n\n", witnessed,
-                                reported);
+  std::string out =
+      fmt::format("\n### Egress: who judged ({} witnessed · {} sandbox-reported)\n\n", witnessed, reported);
   out += fmt::format("- judged by an outside witness (what arrived outside the sandbox): {}\n", witnessed);
-  out += fmt::format("- judged by the sandbox's own report (a sandbox that lies could pass these): {}\n", reported);
+  out += fmt::format("- judged by the sandbox's own report (a sandbox that lies could pass these): {}\n",
+                     reported);
   for (const auto& [why, n] : why_not) out += fmt::format("  - {}: {}\n", escape_md_inline(why), n);
   return out;
 }

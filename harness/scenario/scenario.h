@@ -153,7 +153,7 @@ struct WitnessSettings {
   std::string log_path;
   std::size_t max_log_bytes = std::size_t{48} << 20;  // more: the log is not judged on
   int log_timeout_s = 10;                             // the whole GET, connect to last byte
-  int settle_ms = 300;  // pause after the probe before reading, for the last packets
+  int settle_ms = 300;        // pause after the probe before reading, for the last packets
   int clock_slack_ms = 1000;  // widens the probe's time window each way (clock skew)
 };
 
@@ -188,7 +188,7 @@ struct DeploymentProfile {
   std::vector<std::string> node_classes;
   std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
-  std::optional<EgressSettings> egress;  // absent: the backend's own world decides
+  std::optional<EgressSettings> egress;    // absent: the backend's own world decides
   std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys

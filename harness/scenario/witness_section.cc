@@ -83,7 +83,8 @@ bool parse_log_url(const std::string& url, WitnessSettings& out) {
   if (colon != std::string::npos) {
     const std::string p = host.substr(colon + 1);
     auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
-    if (p.empty() || ec != std::errc() || end != p.data() + p.size() || port < 1 || port > 65535) return false;
+    if (p.empty() || ec != std::errc() || end != p.data() + p.size() || port < 1 || port > 65535)
+      return false;
     host.resize(colon);
   }
   if (host != "jumphost" && !ipv4_literal(host)) return false;
@@ -105,7 +106,8 @@ void read_witness_addresses(const WitnessReader& r, const json& w, WitnessSettin
   }
   if (w.contains("zone")) {
     out.zone = w["zone"].is_string() ? w["zone"].get<std::string>() : "";
-    if (!zone_name(out.zone)) r.error("zone", "must be a DNS zone of lower-case labels (at most 200 characters)");
+    if (!zone_name(out.zone))
+      r.error("zone", "must be a DNS zone of lower-case labels (at most 200 characters)");
   }
   r.bounded(w, "tcp_port", 0, 65535, out.tcp_port);
   if (w.contains("udp_ports")) {
@@ -130,8 +132,9 @@ void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& ou
     if (key != "http" && key != "max_bytes" && key != "timeout_s")
       r.error("log", "has an unknown key '" + key + "' (known: http, max_bytes, timeout_s)");
   if (!log["http"].is_string() || !parse_log_url(log["http"].get<std::string>(), out))
-    r.error("log", "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "
-                   "and a path of letters, digits and -._~/");
+    r.error("log",
+            "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "
+            "and a path of letters, digits and -._~/");
   if (log.contains("max_bytes")) {
     const json& m = log["max_bytes"];
     if (!m.is_number_integer() || m.get<long long>() < 4096 || m.get<long long>() > (256LL << 20))
@@ -150,18 +153,20 @@ void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& ou
 
 }  // namespace
 
-void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors) {
+void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
+                          std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
   if (!v.contains("witness")) return;
   WitnessReader r{doc, errors};
   const json& w = v["witness"];
   if (!w.is_object()) return r.error("", "must be a mapping (canary, canary6, zone, log, ...)");
   for (const auto& [key, value] : w.items()) {
-    static const std::array<std::string_view, 8> known{"canary",   "canary6", "zone",      "tcp_port",
+    static const std::array<std::string_view, 8> known{"canary",    "canary6", "zone",      "tcp_port",
                                                        "udp_ports", "log",     "settle_ms", "clock_slack_ms"};
     if (std::find(known.begin(), known.end(), key) == known.end())
-      r.error("", "has an unknown key '" + key +
-                      "' (known: canary, canary6, zone, tcp_port, udp_ports, log, settle_ms, clock_slack_ms)");
+      r.error("",
+              "has an unknown key '" + key +
+                  "' (known: canary, canary6, zone, tcp_port, udp_ports, log, settle_ms, clock_slack_ms)");
   }
   WitnessSettings out;
   read_witness_addresses(r, w, out);

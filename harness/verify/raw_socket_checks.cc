@@ -42,8 +42,8 @@ void check_raw_sockets(const VerifyInput& in, std::vector<CheckResult>& out) {
     return;
   }
   const auto* eg = observation(in.posture, "egress");
-  const nlohmann::json* sockets = eg && eg->contains("sockets") && (*eg)["sockets"].is_object() ? &(*eg)["sockets"]
-                                                                                                 : nullptr;
+  const nlohmann::json* sockets =
+      eg && eg->contains("sockets") && (*eg)["sockets"].is_object() ? &(*eg)["sockets"] : nullptr;
   const auto raw = get_string(sockets, "raw_icmp");
   const auto packet = get_string(sockets, "packet");
   const bool net_raw = (*mask >> capability_bit("CAP_NET_RAW")) & 1ULL;
@@ -53,8 +53,8 @@ void check_raw_sockets(const VerifyInput& in, std::vector<CheckResult>& out) {
     out.push_back(missing(control, in.posture, "egress", expected));
     return;
   }
-  const std::string observed = fmt::format("raw ICMP socket: {}; packet socket: {}", bounded(*raw, 200),
-                                           bounded(*packet, 200));
+  const std::string observed =
+      fmt::format("raw ICMP socket: {}; packet socket: {}", bounded(*raw, 200), bounded(*packet, 200));
   const bool opened = *raw == "ok" || *packet == "ok";
   std::string reason;
   if (!net_raw && opened)
@@ -65,8 +65,10 @@ void check_raw_sockets(const VerifyInput& in, std::vector<CheckResult>& out) {
   else if (opened)
     reason = "the plan keeps CAP_NET_RAW (" + planned_text + "), and a raw or packet socket opens";
   else
-    reason = "stricter than planned: CAP_NET_RAW is planned but neither socket opens (gVisor without --net-raw)";
-  out.push_back(make(control, net_raw || !opened, expected, observed, reason, observation_evidence(in.posture, "egress")));
+    reason =
+        "stricter than planned: CAP_NET_RAW is planned but neither socket opens (gVisor without --net-raw)";
+  out.push_back(make(control, net_raw || !opened, expected, observed, reason,
+                     observation_evidence(in.posture, "egress")));
 }
 
 }  // namespace isoharness::verify::detail

@@ -847,9 +847,10 @@ bool judged_by_witness(const std::string& evidence) {
 
 }  // namespace
 
-TEST_CASE("an operator-run witness on a deployment judges the hawk run's egress; without one it is "
-          "sandbox-reported",
-          "[system][hawk]") {
+TEST_CASE(
+    "an operator-run witness on a deployment judges the hawk run's egress; without one it is "
+    "sandbox-reported",
+    "[system][hawk]") {
   Platform p;
   p.egress = true;
   p.witness = true;
@@ -870,12 +871,14 @@ TEST_CASE("an operator-run witness on a deployment judges the hawk run's egress;
       witnessed += judged_by_witness(checks.at(key).second) ? 1 : 0;
     }
     // Not the operator's witness's to see: the sandbox's word, marked so.
-    CHECK_THAT(checks.at(runtime + " egress:metadata").second,
-               Catch::StartsWith("judged by the sandbox's own report (the witness does not cover this target)"));
+    CHECK_THAT(
+        checks.at(runtime + " egress:metadata").second,
+        Catch::StartsWith("judged by the sandbox's own report (the witness does not cover this target)"));
   }
   CHECK(witnessed == 10);
-  for (const auto& s : result["sandboxes"]) CHECK(s["witness"]["witness"].get<std::string>().find("jumphost") ==
-                                                  std::string::npos);  // the URL names the address it used
+  for (const auto& s : result["sandboxes"])
+    CHECK(s["witness"]["witness"].get<std::string>().find("jumphost") ==
+          std::string::npos);  // the URL names the address it used
   const std::string md = test::read_text(p.out + "/report.md");
   CHECK_THAT(md, Catch::Contains("### Egress: who judged ("));
   p.require_nothing_left();
@@ -905,8 +908,9 @@ TEST_CASE("an operator-run witness on a deployment judges the hawk run's egress;
     CHECK(plain.exit_code == 0);
     for (const auto& [key, check] : egress_checks(result_in(p.dir.path + "/plain"))) {
       INFO(key);
-      CHECK_THAT(check.second,
-                 Catch::StartsWith("judged by the sandbox's own report (no outside witness in this deployment)"));
+      CHECK_THAT(
+          check.second,
+          Catch::StartsWith("judged by the sandbox's own report (no outside witness in this deployment)"));
     }
     CHECK_THAT(test::read_text(p.dir.path + "/plain/report.md"),
                Catch::Contains("### Egress: who judged (0 witnessed · ") &&

@@ -104,24 +104,29 @@ TEST_CASE("witness: section: canaries, zone, log URL and bounds are read and che
 
   CHECK_THAT(witness_error("witness: { log: { http: \"http://192.0.2.1/w\" } }\n"),
              Catch::Contains("witness.canary is required"));
-  CHECK_THAT(witness_error("witness: { canary: canary.example.com, log: { http: \"http://192.0.2.1/w\" } }\n"),
-             Catch::Contains("witness.canary is required"));
-  CHECK_THAT(witness_error("witness: { canary: 203.0.113.40 }\n"), Catch::Contains("witness.log is required"));
-  for (const char* url : {"https://192.0.2.1/w", "http://log.example.com/w", "http://192.0.2.1:0/w",
-                          "http://192.0.2.1", "http://192.0.2.1/w x", "http://192.0.2.1/w\\r\\nX: y",
-                          "http://192.0.2.1/w?q=1"}) {
+  CHECK_THAT(
+      witness_error("witness: { canary: canary.example.com, log: { http: \"http://192.0.2.1/w\" } }\n"),
+      Catch::Contains("witness.canary is required"));
+  CHECK_THAT(witness_error("witness: { canary: 203.0.113.40 }\n"),
+             Catch::Contains("witness.log is required"));
+  for (const char* url :
+       {"https://192.0.2.1/w", "http://log.example.com/w", "http://192.0.2.1:0/w", "http://192.0.2.1",
+        "http://192.0.2.1/w x", "http://192.0.2.1/w\\r\\nX: y", "http://192.0.2.1/w?q=1"}) {
     INFO(url);
-    CHECK_THAT(witness_error(std::string("witness: { canary: 203.0.113.40, log: { http: \"") + url + "\" } }\n"),
-               Catch::Contains("witness.log http must be"));
+    CHECK_THAT(
+        witness_error(std::string("witness: { canary: 203.0.113.40, log: { http: \"") + url + "\" } }\n"),
+        Catch::Contains("witness.log http must be"));
   }
   CHECK_THAT(witness_error("witness: { canary: 203.0.113.40, zone: \"Bad_Zone.\", log: { http: "
                            "\"http://192.0.2.1/w\" } }\n"),
              Catch::Contains("witness.zone must be"));
-  CHECK_THAT(witness_error("witness: { canary: 203.0.113.40, udp_ports: [0], log: { http: \"http://192.0.2.1/w\", "
-                           "max_bytes: 10 } }\n"),
-             Catch::Contains("udp_ports") && Catch::Contains("max_bytes"));
-  CHECK_THAT(witness_error("witness: { canary: 203.0.113.40, ssh: x, log: { http: \"http://192.0.2.1/w\" } }\n"),
-             Catch::Contains("unknown key 'ssh'"));
+  CHECK_THAT(
+      witness_error("witness: { canary: 203.0.113.40, udp_ports: [0], log: { http: \"http://192.0.2.1/w\", "
+                    "max_bytes: 10 } }\n"),
+      Catch::Contains("udp_ports") && Catch::Contains("max_bytes"));
+  CHECK_THAT(
+      witness_error("witness: { canary: 203.0.113.40, ssh: x, log: { http: \"http://192.0.2.1/w\" } }\n"),
+      Catch::Contains("unknown key 'ssh'"));
 }
 
 TEST_CASE("witness: targets aimed at the operator's canaries, covered by its witness only there", "[hawk]") {
@@ -151,7 +156,8 @@ TEST_CASE("witness: targets aimed at the operator's canaries, covered by its wit
 }
 
 TEST_CASE("witness HTTP answers: 200 with a body, bounded; anything else refused", "[hawk]") {
-  auto ok = parse_http_answer("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nW1 1 ready - - 0 - -\n", 100, false);
+  auto ok = parse_http_answer("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nW1 1 ready - - 0 - -\n",
+                              100, false);
   REQUIRE(ok);
   CHECK(ok->body == "W1 1 ready - - 0 - -\n");
   CHECK_FALSE(ok->truncated);
@@ -198,10 +204,10 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
   const auto now = std::chrono::system_clock::now();
   const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
-                          "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" +
-                          "W1 " + std::to_string(ms) + " udp 10.9.9.9 203.0.113.40 53 0123456789abcdef -\n" +
-                          "W1 " + std::to_string(ms) + " udp 10.9.9.9 203.0.113.40 53 ffffffffffffffff -\n" +
-                          "W1 " + std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
+                          "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" + "W1 " +
+                          std::to_string(ms) + " udp 10.9.9.9 203.0.113.40 53 0123456789abcdef -\n" + "W1 " +
+                          std::to_string(ms) + " udp 10.9.9.9 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
+                          std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
   TinyServer server("HTTP/1.0 200 OK\r\n\r\n" + log, 1);
   auto p = scenario::parse_deployment(
       kBase + "witness: { canary: 203.0.113.40, settle_ms: 0, log: { timeout_s: 1, http: \"http://jumphost:" +

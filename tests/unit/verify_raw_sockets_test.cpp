@@ -15,7 +15,11 @@ json raw_posture(const json& sockets) {
   if (!sockets.is_null()) value["sockets"] = sockets;
   return {{"schema", "isoharness.posture/v1"},
           {"observations",
-           {{{"name", "egress"}, {"status", "ok"}, {"value", value}, {"errno", 0}, {"evidence", "sockets: ..."}}}}};
+           {{{"name", "egress"},
+             {"status", "ok"},
+             {"value", value},
+             {"errno", 0},
+             {"evidence", "sockets: ..."}}}}};
 }
 
 json raw_expect(const std::string& level) {

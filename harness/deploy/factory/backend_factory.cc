@@ -41,20 +41,22 @@ std::vector<EgressTarget> profile_targets(const scenario::DeploymentProfile& pro
 // (matched on the nonce too) to each canary, and a query in the canary zone.
 std::vector<EgressTarget> witness_targets(const scenario::WitnessSettings& w) {
   std::vector<EgressTarget> out;
-  const auto add = [&out](const std::string& prefix, const std::string& address, const scenario::WitnessSettings& s,
-                          bool tcp) {
-    if (tcp && s.tcp_port > 0) out.push_back({prefix + "-tcp", address, s.tcp_port, "tcp", "", "internet", address});
+  const auto add = [&out](const std::string& prefix, const std::string& address,
+                          const scenario::WitnessSettings& s, bool tcp) {
+    if (tcp && s.tcp_port > 0)
+      out.push_back({prefix + "-tcp", address, s.tcp_port, "tcp", "", "internet", address});
     for (std::size_t i = 0; i < s.udp_ports.size(); ++i) {
       const int port = s.udp_ports[i];
-      out.push_back({i == 0 ? prefix + "-udp" : prefix + "-udp-" + std::to_string(port), address, port, "udp", "",
-                     "internet", address});
+      out.push_back({i == 0 ? prefix + "-udp" : prefix + "-udp-" + std::to_string(port), address, port, "udp",
+                     "", "internet", address});
     }
     out.push_back({prefix + "-icmp", address, 0, "icmp", "", "internet", address});
   };
   add("canary", w.canary, w, true);
   // IPv6 TCP is left out: the sandbox's IPv6 address is unknown here and a SYN has no nonce.
   if (!w.canary6.empty()) add("canary6", w.canary6, w, false);
-  if (!w.zone.empty()) out.push_back({"dns-exfil", w.zone, 53, "exfil", "probe." + w.zone, "internet", w.zone});
+  if (!w.zone.empty())
+    out.push_back({"dns-exfil", w.zone, 53, "exfil", "probe." + w.zone, "internet", w.zone});
   return out;
 }
 

@@ -43,19 +43,23 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
   const auto& w = *profile_.witness;
   const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
   const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
-  const std::string who = fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
-                                      w.canary6.empty() ? "" : ", " + w.canary6,
-                                      w.zone.empty() ? "" : ", zone " + w.zone, url);
+  const std::string who =
+      fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
+                  w.canary6.empty() ? "" : ", " + w.canary6, w.zone.empty() ? "" : ", zone " + w.zone, url);
   if (!is_ipv4(host))
     return unreadable(who, nonce, "the witness log's host '" + host + "' is not an IPv4 address");
   // What the probe sent last may still be on its way; let the witness log it.
   std::this_thread::sleep_for(std::chrono::milliseconds(w.settle_ms));
-  auto got = http_get_bounded(host, w.log_port, w.log_path, w.max_log_bytes, std::chrono::seconds(w.log_timeout_s));
-  if (!got) return unreadable(who, nonce, "the witness log could not be read from " + url + ": " + got.error().message);
+  auto got =
+      http_get_bounded(host, w.log_port, w.log_path, w.max_log_bytes, std::chrono::seconds(w.log_timeout_s));
+  if (!got)
+    return unreadable(who, nonce,
+                      "the witness log could not be read from " + url + ": " + got.error().message);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
-  WitnessView view = select_witness_records(parse_witness_log(got->body), is_ipv4(sandbox) ? sandbox : "", "",
-                                            nonce, unix_ms(from) - w.clock_slack_ms, unix_ms(to) + w.clock_slack_ms);
+  WitnessView view =
+      select_witness_records(parse_witness_log(got->body), is_ipv4(sandbox) ? sandbox : "", "", nonce,
+                             unix_ms(from) - w.clock_slack_ms, unix_ms(to) + w.clock_slack_ms);
   view.witness = who;
   if (got->truncated) {
     view.complete = false;

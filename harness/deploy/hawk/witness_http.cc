@@ -13,7 +13,7 @@
 namespace isoharness::deploy::hawk {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using HttpClock = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
 
@@ -24,13 +24,14 @@ struct Fd {
   }
 };
 
-int ms_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+int ms_left(HttpClock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - HttpClock::now()).count();
   return left > 0 ? static_cast<int>(left) : 0;
 }
 
 // Waits for `events` on fd until the deadline; false on timeout or error.
-bool wait_for(int fd, short events, Clock::time_point deadline) {
+bool wait_for(int fd, short events, HttpClock::time_point deadline) {
   pollfd p{fd, events, 0};
   for (;;) {
     const int left = ms_left(deadline);
@@ -41,7 +42,7 @@ bool wait_for(int fd, short events, Clock::time_point deadline) {
   }
 }
 
-Expected<Ok> connect_by(int fd, const std::string& ipv4, int port, Clock::time_point deadline) {
+Expected<Ok> connect_by(int fd, const std::string& ipv4, int port, HttpClock::time_point deadline) {
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -57,19 +58,20 @@ Expected<Ok> connect_by(int fd, const std::string& ipv4, int port, Clock::time_p
   return Ok{};
 }
 
-Expected<Ok> send_all(int fd, const std::string& data, Clock::time_point deadline) {
+Expected<Ok> send_all(int fd, const std::string& data, HttpClock::time_point deadline) {
   std::size_t sent = 0;
   while (sent < data.size()) {
     if (!wait_for(fd, POLLOUT, deadline)) return make_error("sending the request timed out");
     const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno != EAGAIN && errno != EINTR) return make_error(std::string("send: ") + std::strerror(errno));
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+      return make_error(std::string("send: ") + std::strerror(errno));
     if (n > 0) sent += static_cast<std::size_t>(n);
   }
   return Ok{};
 }
 
 // Reads until the peer closes or `limit` bytes; `cut` says the limit stopped it.
-Expected<std::string> read_until_close(int fd, std::size_t limit, Clock::time_point deadline, bool& cut) {
+Expected<std::string> read_until_close(int fd, std::size_t limit, HttpClock::time_point deadline, bool& cut) {
   std::string raw;
   char buf[64 * 1024];
   cut = false;
@@ -96,7 +98,8 @@ Expected<std::string> read_until_close(int fd, std::size_t limit, Clock::time_po
 Expected<HttpBody> parse_http_answer(std::string_view raw, std::size_t max_body, bool cut) {
   const auto line_end = raw.find("\r\n");
   const std::string_view status = raw.substr(0, std::min(line_end, std::size_t{80}));
-  const bool http = status.size() >= 12 && (status.substr(0, 9) == "HTTP/1.0 " || status.substr(0, 9) == "HTTP/1.1 ");
+  const bool http =
+      status.size() >= 12 && (status.substr(0, 9) == "HTTP/1.0 " || status.substr(0, 9) == "HTTP/1.1 ");
   if (line_end == std::string_view::npos || !http) return make_error("the answer is not HTTP/1.x");
   if (status.substr(9, 3) != "200") {
     std::string shown;
@@ -120,7 +123,7 @@ std::string http_get_request(const std::string& host, int port, const std::strin
 
 Expected<HttpBody> http_get_bounded(const std::string& ipv4, int port, const std::string& path,
                                     std::size_t max_body, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = HttpClock::now() + timeout;
   Fd s{::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)};
   if (s.fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
   if (auto c = connect_by(s.fd, ipv4, port, deadline); !c) return c.error();

@@ -72,7 +72,8 @@ int listen_on(const LogServerOptions& o) {
   a.sin_port = htons(static_cast<std::uint16_t>(o.port));
   if (fd < 0 || ::inet_pton(AF_INET, o.address.c_str(), &a.sin_addr) != 1 ||
       ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 8) != 0)
-    log_server_die("cannot listen on " + o.address + ":" + std::to_string(o.port) + ": " + std::strerror(errno));
+    log_server_die("cannot listen on " + o.address + ":" + std::to_string(o.port) + ": " +
+                   std::strerror(errno));
   return fd;
 }
 

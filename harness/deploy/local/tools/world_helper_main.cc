@@ -327,7 +327,8 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log [options]");
+  if (argc < 2)
+    die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log [options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
