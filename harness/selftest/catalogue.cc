@@ -60,7 +60,7 @@ std::vector<Weakening> build() {
   w.push_back(
       {.name = "net_raw_kept",
        .what = "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
-       .caught_by = {"capability_bounding", "capabilities"},
+       .caught_by = {"capability_bounding", "capabilities", "raw_sockets"},
        .not_applicable = not_under("gvisor",
                                    "runsc removes CAP_NET_RAW from every set unless started with "
                                    "--net-raw, so the kept capability never reaches a gVisor sandbox"),
