@@ -71,7 +71,7 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
   view.nonce = nonce;
   for (const auto& r : log.records) {
     if (r.unix_ms < from_ms || r.unix_ms > to_ms) continue;
-    if (r.source == source || (!source6.empty() && r.source == source6) ||
+    if ((!source.empty() && r.source == source) || (!source6.empty() && r.source == source6) ||
         (!nonce.empty() && r.nonce == nonce))
       view.records.push_back(r);
   }

@@ -14,6 +14,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/hawk_backend.h"
 #include "harness/deploy/hawk/witness_http.h"
+#include "harness/deploy/witness_log.h"
 #include "harness/scenario/scenario.h"
 
 using namespace isoharness;
@@ -234,5 +235,9 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
   CHECK_FALSE(gone->complete);
   CHECK_THAT(gone->note, Catch::Contains("could not be read"));
   CHECK_FALSE(HawkBackend(scenario::parse_deployment(kBase, "w.yaml"), o).witness(h, "", now, now));
+  // A route that names the sandbox by a name: only the nonce ties records to it.
+  deploy::WitnessLog hostile =
+      deploy::parse_witness_log("W1 5 ready - - 0 - -\nW1 6 tcp-syn - 203.0.113.40 443 - -\n");
+  CHECK(deploy::select_witness_records(hostile, "", "", "", 0, 10).records.empty());
   std::filesystem::remove_all(dir);
 }
