@@ -15,7 +15,7 @@ namespace {
 
 using HttpClock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
+constexpr std::size_t kMaxHeaderBytes = std::size_t{16} * 1024;
 
 struct Fd {
   int fd = -1;
