@@ -1,6 +1,8 @@
 // render_markdown: the run's summary for people and for $GITHUB_STEP_SUMMARY.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "reports/document_shape.h"
 #include "reports/parity_view.h"
 #include "reports/refusal_view.h"
@@ -157,6 +159,33 @@ std::string not_applicable_section(const std::vector<const nlohmann::json*>& san
   return out;
 }
 
+// Who judged the egress checks (issue 23): an outside witness, or the sandbox's own report,
+// and why not the witness, counted over every sandbox. Empty when no check says (a result
+// from before the witness existed).
+std::string egress_judges_section(const std::vector<const nlohmann::json*>& sandboxes) {
+  constexpr std::string_view kSandbox = "judged by the sandbox's own report (";
+  int witnessed = 0, reported = 0;
+  std::map<std::string, int> why_not;
+  for (const auto* sb : sandboxes) {
+    for (const auto& check : (*sb)["checks"]) {
+      const std::string evidence = str_or(check, "evidence");
+      if (evidence.rfind("judged by the witness", 0) == 0) ++witnessed;
+      if (evidence.rfind(kSandbox, 0) != 0) continue;
+      ++reported;
+      const auto end = evidence.find(")\n");
+      ++why_not[evidence.substr(kSandbox.size(), end == std::string::npos ? 0 : end - kSandbox.size())];
+    }
+  }
+  if (witnessed + reported == 0) return "";
+  std::string out =
+      fmt::format("\n### Egress: who judged ({} witnessed · {} sandbox-reported)\n\n", witnessed, reported);
+  out += fmt::format("- judged by an outside witness (what arrived outside the sandbox): {}\n", witnessed);
+  out += fmt::format("- judged by the sandbox's own report (a sandbox that lies could pass these): {}\n",
+                     reported);
+  for (const auto& [why, n] : why_not) out += fmt::format("  - {}: {}\n", escape_md_inline(why), n);
+  return out;
+}
+
 std::string headline(const std::string& verdict, const Counts& total, int checks, int errors) {
   if (verdict == "pass")
     return fmt::format("## ✅ isoharness: PASS — all {} applicable checks passed\n\n", total.pass);
@@ -202,6 +231,7 @@ std::string render_markdown(const nlohmann::json& result) {
   if (!not_run.empty()) out += not_run_section(not_run);
   if (!findings.empty()) out += findings_section(findings);
   if (total.na > 0) out += not_applicable_section(sandboxes, total.na);
+  out += egress_judges_section(sandboxes);
 
   const auto sections = parity_sections(result.contains("parity") ? result["parity"] : nlohmann::json());
   if (!sections.empty()) {

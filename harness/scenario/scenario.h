@@ -135,6 +135,28 @@ struct EgressSettings {
   std::string cluster_api;        // the Kubernetes API as a sandbox would name it
 };
 
+// The `witness:` section (docs/CONTRACTS.md §4.4): an outside witness the deployment's
+// operator runs, outside the sandboxes' reach, logging what arrives at its canary addresses
+// and DNS zone in the witness log format (harness/deploy/witness_log.h). The harness adds
+// probe targets aimed at it and reads its log over HTTP after each probe run.
+struct WitnessSettings {
+  std::string canary;   // IPv4 address the witness listens on (tcp_port, udp_ports, ICMP echo)
+  std::string canary6;  // its IPv6 address ("" = none)
+  std::string zone;     // a DNS zone whose queries the witness logs ("" = none)
+  int tcp_port = 443;   // 0: no TCP target (TCP carries no nonce: matched on source address)
+  std::vector<int> udp_ports{53, 443};
+  // The log, from log.http "http://HOST[:PORT]/PATH": HOST an IPv4 address, or the word
+  // `jumphost` for the jumphost of the sandbox's own ssh-command line (each eval's jumphost
+  // serves its witness's log). Port 80 when not given.
+  std::string log_host;
+  int log_port = 80;
+  std::string log_path;
+  std::size_t max_log_bytes = std::size_t{48} << 20;  // more: the log is not judged on
+  int log_timeout_s = 10;                             // the whole GET, connect to last byte
+  int settle_ms = 300;        // pause after the probe before reading, for the last packets
+  int clock_slack_ms = 1000;  // widens the probe's time window each way (clock skew)
+};
+
 // A node class's settings for the hawk backend: environment for the CLI and keys merged
 // into every submitted eval-set config.
 struct NodeClassSettings {
@@ -166,7 +188,8 @@ struct DeploymentProfile {
   std::vector<std::string> node_classes;
   std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
-  std::optional<EgressSettings> egress;  // absent: the backend's own world decides
+  std::optional<EgressSettings> egress;    // absent: the backend's own world decides
+  std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

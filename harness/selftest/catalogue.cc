@@ -60,7 +60,7 @@ std::vector<Weakening> build() {
   w.push_back(
       {.name = "net_raw_kept",
        .what = "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
-       .caught_by = {"capability_bounding", "capabilities"},
+       .caught_by = {"capability_bounding", "capabilities", "raw_sockets"},
        .not_applicable = not_under("gvisor",
                                    "runsc removes CAP_NET_RAW from every set unless started with "
                                    "--net-raw, so the kept capability never reaches a gVisor sandbox"),
@@ -122,7 +122,7 @@ std::vector<Weakening> build() {
                .backend = {"nft:allow-unlisted-host"}});
   w.push_back({.name = "other_sandbox_reachable",
                .what = "another sandbox of the node reachable",
-               .caught_by = {"egress:peer-sandbox"},
+               .caught_by = {"egress:peer-sandbox", "egress:peer-sandbox6"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-sandboxes"},
                .needs_peer = true});

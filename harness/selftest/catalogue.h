@@ -44,5 +44,7 @@ std::vector<const Weakening*> select(const std::vector<std::string>& names, bool
 
 // The egress target selftest adds for needs_peer entries: another sandbox's sshd.
 inline constexpr const char* kPeerTarget = "peer-sandbox";
+// The same sshd at the peer's IPv6 address (the local world's sandboxes are dual-stack).
+inline constexpr const char* kPeerTarget6 = "peer-sandbox6";
 
 }  // namespace isoharness::selftest

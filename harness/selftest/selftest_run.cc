@@ -105,6 +105,9 @@ void start_peer(const Planned& p, runner::JobContext& ctx, std::optional<runner:
   const std::string address = peer->handle().facts.value("address", std::string());
   if (address.empty()) throw InfraError("selftest: the peer sandbox has no address in its facts");
   ctx.targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
+  // Other sandboxes over IPv6 too, where the peer has an IPv6 address (its sshd listens on both).
+  const std::string address6 = peer->handle().facts.value("address6", std::string());
+  if (!address6.empty()) ctx.targets.push_back({kPeerTarget6, address6, 2222, "tcp", "", "sandbox"});
 }
 
 runner::HeaderParts header_of(const Planned& p) {

@@ -63,6 +63,8 @@ void check_filesystem(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_emulated_interfaces(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out);
+// raw_sockets: raw and packet sockets against CAP_NET_RAW in the plan (raw_socket_checks.cc).
+void check_raw_sockets(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_escape_classes(const VerifyInput& in, std::vector<CheckResult>& out);
 
 // " (escape class: dangerous capabilities; what it opens)" for the capabilities the

@@ -13,7 +13,9 @@ namespace {
 // Whether one witness record is this target's traffic from this sandbox.
 bool witness_record_matches(const deploy::WitnessView& view, const deploy::EgressTarget& t,
                             const deploy::WitnessRecord& r) {
-  const bool from_sandbox = r.source == view.source || (!view.source6.empty() && r.source == view.source6);
+  // An unknown address (a hawk route that names the sandbox by a name) matches nothing.
+  const bool from_sandbox = (!view.source.empty() && r.source == view.source) ||
+                            (!view.source6.empty() && r.source == view.source6);
   const bool ours = from_sandbox || (!view.nonce.empty() && r.nonce == view.nonce);
   if (t.proto == "tcp" || t.proto == "http")
     return r.kind == "tcp-syn" && from_sandbox && r.destination == t.witness_address && r.port == t.port;

@@ -60,6 +60,7 @@ struct Platform {
   int start_timeout_s = 300;
   bool hardened_class = true;
   bool egress = false;     // give the profile an egress: section naming the local world's hosts
+  bool witness = false;    // and a witness: section naming each eval's world witness
   std::string hawk_extra;  // more lines of the profile's hawk: section ("  key: value\n")
 
   explicit Platform(int start_timeout = 300, bool hardened = true)
@@ -90,6 +91,12 @@ struct Platform {
       f << "egress:\n  allowed_domain_port: 443\n  internet_canary: " << dl::world_addr::kBlocked
         << ":80\n  metadata: " << dl::world_addr::kMetadata
         << ":80\n  cluster_api: " << dl::world_addr::kClusterApi << ":443\negress_deadline_ms: 1000\n";
+    // The operator's witness: each stand-in eval's world witness, its log served by the
+    // eval's own jumphost.
+    if (witness)
+      f << "witness:\n  canary: " << dl::world_addr::kCanary << "\n  canary6: \"" << dl::world_addr::kCanary6
+        << "\"\n  zone: " << dl::kWitnessZone << "\n  log: { http: \"http://jumphost:" << dl::kWitnessLogPort
+        << dl::kWitnessLogPath << "\", timeout_s: 10 }\n";
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
@@ -819,4 +826,95 @@ TEST_CASE("a platform that runs strict without a hardened class fails fail_loudl
   RunResult r = p.run(out, strict_scenarios());
   INFO(r.out);
   require_all_accepted(p, r, out, strict_scenarios().size());
+}
+
+namespace {
+
+// control -> {status, evidence} of every egress check of every sandbox, keyed "runtime control".
+std::map<std::string, std::pair<std::string, std::string>> egress_checks(const json& result) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  for (const auto& s : result["sandboxes"])
+    for (const auto& c : s["checks"])
+      if (c["control"].get<std::string>().rfind("egress:", 0) == 0)
+        out[s["runtime"].get<std::string>() + " " + c["control"].get<std::string>()] = {
+            c["status"].get<std::string>(), c["evidence"].get<std::string>()};
+  return out;
+}
+
+bool judged_by_witness(const std::string& evidence) {
+  return evidence.rfind("judged by the witness: the operator's witness", 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an operator-run witness on a deployment judges the hawk run's egress; without one it is "
+    "sandbox-reported",
+    "[system][hawk]") {
+  Platform p;
+  p.egress = true;
+  p.witness = true;
+  p.write_profile();
+  RunResult r = p.run({scenario("standard.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  const json result = result_in(p.out);
+  const auto checks = egress_checks(result);
+  int witnessed = 0;
+  for (const std::string runtime : {"runc", "gvisor"}) {
+    for (const char* target : {"canary-tcp", "canary-udp", "canary-udp-443", "canary-icmp", "dns-exfil"}) {
+      const std::string key = runtime + " egress:" + target;
+      INFO(key);
+      REQUIRE(checks.count(key) == 1);
+      CHECK(checks.at(key).first == "pass");
+      CHECK(judged_by_witness(checks.at(key).second));
+      witnessed += judged_by_witness(checks.at(key).second) ? 1 : 0;
+    }
+    // Not the operator's witness's to see: the sandbox's word, marked so.
+    CHECK_THAT(
+        checks.at(runtime + " egress:metadata").second,
+        Catch::StartsWith("judged by the sandbox's own report (the witness does not cover this target)"));
+  }
+  CHECK(witnessed == 10);
+  for (const auto& s : result["sandboxes"])
+    CHECK(s["witness"]["witness"].get<std::string>().find("jumphost") ==
+          std::string::npos);  // the URL names the address it used
+  const std::string md = test::read_text(p.out + "/report.md");
+  CHECK_THAT(md, Catch::Contains("### Egress: who judged ("));
+  p.require_nothing_left();
+
+  {  // A platform whose sandboxes let UDP out: the witness catches what arrived.
+    p.env_extra["HAWK_STANDIN_WEAKENINGS"] = "nft:allow-udp";
+    RunResult weak = p.run(p.dir.path + "/weak", {scenario("standard.yaml")});
+    INFO(weak.out);
+    CHECK(weak.exit_code == 1);
+    const auto weak_checks = egress_checks(result_in(p.dir.path + "/weak"));
+    for (const std::string runtime : {"runc", "gvisor"}) {
+      const auto& udp = weak_checks.at(runtime + " egress:canary-udp");
+      INFO(runtime << ": " << udp.second);
+      CHECK(udp.first == "fail");
+      CHECK(judged_by_witness(udp.second));
+      CHECK_THAT(udp.second, Catch::Contains("udp ") && Catch::Contains("203.0.113.40:53"));
+      CHECK(weak_checks.at(runtime + " egress:canary-tcp").first == "pass");  // TCP stays shut
+    }
+    p.require_nothing_left();
+  }
+  {  // The same platform without a witness: sandbox-reported, and report.md says so.
+    p.env_extra.erase("HAWK_STANDIN_WEAKENINGS");
+    p.witness = false;
+    p.write_profile();
+    RunResult plain = p.run(p.dir.path + "/plain", {scenario("standard.yaml")});
+    INFO(plain.out);
+    CHECK(plain.exit_code == 0);
+    for (const auto& [key, check] : egress_checks(result_in(p.dir.path + "/plain"))) {
+      INFO(key);
+      CHECK_THAT(
+          check.second,
+          Catch::StartsWith("judged by the sandbox's own report (no outside witness in this deployment)"));
+    }
+    CHECK_THAT(test::read_text(p.dir.path + "/plain/report.md"),
+               Catch::Contains("### Egress: who judged (0 witnessed · ") &&
+                   Catch::Contains("no outside witness in this deployment: "));
+    p.require_nothing_left();
+  }
 }

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "harness/common/error.h"
+#include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "tests/support/test_support.h"
@@ -77,7 +78,8 @@ RunResult in_sandbox(const deploy::SandboxHandle& h, const std::string& script) 
   return ssh_through_jumphost(shared().dir.path, h.name, h.route, {"bash", "-c", script});
 }
 
-// Tries every world target (and one other sandbox) with bash's /dev/tcp, all at once,
+// Tries every world target (and one other sandbox, and the witness log server on the
+// jumphost's host-link address) with bash's /dev/tcp, all at once,
 // each for at most 5 s; then whether a name resolves. Prints name=open|closed lines.
 // A target is open only when a second, lone attempt connects too: under runsc's host
 // network stack (ptrace platform, many connects at once) a blocking connect now and then
@@ -87,8 +89,8 @@ std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const s
       "try() { timeout 5 bash -c \"exec 3<>/dev/tcp/$1\" 2>/dev/null; }; "
       "first=$(for t in target:203.0.113.10/80 target-tls:203.0.113.10/443 blocked:203.0.113.20/80 "
       "metadata:169.254.169.254/80 cluster-api:203.0.113.30/443 cidr-host:198.51.100.10/80 "
-      "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 sibling:" +
-      sibling +
+      "resolver:203.0.113.53/53 jumphost:192.0.2.130/22 witness-log:" +
+      h.route.jump.host + "/" + std::to_string(dl::kWitnessLogPort) + " sibling:" + sibling +
       "/2222; do "
       "( if try ${t#*:}; then echo $t=maybe; else echo $t=closed; fi ) & done; wait); "
       "printf '%s\\n' \"$first\" | while IFS== read -r t s; do n=${t%%:*}; "
@@ -106,7 +108,7 @@ std::map<std::string, std::string> reach(const deploy::SandboxHandle& h, const s
     auto eq = line.find('=');
     if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
   }
-  REQUIRE(out.size() == 10);
+  REQUIRE(out.size() == 11);
   if (r.err.find("connected once") != std::string::npos) WARN(h.name << ": " << r.err);
   UNSCOPED_INFO(h.name << " sees: " << r.out);
   return out;
@@ -201,9 +203,9 @@ TEST_CASE("allowDomains [target.example.com] reaches the target and nothing else
   CHECK(h.facts["egress"]["addresses"] == json({"203.0.113.10"}));
   auto r = reach(h, other.route.sandbox.host);
   std::map<std::string, std::string> expected = {
-      {"target", "open"},        {"target-tls", "open"},  {"blocked", "closed"}, {"metadata", "closed"},
-      {"cluster-api", "closed"}, {"cidr-host", "closed"}, {"resolver", "open"},  {"jumphost", "closed"},
-      {"sibling", "closed"},     {"dns", "resolves"}};
+      {"target", "open"},        {"target-tls", "open"},  {"blocked", "closed"},    {"metadata", "closed"},
+      {"cluster-api", "closed"}, {"cidr-host", "closed"}, {"resolver", "open"},     {"jumphost", "closed"},
+      {"sibling", "closed"},     {"dns", "resolves"},     {"witness-log", "closed"}};
   CHECK(r == expected);
   RunResult http =
       in_sandbox(h,

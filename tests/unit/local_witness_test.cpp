@@ -1,4 +1,4 @@
-// The local world's witness log (harness/deploy/local/witness_log.h), the canary zone
+// The local world's witness log (harness/deploy/witness_log.h), the canary zone
 // forwarding rule, and the weakenings and targets issue 23 added.
 #include <catch2/catch.hpp>
 
@@ -6,9 +6,10 @@
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/weakenings.h"
-#include "harness/deploy/local/witness_log.h"
+#include "harness/deploy/witness_log.h"
 
 using namespace isoharness;
+using namespace isoharness::deploy;
 using namespace isoharness::deploy::local;
 
 TEST_CASE("witness log: records parse, malformed and unfinished lines are skipped", "[local]") {

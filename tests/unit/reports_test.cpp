@@ -51,6 +51,23 @@ TEST_CASE("Markdown summary shows the verdict, the failure with its evidence, ri
   CHECK(md.size() < 64 * 1024);
 }
 
+TEST_CASE("Markdown counts egress checks judged by a witness and by the sandbox's own report", "[reports]") {
+  auto r = test::result_fixture();
+  CHECK(render_markdown(r).find("### Egress: who judged") ==
+        std::string::npos);  // a result that says neither
+  r["sandboxes"][0]["checks"][0]["evidence"] = "judged by the witness: the operator's witness (...)\nrecords";
+  r["sandboxes"][1]["checks"][0]["evidence"] =
+      "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ...";
+  r["sandboxes"][2]["checks"][0]["evidence"] =
+      "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ...";
+  r["sandboxes"][3]["checks"][0]["evidence"] =
+      "judged by the sandbox's own report (the witness does not cover this target)\ntargets: ...";
+  const auto md = render_markdown(r);
+  CHECK_THAT(md, Catch::Contains("### Egress: who judged (1 witnessed · 3 sandbox-reported)"));
+  CHECK_THAT(md, Catch::Contains("  - no outside witness in this deployment: 2\n"));
+  CHECK_THAT(md, Catch::Contains("  - the witness does not cover this target: 1\n"));
+}
+
 TEST_CASE("Markdown evidence cannot break out of its code block", "[reports]") {
   auto r = test::result_fixture();
   r["sandboxes"][3]["checks"][2]["evidence"] = "```\n# injected heading\n````";

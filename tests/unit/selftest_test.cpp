@@ -45,7 +45,7 @@ std::set<std::string> verify_controls() {
   verify::HostFacts host;
   std::vector<deploy::EgressTarget> targets;
   for (const char* t : {"target", "target-addr", "blocked", "blocked-addr", "dns", "resolver", "metadata",
-                        "cluster-api", "jumphost", kPeerTarget})
+                        "cluster-api", "jumphost", kPeerTarget, kPeerTarget6})
     targets.push_back({t, "203.0.113.10", 80, "tcp", "", "internet"});
   // and every target of the local world (the witnessed ways out among them), by its name
   for (auto t : deploy::local::world_targets()) {

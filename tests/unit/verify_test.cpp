@@ -63,11 +63,14 @@ json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
   o.push_back(obs(
       "bpf",
       {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
-  o.push_back(obs("egress", {{"targets",
-                              {{{"name", "target"}, {"result", "timeout"}},
-                               {{"name", "metadata"}, {"result", "timeout"}},
-                               {{"name", "cidr-host"}, {"result", "timeout"}},
-                               {{"name", "dns"}, {"result", "dns_failed"}}}}}));
+  o.push_back(obs("egress",
+                  {{"targets",
+                    {{{"name", "target"}, {"result", "timeout"}},
+                     {{"name", "metadata"}, {"result", "timeout"}},
+                     {{"name", "cidr-host"}, {"result", "timeout"}},
+                     {{"name", "dns"}, {"result", "dns_failed"}}}},
+                   // raw and packet sockets refused (no CAP_NET_RAW), as under strict
+                   {"sockets", {{"icmp_datagram", "EACCES"}, {"raw_icmp", "EPERM"}, {"packet", "EPERM"}}}}));
   return {{"schema", "isoharness.posture/v1"}, {"observations", o}};
 }
 

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+
 #include "harness/common/error.h"
 #include "harness/deploy/egress_target.h"
 #include "harness/deploy/hawk/hawk_backend.h"
@@ -21,6 +23,60 @@ EgressTarget target_of(const std::string& name, const std::string& host_port, co
   std::string host = host_port.substr(0, colon);
   int port = std::stoi(host_port.substr(colon + 1));
   return EgressTarget{name, host, port, "tcp", is_address(host) ? "" : host, role};
+}
+
+// The profile's `egress:` targets, else the local world's.
+std::vector<EgressTarget> profile_targets(const scenario::DeploymentProfile& profile) {
+  if (!profile.egress) return local::world_targets();
+  std::vector<EgressTarget> out;
+  const auto& e = *profile.egress;
+  if (!e.internet_canary.empty()) out.push_back(target_of("internet-canary", e.internet_canary, "internet"));
+  if (!e.metadata.empty()) out.push_back(target_of("metadata", e.metadata, "metadata"));
+  if (!e.cluster_api.empty()) out.push_back(target_of("cluster-api", e.cluster_api, "cluster"));
+  return out;
+}
+
+// The ways out aimed at an operator-run witness (the profile's witness: section), named as
+// the local world names its own: TCP (matched on the sandbox's address), UDP and ICMP echo
+// (matched on the nonce too) to each canary, and a query in the canary zone.
+std::vector<EgressTarget> witness_targets(const scenario::WitnessSettings& w) {
+  std::vector<EgressTarget> out;
+  const auto add = [&out](const std::string& prefix, const std::string& address,
+                          const scenario::WitnessSettings& s, bool tcp) {
+    if (tcp && s.tcp_port > 0)
+      out.push_back({prefix + "-tcp", address, s.tcp_port, "tcp", "", "internet", address});
+    for (std::size_t i = 0; i < s.udp_ports.size(); ++i) {
+      const int port = s.udp_ports[i];
+      out.push_back({i == 0 ? prefix + "-udp" : prefix + "-udp-" + std::to_string(port), address, port, "udp",
+                     "", "internet", address});
+    }
+    out.push_back({prefix + "-icmp", address, 0, "icmp", "", "internet", address});
+  };
+  add("canary", w.canary, w, true);
+  // IPv6 TCP is left out: the sandbox's IPv6 address is unknown here and a SYN has no nonce.
+  if (!w.canary6.empty()) add("canary6", w.canary6, w, false);
+  if (!w.zone.empty())
+    out.push_back({"dns-exfil", w.zone, 53, "exfil", "probe." + w.zone, "internet", w.zone});
+  return out;
+}
+
+// The targets with an operator's witness: the profile's own (or the local world's), each
+// covered by the witness only where it is aimed at a canary, then the witness's targets
+// (replacing any of the same name).
+std::vector<EgressTarget> with_witness(std::vector<EgressTarget> base, const scenario::WitnessSettings& w) {
+  auto added = witness_targets(w);
+  std::vector<EgressTarget> out;
+  out.reserve(base.size() + added.size());
+  for (auto& t : base) {
+    const bool replaced =
+        std::any_of(added.begin(), added.end(), [&t](const EgressTarget& a) { return a.name == t.name; });
+    if (replaced) continue;
+    const bool at_canary = (t.host == w.canary || (!w.canary6.empty() && t.host == w.canary6));
+    t.witness_address = at_canary && t.proto != "dns" ? t.host : "";
+    out.push_back(std::move(t));
+  }
+  for (auto& t : added) out.push_back(std::move(t));
+  return out;
 }
 
 }  // namespace
@@ -52,13 +108,8 @@ std::unique_ptr<Backend> make_backend(const std::string& backend, const scenario
 }
 
 std::vector<EgressTarget> probe_targets(const scenario::DeploymentProfile& profile) {
-  if (!profile.egress) return local::world_targets();
-  std::vector<EgressTarget> out;
-  const auto& e = *profile.egress;
-  if (!e.internet_canary.empty()) out.push_back(target_of("internet-canary", e.internet_canary, "internet"));
-  if (!e.metadata.empty()) out.push_back(target_of("metadata", e.metadata, "metadata"));
-  if (!e.cluster_api.empty()) out.push_back(target_of("cluster-api", e.cluster_api, "cluster"));
-  return out;
+  auto targets = profile_targets(profile);
+  return profile.witness ? with_witness(std::move(targets), *profile.witness) : targets;
 }
 
 std::vector<EgressTarget> allowed_domain_targets(const scenario::DeploymentProfile& profile,

@@ -26,7 +26,10 @@ struct BackendOptions {
 std::unique_ptr<Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
                                       const BackendOptions& options);
 
-// The profile's `egress:` targets, else the local world's (what every test here uses).
+// The profile's `egress:` targets, else the local world's (what every test here uses); with
+// a witness: section, also the targets aimed at the operator's witness (canary-tcp,
+// canary-udp, canary-icmp, canary6-*, dns-exfil), and only targets aimed at a canary are
+// covered by it.
 std::vector<EgressTarget> probe_targets(const scenario::DeploymentProfile& profile);
 
 // Targets for the domains an item allows, on the profile's egress.allowed_domain_port

@@ -10,6 +10,9 @@
 //
 // The route comes from the ssh-command line; the jumphost key is the profile's pin, a
 // sandbox key is accepted on first use (through the pinned jumphost) or must be pinned.
+//
+// witness: with the profile's witness: section, after each probe run one bounded, timed-out
+// HTTP GET of the operator's witness log (hawk_witness.cc, witness_http.h).
 #pragma once
 
 #include <atomic>
@@ -51,6 +54,11 @@ class HawkBackend final : public Backend {
   std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest& request,
                                                        std::chrono::seconds watch) override;
   std::vector<EgressTarget> egress_targets() const override { return options_.targets; }
+  // The profile's operator-run witness (witness: section), its log read over HTTP
+  // (hawk_witness.cc); nullopt without one.
+  std::optional<WitnessView> witness(const SandboxHandle& handle, const std::string& nonce,
+                                     std::chrono::system_clock::time_point from,
+                                     std::chrono::system_clock::time_point to) const override;
   nlohmann::json context() const override;
 
  private:

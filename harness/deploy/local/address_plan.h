@@ -105,6 +105,11 @@ std::vector<std::string> never_opened_ranges6();
 inline constexpr const char* kWitnessZone = "witness.example.org";
 // A name in the zone, standing for every name in it when the policy's patterns are matched.
 inline constexpr const char* kWitnessZoneProbeName = "probe.witness.example.org";
+// Where the jumphost serves the witness's log over HTTP, on its host-link address only (an
+// operator-run witness's stand-in for the hawk backend; the host guard and the jumphost's
+// filter open it from the host alone): http://<jump address>:kWitnessLogPort/kWitnessLogPath.
+inline constexpr int kWitnessLogPort = 8053;
+inline constexpr const char* kWitnessLogPath = "/witness.log";
 // Whether allowDomains patterns open names in the canary zone ("*", "*.example.org", ...).
 bool witness_zone_forwarded(const std::vector<std::string>& patterns);
 

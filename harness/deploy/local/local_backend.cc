@@ -14,8 +14,8 @@
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/sandbox_launch.h"
 #include "harness/deploy/local/weakenings.h"
-#include "harness/deploy/local/witness_log.h"
 #include "harness/deploy/local/world.h"
+#include "harness/deploy/witness_log.h"
 
 namespace isoharness::deploy::local {
 namespace fs = std::filesystem;

@@ -41,7 +41,10 @@ std::string jumphost_ruleset(const std::string& run_id, const std::string& host_
   s += "table inet " + t + " {\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
   s += "    iif \"lo\" accept\n    ct state established,related accept\n";
-  s += "    iifname \"" + host_iface + "\" tcp dport 22 ct state new accept\n  }\n";
+  s += "    iifname \"" + host_iface + "\" tcp dport 22 ct state new accept\n";
+  // The witness log server (address_plan.h), from the host side only.
+  s += "    iifname \"" + host_iface + "\" tcp dport " + std::to_string(kWitnessLogPort) +
+       " ct state new accept\n  }\n";
   s += "  chain output {\n    type filter hook output priority 0; policy drop;\n";
   s += "    oif \"lo\" accept\n    ct state established,related accept\n";
   s +=

@@ -28,7 +28,7 @@ const char* kCommon =
 
 std::string sandbox_sshd_config(const std::string& user, int port, bool sftp) {
   return "# isoharness sandbox sshd (runs as " + user + ")\n" + "Port " + std::to_string(port) +
-         "\nListenAddress 0.0.0.0\n" + kCommon + "AllowUsers " + user +
+         "\nListenAddress 0.0.0.0\nListenAddress ::\n" + kCommon + "AllowUsers " + user +
          "\nAllowTcpForwarding no\nPermitTTY yes\n" + (sftp ? "Subsystem sftp internal-sftp\n" : "");
 }
 

@@ -135,8 +135,10 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
   if (named(names, "nft:allow-unlisted-host")) out.push_back(std::string("ip daddr ") + world_addr::kBlocked);
   if (named(names, "nft:allow-cluster-api"))
     out.push_back(std::string("ip daddr ") + world_addr::kClusterApi);
-  if (named(names, "nft:allow-sandboxes"))
+  if (named(names, "nft:allow-sandboxes")) {
     out.push_back(std::string("ip daddr ") + world_addr::kSandboxRange);
+    out.push_back(std::string("ip6 daddr ") + world_addr::kSandboxRange6);
+  }
   if (named(names, "nft:allow-dns")) {
     out.push_back(resolver + " udp dport 53");
     out.push_back(resolver + " tcp dport 53");

@@ -316,10 +316,19 @@ void World::start_world_services() {
                             std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"},
                            dir + "/servers.log", "world servers");
   pid_t witness = start_witness();
+  // The witness's log over HTTP from the jumphost's host-link address, as an operator's
+  // witness serves its own (hawk backend, docs/CONTRACTS.md §4.4).
+  pid_t log_server =
+      spawn_in(jump_ns(),
+               {options_.helper_path, "serve-witness-log", "--tag", tag, "--max-seconds", "86400", "--listen",
+                link_.jump_address + ":" + std::to_string(kWitnessLogPort), "--file", witness_log_path(),
+                "--path", kWitnessLogPath},
+               dir + "/witness-log-server.err", "witness log server");
   std::this_thread::sleep_for(150ms);
   for (auto [pid, name, log] :
        {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"},
-        std::tuple{witness, "witness", "/witness.err"}}) {
+        std::tuple{witness, "witness", "/witness.err"},
+        std::tuple{log_server, "witness log server", "/witness-log-server.err"}}) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());

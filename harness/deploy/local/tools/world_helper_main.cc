@@ -27,6 +27,9 @@
 //   witness --tag T --max-seconds N --log FILE --zone Z --zone-address A --canary C ...
 //       The world's outside witness (tools/witness.cc): logs every TCP SYN, UDP datagram
 //       and ICMP echo that enters the world, and every DNS query for the canary zone.
+//   serve-witness-log --tag T --max-seconds N --listen ADDR:PORT --file FILE [--path /P]
+//       The witness log over HTTP (tools/witness_log_server.cc), from the jumphost's
+//       namespace on the host link: what an operator-run witness serves on a deployment.
 //
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
@@ -50,6 +53,7 @@
 #include <vector>
 
 #include "harness/deploy/local/tools/witness.h"
+#include "harness/deploy/local/tools/witness_log_server.h"
 
 namespace {
 
@@ -323,7 +327,8 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness [options]");
+  if (argc < 2)
+    die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log [options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
@@ -337,5 +342,6 @@ int main(int argc, char** argv) {
   if (cmd == "noise") return cmd_noise(args);
   if (cmd == "wait-banner") return cmd_wait_banner(args);
   if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
+  if (cmd == "serve-witness-log") return isoharness::world_helper::cmd_serve_witness_log(args);
   die("unknown subcommand " + cmd);
 }

@@ -1,5 +1,7 @@
-// The local world's witness log (written by isoharness-world-helper witness, read here):
-// one line per packet or DNS query that arrived in the world namespace,
+// An outside witness's log: the local world's witness (isoharness-world-helper witness)
+// writes it, and an operator-run witness on a deployment writes the same format (the hawk
+// backend reads it over HTTP, docs/CONTRACTS.md §4.4). One line per packet or DNS query
+// that arrived,
 //
 //   W1 <unix_ms> <kind> <source> <destination> <port> <nonce|-> <name|->
 //
@@ -16,7 +18,7 @@
 
 #include "harness/deploy/backend.h"
 
-namespace isoharness::deploy::local {
+namespace isoharness::deploy {
 
 struct WitnessLog {
   std::vector<WitnessRecord> records;
@@ -34,4 +36,4 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
                                    const std::string& source6, const std::string& nonce, long long from_ms,
                                    long long to_ms);
 
-}  // namespace isoharness::deploy::local
+}  // namespace isoharness::deploy

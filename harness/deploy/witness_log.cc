@@ -1,8 +1,8 @@
-#include "harness/deploy/local/witness_log.h"
+#include "harness/deploy/witness_log.h"
 
 #include <charconv>
 
-namespace isoharness::deploy::local {
+namespace isoharness::deploy {
 namespace {
 
 std::vector<std::string_view> witness_fields(std::string_view line) {
@@ -71,7 +71,7 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
   view.nonce = nonce;
   for (const auto& r : log.records) {
     if (r.unix_ms < from_ms || r.unix_ms > to_ms) continue;
-    if (r.source == source || (!source6.empty() && r.source == source6) ||
+    if ((!source.empty() && r.source == source) || (!source6.empty() && r.source == source6) ||
         (!nonce.empty() && r.nonce == nonce))
       view.records.push_back(r);
   }
@@ -85,4 +85,4 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
   return view;
 }
 
-}  // namespace isoharness::deploy::local
+}  // namespace isoharness::deploy

@@ -1,0 +1,179 @@
+// The deployment profile's `witness:` section (docs/CONTRACTS.md §4.4): an outside witness
+// the operator runs, named by its canary addresses, its DNS zone and where its log is read.
+// Every value is checked here, so the hawk backend only ever connects to an address the
+// profile spelled out and asks for a path that cannot smuggle anything into the request.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include "harness/scenario/profile_sections.h"
+
+namespace isoharness::scenario::detail {
+namespace {
+
+using nlohmann::json;
+
+struct WitnessReader {
+  const YamlDocument& doc;
+  std::vector<Diagnostic>& errors;
+
+  void error(const std::string& key, const std::string& message) const {
+    errors.push_back(doc.source.diagnostic(key.empty() ? "/witness" : pointer_join("/witness", key), "",
+                                           "witness" + (key.empty() ? "" : "." + key) + " " + message));
+  }
+  // An integer from low to high at key (when present).
+  void bounded(const json& w, const std::string& key, long low, long high, int& out) const {
+    if (!w.contains(key)) return;
+    if (!w[key].is_number_integer() || w[key].get<long>() < low || w[key].get<long>() > high)
+      return error(key, "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high));
+    out = w[key].get<int>();
+  }
+};
+
+bool ipv4_literal(const std::string& s) {
+  in_addr a{};
+  return ::inet_pton(AF_INET, s.c_str(), &a) == 1;
+}
+
+// The address in inet_ntop's canonical form (the form a witness logs), "" when not IPv6.
+std::string canonical_ipv6(const std::string& s) {
+  in6_addr a{};
+  if (::inet_pton(AF_INET6, s.c_str(), &a) != 1) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  return ::inet_ntop(AF_INET6, &a, text, sizeof text) ? text : "";
+}
+
+// A DNS zone of lower-case labels (letters, digits, '-'), at most 200 characters, leaving
+// room for the probe's "ihw-<nonce>." label in front of it.
+bool zone_name(std::string_view z) {
+  if (z.empty() || z.size() > 200 || z.front() == '.' || z.back() == '.') return false;
+  std::size_t label = 0;
+  for (char c : z) {
+    if (c == '.') {
+      if (label == 0) return false;
+      label = 0;
+      continue;
+    }
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') || ++label > 63) return false;
+  }
+  return true;
+}
+
+// A request path of unreserved URL characters and '/', starting with '/', at most 256 long:
+// nothing that could end the request line or add a header.
+bool request_path(std::string_view p) {
+  return !p.empty() && p.size() <= 256 && p.front() == '/' && std::all_of(p.begin(), p.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~' || c == '/';
+  });
+}
+
+// "http://HOST[:PORT]/PATH" into out; false when it is not one.
+bool parse_log_url(const std::string& url, WitnessSettings& out) {
+  constexpr std::string_view scheme = "http://";
+  if (url.rfind(scheme, 0) != 0) return false;
+  const std::string rest = url.substr(scheme.size());
+  const auto slash = rest.find('/');
+  if (slash == std::string::npos) return false;
+  std::string host = rest.substr(0, slash);
+  const auto colon = host.find(':');
+  int port = 80;
+  if (colon != std::string::npos) {
+    const std::string p = host.substr(colon + 1);
+    auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
+    if (p.empty() || ec != std::errc() || end != p.data() + p.size() || port < 1 || port > 65535)
+      return false;
+    host.resize(colon);
+  }
+  if (host != "jumphost" && !ipv4_literal(host)) return false;
+  if (!request_path(rest.substr(slash))) return false;
+  out.log_host = host;
+  out.log_port = port;
+  out.log_path = rest.substr(slash);
+  return true;
+}
+
+void read_witness_addresses(const WitnessReader& r, const json& w, WitnessSettings& out) {
+  if (!w.contains("canary") || !w["canary"].is_string() || !ipv4_literal(w["canary"].get<std::string>()))
+    r.error("canary", "is required: the IPv4 address the witness listens on (an address, not a name)");
+  else
+    out.canary = w["canary"].get<std::string>();
+  if (w.contains("canary6")) {
+    out.canary6 = w["canary6"].is_string() ? canonical_ipv6(w["canary6"].get<std::string>()) : "";
+    if (out.canary6.empty()) r.error("canary6", "must be an IPv6 address");
+  }
+  if (w.contains("zone")) {
+    out.zone = w["zone"].is_string() ? w["zone"].get<std::string>() : "";
+    if (!zone_name(out.zone))
+      r.error("zone", "must be a DNS zone of lower-case labels (at most 200 characters)");
+  }
+  r.bounded(w, "tcp_port", 0, 65535, out.tcp_port);
+  if (w.contains("udp_ports")) {
+    out.udp_ports.clear();
+    const json& ports = w["udp_ports"];
+    bool ok = ports.is_array() && ports.size() <= 8;
+    for (const auto& p : ok ? ports : json::array()) {
+      ok = ok && p.is_number_integer() && p.get<long>() >= 1 && p.get<long>() <= 65535;
+      if (ok) out.udp_ports.push_back(p.get<int>());
+    }
+    if (!ok) r.error("udp_ports", "must be a list of at most 8 ports from 1 to 65535");
+  }
+}
+
+void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& out) {
+  const json& log = w.contains("log") ? w["log"] : json();
+  if (!log.is_object() || !log.contains("http")) {
+    r.error("log", "is required: a mapping with http: \"http://ADDRESS[:PORT]/PATH\" (max_bytes, timeout_s)");
+    return;
+  }
+  for (const auto& [key, value] : log.items())
+    if (key != "http" && key != "max_bytes" && key != "timeout_s")
+      r.error("log", "has an unknown key '" + key + "' (known: http, max_bytes, timeout_s)");
+  if (!log["http"].is_string() || !parse_log_url(log["http"].get<std::string>(), out))
+    r.error("log",
+            "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "
+            "and a path of letters, digits and -._~/");
+  if (log.contains("max_bytes")) {
+    const json& m = log["max_bytes"];
+    if (!m.is_number_integer() || m.get<long long>() < 4096 || m.get<long long>() > (256LL << 20))
+      r.error("log", "max_bytes must be a whole number from 4096 to 268435456");
+    else
+      out.max_log_bytes = m.get<std::size_t>();
+  }
+  if (log.contains("timeout_s")) {
+    const json& t = log["timeout_s"];
+    if (!t.is_number_integer() || t.get<long>() < 1 || t.get<long>() > 120)
+      r.error("log", "timeout_s must be a whole number of seconds from 1 to 120");
+    else
+      out.log_timeout_s = t.get<int>();
+  }
+}
+
+}  // namespace
+
+void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
+                          std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("witness")) return;
+  WitnessReader r{doc, errors};
+  const json& w = v["witness"];
+  if (!w.is_object()) return r.error("", "must be a mapping (canary, canary6, zone, log, ...)");
+  for (const auto& [key, value] : w.items()) {
+    static const std::array<std::string_view, 8> known{"canary",    "canary6", "zone",      "tcp_port",
+                                                       "udp_ports", "log",     "settle_ms", "clock_slack_ms"};
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      r.error("",
+              "has an unknown key '" + key +
+                  "' (known: canary, canary6, zone, tcp_port, udp_ports, log, settle_ms, clock_slack_ms)");
+  }
+  WitnessSettings out;
+  read_witness_addresses(r, w, out);
+  read_witness_log(r, w, out);
+  r.bounded(w, "settle_ms", 0, 5000, out.settle_ms);
+  r.bounded(w, "clock_slack_ms", 0, 60000, out.clock_slack_ms);
+  profile.witness = out;
+}
+
+}  // namespace isoharness::scenario::detail
