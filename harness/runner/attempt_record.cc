@@ -72,7 +72,8 @@ json attempt_json(const AttemptRecord& r) {
   if (r.tampered) record["tampered"] = true;
   if (!job.weakenings.empty()) record["weakenings"] = job.weakenings;
   if (r.probe.witness) record["witness"] = witness_summary(*r.probe.witness);
-  for (const auto& [service, seen] : r.probe.siblings.none_siblings) record["siblings"][service] = seen_json(seen);
+  for (const auto& [service, seen] : r.probe.siblings.none_siblings)
+    record["siblings"][service] = seen_json(seen);
   if (r.stopped_run) record["stopped_run"] = true;
   return record;
 }

@@ -43,7 +43,7 @@ struct SiblingRecord {
 // probe: the posture document and every check that rests on it, in the order the record
 // lists them.
 struct PostureRecord {
-  std::optional<nlohmann::json> posture;  // none: the sandbox's answer was no posture document
+  std::optional<nlohmann::json> posture;          // none: the sandbox's answer was no posture document
   std::optional<verify::CheckResult> unreadable;  // why not (read_posture refused it)
   std::optional<deploy::WitnessView> witness;     // the backend's witness, when it has one
   std::vector<verify::CheckResult> claims;        // verify_sandbox, then runtime_version

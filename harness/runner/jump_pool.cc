@@ -22,8 +22,8 @@ std::string endpoint_key(const deploy::SshEndpoint& e) {
 class SshChannel : public SandboxChannel {
  public:
   explicit SshChannel(std::unique_ptr<transport::SandboxSession> session) : session_(std::move(session)) {}
-  Expected<transport::ExecResult> exec(const std::vector<std::string>& argv, std::chrono::milliseconds deadline,
-                                       std::size_t max_output) override {
+  Expected<transport::ExecResult> exec(const std::vector<std::string>& argv,
+                                       std::chrono::milliseconds deadline, std::size_t max_output) override {
     return session_->exec(argv, deadline, max_output);
   }
   Expected<transport::UploadedFile> upload(const std::string& local_path, const std::string& remote_path,

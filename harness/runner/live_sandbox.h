@@ -10,8 +10,8 @@
 #include <string>
 
 #include "harness/deploy/backend.h"
-#include "harness/runner/sandbox_job.h"
 #include "harness/runner/sandbox_channel.h"
+#include "harness/runner/sandbox_job.h"
 #include "harness/transport/transport.h"
 
 namespace isoharness::runner {

@@ -113,12 +113,12 @@ void record_not_run(const RunState& state, Journal& journal, const std::vector<J
   for (std::size_t i = 0; i < jobs.size(); ++i)
     for (int attempt = ran[i] + 1; attempt <= jobs[i].attempts; ++attempt)
       journal.append("skipped", {{"scenario", jobs[i].scenario},
-                                      {"item_id", jobs[i].item->id},
-                                      {"runtime", jobs[i].runtime},
-                                      {"node_class", jobs[i].node_class},
-                                      {"attempt", attempt},
-                                      {"not_run", true},
-                                      {"reason", "not run: " + why}});
+                                 {"item_id", jobs[i].item->id},
+                                 {"runtime", jobs[i].runtime},
+                                 {"node_class", jobs[i].node_class},
+                                 {"attempt", attempt},
+                                 {"not_run", true},
+                                 {"reason", "not run: " + why}});
 }
 
 // The refusals, then the jobs fanned out (fanout.h): jobs with more attempts first,
@@ -145,8 +145,8 @@ std::vector<int> run_sandboxes(const JobContext& base, std::vector<Job>& jobs,
 void use_test_seams(const RunConfig& config, RunSettings& settings) {
   if (!config.tamper && config.test_weakenings.empty()) return;
   settings.mark_tampered = true;
-  settings.weaken = [tamper = config.tamper, names = config.test_weakenings](const Job& job,
-                                                                             deploy::SandboxRequest& request) {
+  settings.weaken = [tamper = config.tamper, names = config.test_weakenings](
+                        const Job& job, deploy::SandboxRequest& request) {
     request.test_weakenings = names;
     if (tamper) tamper(request.item_id, job.runtime, request.values);
   };

@@ -22,9 +22,11 @@ class SandboxChannel {
  public:
   virtual ~SandboxChannel() = default;
   virtual Expected<transport::ExecResult> exec(const std::vector<std::string>& argv,
-                                               std::chrono::milliseconds deadline, std::size_t max_output) = 0;
-  virtual Expected<transport::UploadedFile> upload(const std::string& local_path, const std::string& remote_path,
-                                                   int mode, std::chrono::milliseconds deadline) = 0;
+                                               std::chrono::milliseconds deadline,
+                                               std::size_t max_output) = 0;
+  virtual Expected<transport::UploadedFile> upload(const std::string& local_path,
+                                                   const std::string& remote_path, int mode,
+                                                   std::chrono::milliseconds deadline) = 0;
   virtual Expected<std::vector<transport::UploadedFile>> upload_dir(const std::string& local_dir,
                                                                     const std::string& remote_dir,
                                                                     std::chrono::milliseconds deadline,

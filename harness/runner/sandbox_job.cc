@@ -52,18 +52,20 @@ UploadRecord upload_agent(LiveSandbox& sandbox) {
 }
 
 // isoprobe posture's command line: deadlines, the agent to digest, every target, the nonce.
-std::vector<std::string> posture_argv(const RunSettings& settings, const std::vector<deploy::EgressTarget>& targets,
+std::vector<std::string> posture_argv(const RunSettings& settings,
+                                      const std::vector<deploy::EgressTarget>& targets,
                                       const std::string& nonce) {
-  std::vector<std::string> argv = {kRemoteProbe,
-                                   "posture",
-                                   "--deadline-ms",
-                                   std::to_string(std::max<long>(5000, settings.posture_deadline.count() / 3)),
-                                   "--egress-deadline-ms",
-                                   std::to_string(settings.egress_deadline.count()),
-                                   "--verify-file",
-                                   kRemoteProbe,
-                                   "--nonce",
-                                   nonce};
+  std::vector<std::string> argv = {
+      kRemoteProbe,
+      "posture",
+      "--deadline-ms",
+      std::to_string(std::max<long>(5000, settings.posture_deadline.count() / 3)),
+      "--egress-deadline-ms",
+      std::to_string(settings.egress_deadline.count()),
+      "--verify-file",
+      kRemoteProbe,
+      "--nonce",
+      nonce};
   for (const auto& target : targets) {
     argv.emplace_back("--target");
     argv.push_back(target_flag(target));
@@ -111,9 +113,12 @@ std::optional<verify::CheckResult> leave_markers(const JobContext& ctx, LiveSand
   } catch (const InfraError& e) {
     if (ctx.reach.lost(sandbox.handle().route.jump)) throw;
     return verify::CheckResult{
-        "attempt_markers", CheckStatus::fail, "the next attempt's file and process markers left in the sandbox",
+        "attempt_markers",
+        CheckStatus::fail,
+        "the next attempt's file and process markers left in the sandbox",
         e.what(),
-        std::string("attempt_markers: the sandbox did not take the markers the next attempt is checked against: ") +
+        std::string(
+            "attempt_markers: the sandbox did not take the markers the next attempt is checked against: ") +
             e.what(),
         ""};
   }

@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <future>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -60,10 +60,9 @@ json strict_gvisor_posture(const test::FakeSandbox& box, const std::string& cap_
                                             {"cgroup_writable_mounts", json::array()},
                                             {"release_agent_visible", false},
                                             {"release_agent_writable", false}}));
-  o.push_back(observation("bpf", {{"unprivileged_bpf_disabled", 2},
-                                  {"map_created", false},
-                                  {"map_errno", 1},
-                                  {"route_localnet", 0}}));
+  o.push_back(observation(
+      "bpf",
+      {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
   o.push_back(observation("egress", {{"targets",
                                       {{{"name", "target"}, {"result", "timeout"}},
                                        {{"name", "metadata"}, {"result", "timeout"}},
@@ -128,7 +127,9 @@ const json runsc_facts = {{"runtime", "runsc"}, {"backend", "fake"}};
 TEST_CASE("run_job: a sound sandbox passes, and its record has every phase's part", "[runner]") {
   test::FakeRun run;
   use_world(run);
-  run.box.posture = [&](const std::vector<std::string>&) { return answer(strict_gvisor_posture(run.box).dump()); };
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
   test::FakeBackend backend({}, runsc_facts);
   JobContext ctx = run.ctx(backend);
 
@@ -223,7 +224,9 @@ TEST_CASE("run_job: an agent that does not vouch for the uploaded file makes eve
 TEST_CASE("run_job: a dead sandbox is that sandbox's error, and the run goes on", "[runner]") {
   test::FakeRun run;
   use_world(run);
-  run.box.posture = [&](const std::vector<std::string>&) { return answer(strict_gvisor_posture(run.box).dump()); };
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
 
   SECTION("the deploy fails") {
     test::FakeBackend backend(std::map<std::string, std::string>{{"t/0-i", "infra"}}, runsc_facts);
@@ -352,7 +355,9 @@ TEST_CASE("run_job: a hostile answer fails the posture check, never the run", "[
 TEST_CASE("run_job: a lost jumphost stops the run; one item's error does not", "[runner]") {
   test::FakeRun run;
   use_world(run);
-  run.box.posture = [&](const std::vector<std::string>&) { return answer(strict_gvisor_posture(run.box).dump()); };
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
   test::FakeBackend backend({}, runsc_facts);
   JobContext ctx = run.ctx(backend);
 
@@ -399,7 +404,9 @@ TEST_CASE("make_request: the one weakening hook, and a job naming weakenings nee
 TEST_CASE("run_job: a tampered run marks its records, a selftest job names its weakenings", "[runner]") {
   test::FakeRun run;
   use_world(run);
-  run.box.posture = [&](const std::vector<std::string>&) { return answer(strict_gvisor_posture(run.box).dump()); };
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
   run.settings.mark_tampered = true;
   run.settings.weaken = [](const Job&, deploy::SandboxRequest& request) { request.test_weakenings = {"x"}; };
   test::FakeBackend backend({}, runsc_facts);

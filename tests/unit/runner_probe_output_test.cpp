@@ -106,9 +106,10 @@ TEST_CASE("agent_upload compares the agent's digest of its file with what was se
 
 TEST_CASE("distrust fails every passing check it is given, and only those", "[runner]") {
   using isoharness::CheckStatus;
-  std::vector<isoharness::verify::CheckResult> checks = {{"kernel", CheckStatus::pass, "", "", "kernel: ok", ""},
-                                                         {"seccomp", CheckStatus::na, "", "", "", ""},
-                                                         {"uid", CheckStatus::fail, "", "", "uid: 0", ""}};
+  std::vector<isoharness::verify::CheckResult> checks = {
+      {"kernel", CheckStatus::pass, "", "", "kernel: ok", ""},
+      {"seccomp", CheckStatus::na, "", "", "", ""},
+      {"uid", CheckStatus::fail, "", "", "uid: 0", ""}};
   runner::distrust(checks, "agent_upload");
   CHECK(checks[0].status == CheckStatus::fail);
   CHECK(checks[0].reason == "kernel: claimed by a posture document that fails agent_upload; not trusted");
