@@ -221,7 +221,7 @@ TEST_CASE("run_job: an agent that does not vouch for the uploaded file makes eve
   CHECK(status_of(r, "fresh_sandbox") == "pass");
 }
 
-TEST_CASE("run_job: a dead sandbox is that sandbox's error, and the run goes on", "[runner]") {
+TEST_CASE("run_job: a sandbox that never comes up, or whose session dies, is its own error", "[runner]") {
   test::FakeRun run;
   use_world(run);
   run.box.posture = [&](const std::vector<std::string>&) {
@@ -262,6 +262,15 @@ TEST_CASE("run_job: a dead sandbox is that sandbox's error, and the run goes on"
     CHECK_FALSE(run.state.stopped());
     CHECK(backend.destroyed == 2);
   }
+}
+
+TEST_CASE("run_job: a sandbox that dies midway, or refuses the markers, fails or errs alone", "[runner]") {
+  test::FakeRun run;
+  use_world(run);
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
+
   SECTION("the channel dies while the probe runs: the sandbox fails its posture check") {
     run.box.posture = [](const std::vector<std::string>&) -> Expected<transport::ExecResult> {
       return Error{"channel closed by the peer"};
