@@ -72,7 +72,6 @@ class RunState {
   void resume() { stop_flag_ = false; }
   // The next sandbox number of the run (1, 2, ...).
   int next_sequence() { return ++sequence_; }
-  const std::atomic<bool>* interrupted_flag() const { return interrupted_; }
 
  private:
   const std::atomic<bool>* interrupted_;
