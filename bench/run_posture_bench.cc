@@ -38,6 +38,8 @@
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/local/ssh_client_files.h"
 #include "harness/runner/fanout.h"
+#include "harness/runner/journal.h"
+#include "harness/runner/jump_pool.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/run_support.h"
@@ -223,14 +225,20 @@ int main(int argc, char** argv) {
     const std::string run_id = runner::random_run_id();
     runner::RunKey key(run_id);
     auto backend = deploy::make_backend("local", profile, {run_id, "", false, nullptr});
-    runner::JobContext ctx;
-    ctx.use_key(run_id, key);
-    ctx.backend = backend.get();
+    runner::RunSettings settings;
+    settings.run_id = run_id;
+    settings.credentials.private_key_path = key.private_path();
+    settings.credentials.public_key_path = key.public_path();
+    settings.public_key_line = key.public_line();
     const std::string build = std::filesystem::path(argv[0]).parent_path().parent_path().string();
-    ctx.isoprobe_bundle = build + "/probes/" + runner::kPostureAgentDir;
+    settings.isoprobe_bundle = build + "/probes/" + runner::kPostureAgentDir;
     const int egress_ms = profile.egress_deadline_ms;
     const std::string dir = "/tmp/isoharness-bench-" + run_id;
     std::filesystem::create_directories(dir);
+    runner::RunState state;
+    runner::JumpPool jumps(settings.credentials, settings.host_key_policy, false, nullptr);
+    runner::Journal journal(dir + "/journal", {{"schema", "isoharness.result/v1"}});
+    const runner::JobContext ctx{settings, *backend, journal, jumps, state};
 
     std::printf("run %s: runc sandboxes, node class %s, egress deadline %d ms, isoharness --parallel %d\n",
                 run_id.c_str(), opt.node_class.c_str(), egress_ms, opt.parallel);
@@ -245,7 +253,7 @@ int main(int argc, char** argv) {
         try {
           runner::Job job{"standard", item, "runc", opt.node_class, 1};
           const std::string name = "b" + std::to_string(n) + "x" + std::to_string(i);
-          boxes[i] = std::make_unique<runner::LiveSandbox>(ctx, runner::make_request(job, 1, name, ctx));
+          boxes[i] = std::make_unique<runner::LiveSandbox>(ctx, runner::make_request(job, 1, name, settings));
         } catch (const std::exception& e) {
           problems.note("deploy " + std::to_string(i) + ": " + e.what());
         }
@@ -263,7 +271,7 @@ int main(int argc, char** argv) {
 
       if (!boxes.empty()) {  // the run's one jumphost login is not part of any N
         try {
-          (void)ctx.jump_for(boxes.front()->handle().route.jump);
+          (void)jumps.jump_for(boxes.front()->handle().route.jump);
         } catch (const std::exception& e) {
           throw std::runtime_error(std::string("jumphost: ") + e.what());
         }

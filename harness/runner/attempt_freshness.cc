@@ -65,7 +65,7 @@ std::string random_boundary() {
 }
 
 // Runs one of the scripts above with its arguments; the parts by name, or InfraError.
-std::map<std::string, FramedPart> run_script(transport::SandboxSession& session, const std::string& script,
+std::map<std::string, FramedPart> run_script(SandboxChannel& session, const std::string& script,
                                              const std::vector<std::string>& args, const std::string& what) {
   const std::string boundary = random_boundary();
   std::vector<std::string> argv = {"sh", "-c", script, "isoharness", boundary};
@@ -163,7 +163,7 @@ verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
 
 }  // namespace
 
-std::vector<verify::CheckResult> check_freshness(transport::SandboxSession& session, const json& facts,
+std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const json& facts,
                                                  const std::string& previous_instance, int attempt,
                                                  std::string* seen) {
   const json resolver = facts.value("item_resolver", json::object());
@@ -180,7 +180,7 @@ std::vector<verify::CheckResult> check_freshness(transport::SandboxSession& sess
   return out;
 }
 
-void leave_attempt_markers(transport::SandboxSession& session, const std::string& marker_text) {
+void leave_attempt_markers(SandboxChannel& session, const std::string& marker_text) {
   const std::string what = "leaving the attempt's markers";
   auto parts = run_script(session, mark_script(), {marker_text}, what);
   const auto& file = part(parts, "file", what);

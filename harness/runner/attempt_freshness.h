@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "harness/runner/framed_answer.h"
-#include "harness/transport/transport.h"
+#include "harness/runner/sandbox_channel.h"
 #include "harness/verify/verify.h"
 
 namespace isoharness::runner {
@@ -26,14 +26,13 @@ namespace isoharness::runner {
 // command. previous_instance: what the previous attempt's sandbox resolved; *seen gets
 // what this one resolved. Throws InfraError when the command cannot run or its answer
 // is unusable (as each separate command did).
-std::vector<verify::CheckResult> check_freshness(transport::SandboxSession& session,
-                                                 const nlohmann::json& facts,
+std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const nlohmann::json& facts,
                                                  const std::string& previous_instance, int attempt,
                                                  std::string* seen);
 
 // Leaves the marker file (with marker_text) and starts the marker process the next
 // attempt must not find, then confirms the process runs; one remote command. Throws
 // InfraError naming the step that failed.
-void leave_attempt_markers(transport::SandboxSession& session, const std::string& marker_text);
+void leave_attempt_markers(SandboxChannel& session, const std::string& marker_text);
 
 }  // namespace isoharness::runner

@@ -182,10 +182,10 @@ RunOutcome check(const CheckConfig& config) {
   add_plan_findings(p.scenario.name, p.plan, header.findings);
   session.open_journal(header);
 
-  JobContext& ctx = session.jobs();
-  ctx.credentials.private_key_path = login.identity;
-  ctx.existing_sandbox = true;
-  ctx.jump_key_must_be_pinned = login.jump_must_be_pinned;
+  RunSettings& settings = session.settings();
+  settings.credentials.private_key_path = login.identity;
+  settings.existing_sandbox = true;
+  settings.jump_key_must_be_pinned = login.jump_must_be_pinned;
   nlohmann::json facts = {{"backend", "existing"},
                           {"ssh_command", config.ssh_line.substr(0, 4096)},
                           {"jumphost", login.route.jump.user + "@" + login.route.jump.host + ":" +
@@ -200,8 +200,10 @@ RunOutcome check(const CheckConfig& config) {
   std::fprintf(stderr, "isoharness check %s: item %s under %s, through %s\n", session.run_id().c_str(),
                config.item_id.c_str(), job.runtime.c_str(), facts["jumphost"].get<std::string>().c_str());
   if (session.start_backend(
-          std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile), std::move(facts))))
+          std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile), std::move(facts)))) {
+    JobContext ctx = session.jobs();
     run_job(job, ctx);
+  }
   return session.finish(1);
 }
 

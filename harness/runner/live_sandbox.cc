@@ -16,26 +16,26 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-LiveSandbox::LiveSandbox(JobContext& ctx, const deploy::SandboxRequest& request) : ctx_(ctx) {
+LiveSandbox::LiveSandbox(const JobContext& ctx, const deploy::SandboxRequest& request)
+    : backend_(ctx.backend), reach_(ctx.reach), state_(ctx.state), bundle_(ctx.settings.isoprobe_bundle) {
   auto t = Clock::now();
-  handle_ = ctx_.backend->deploy(request);
+  handle_ = backend_.deploy(request);
   timings_["deploy_s"] = seconds_since(t);
 }
 
 LiveSandbox::~LiveSandbox() {
   session_.reset();
-  if (handle_) ctx_.backend->destroy(*handle_);
+  if (handle_) backend_.destroy(*handle_);
 }
 
-transport::SandboxSession& LiveSandbox::connect(std::chrono::milliseconds deadline) {
+SandboxChannel& LiveSandbox::connect(std::chrono::milliseconds deadline) {
   auto t = Clock::now();
   const auto until = t + deadline;
   const auto& route = handle_->route;
   std::string last;
   while (Clock::now() < until) {
-    if (ctx_.interrupted && ctx_.interrupted->load()) throw InfraError("interrupted");
-    auto& jump = ctx_.jump_for(route.jump);
-    auto s = jump.open(route.sandbox, 10s);
+    if (state_.interrupted()) throw InfraError("interrupted");
+    auto s = reach_.open(route, 10s);
     if (s) {
       session_ = std::move(s.value());
       timings_["ssh_ready_s"] = seconds_since(t);
@@ -50,14 +50,14 @@ transport::SandboxSession& LiveSandbox::connect(std::chrono::milliseconds deadli
                    std::to_string(route.sandbox.port) + " through the jumphost: " + last);
 }
 
-transport::SandboxSession& LiveSandbox::session() {
+SandboxChannel& LiveSandbox::session() {
   ISOHARNESS_CHECK(session_ != nullptr);
   return *session_;
 }
 
 std::size_t LiveSandbox::upload_isoprobe(transport::UploadCheck check) {
   auto t = Clock::now();
-  auto uploaded = session().upload_dir(ctx_.isoprobe_bundle, kRemoteProbeDir, 60s, check);
+  auto uploaded = session().upload_dir(bundle_, kRemoteProbeDir, 60s, check);
   if (!uploaded) throw InfraError("uploading isoprobe failed: " + uploaded.error().message);
   std::size_t bytes = 0;
   for (const auto& f : uploaded.value()) {

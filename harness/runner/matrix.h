@@ -28,7 +28,7 @@ struct Job {
   std::string runtime;   // "runc" or "gvisor" (or another class name)
   std::string node_class;
   int attempts = 1;
-  std::vector<std::string> weakenings;       // selftest only: applied by JobContext::weaken
+  std::vector<std::string> weakenings;       // selftest only: applied by RunSettings::weaken
   const nlohmann::json* eval_set = nullptr;  // the scenario's eval set (backends that submit it)
 };
 

@@ -83,7 +83,7 @@ nlohmann::json parse_node_view(const NodeViewText& text) {
   return out;
 }
 
-nlohmann::json read_node_view(transport::SandboxSession& session) {
+nlohmann::json read_node_view(SandboxChannel& session) {
   NodeViewText text;
   nlohmann::json unreadable = nlohmann::json::array();
   struct File {

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/transport/transport.h"
+#include "harness/runner/sandbox_channel.h"
 
 namespace isoharness::runner {
 
@@ -32,6 +32,6 @@ nlohmann::json parse_node_view(const NodeViewText& text);
 
 // Reads the four files in the sandbox. A file that cannot be read leaves its value null and
 // names the file under "unreadable"; this never throws for what the sandbox answers.
-nlohmann::json read_node_view(transport::SandboxSession& session);
+nlohmann::json read_node_view(SandboxChannel& session);
 
 }  // namespace isoharness::runner

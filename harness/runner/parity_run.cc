@@ -272,9 +272,9 @@ class CellTimer {
 
 // One cell's sandbox: deployed, reached, isoprobe (and getpid-static) uploaded, and what
 // it sees of its node read. Throws what the backend or the sandbox said.
-void deploy_cell(const ParityInput& in, Cell& cell, JobContext& ctx, int seq, Measurements& m) {
+void deploy_cell(const ParityInput& in, Cell& cell, const JobContext& ctx, int seq, Measurements& m) {
   cell.sandbox =
-      std::make_unique<LiveSandbox>(ctx, make_request(cell.job, 1, "p" + std::to_string(seq), ctx));
+      std::make_unique<LiveSandbox>(ctx, make_request(cell.job, 1, "p" + std::to_string(seq), ctx.settings));
   cell.sandbox->connect(45s);
   cell.sandbox->upload_isoprobe();
   if (in.mix.getpid_static) {
@@ -300,7 +300,7 @@ void deploy_cell(const ParityInput& in, Cell& cell, JobContext& ctx, int seq, Me
 // Phase 2: one sandbox per cell. A cell that cannot be deployed is named with what the
 // platform said, loudly, and leaves the run: nothing is compared against it, and without
 // the baseline nothing is timed at all. The run is then an infrastructure failure.
-void deploy_cells(ParityInput& in, JobContext& ctx, Measurements& m) {
+void deploy_cells(ParityInput& in, const JobContext& ctx, Measurements& m) {
   int seq = 0;
   std::vector<Cell> deployed;
   std::vector<std::string> failures;

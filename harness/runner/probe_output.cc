@@ -83,12 +83,11 @@ verify::CheckResult check_agent_upload(const nlohmann::json& posture, const tran
   return c;
 }
 
-void distrust_from(nlohmann::json& checks, std::size_t first, const std::string& because) {
-  for (std::size_t i = first; i < checks.size(); ++i) {
-    auto& c = checks[i];
-    if (check_status_from_label(c.value("status", "")) != CheckStatus::pass) continue;
-    c["status"] = status_label(CheckStatus::fail);
-    c["reason"] = verify::untrusted_reason(c.value("control", ""), because);
+void distrust(std::vector<verify::CheckResult>& checks, const std::string& because) {
+  for (auto& c : checks) {
+    if (c.status != CheckStatus::pass) continue;
+    c.status = CheckStatus::fail;
+    c.reason = verify::untrusted_reason(c.control, because);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/common/expected.h"
 #include "harness/transport/transport.h"
@@ -38,8 +39,8 @@ verify::CheckResult posture_unreadable(const std::string& why);
 // `isoprobe posture --verify-file`), and both must equal what was sent.
 verify::CheckResult check_agent_upload(const nlohmann::json& posture, const transport::UploadedFile& sent);
 
-// Turns every passing check in checks[first..] into a failure: they rest on a document the
+// Turns every passing check in `checks` into a failure: they rest on a document the
 // control named by `because` found untrustworthy.
-void distrust_from(nlohmann::json& checks, std::size_t first, const std::string& because);
+void distrust(std::vector<verify::CheckResult>& checks, const std::string& because);
 
 }  // namespace isoharness::runner

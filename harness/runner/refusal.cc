@@ -119,17 +119,17 @@ nlohmann::json refusal_record(const RefusalJob& job, const std::string& id) {
 }
 
 // What the platform did with the job's config; the planner answers for backends without one.
-deploy::RefusalProbe probe_refusal(const RefusalJob& job, const std::string& name, JobContext& ctx) {
+deploy::RefusalProbe probe_refusal(const RefusalJob& job, const std::string& name, const JobContext& ctx) {
   const auto& s = job.scenario;
   deploy::SandboxRequest request;
-  request.run_id = ctx.run_id;
+  request.run_id = ctx.settings.run_id;
   request.name = name;
   request.item_id = job.item_id;
   request.eval_set = s.eval_set;
   request.task_index = job.task_index;
   request.item_index = job.item_index;
   request.node_class = s.matrix.node_classes.empty() ? "tier" : s.matrix.node_classes.front();
-  auto probe = ctx.backend->submit_expecting_refusal(
+  auto probe = ctx.backend.submit_expecting_refusal(
       request, std::chrono::seconds(s.refusal_or_never_running ? 180 : 0));
   if (probe) return *probe;
   return deploy::RefusalProbe{
@@ -159,8 +159,8 @@ std::vector<RefusalJob> take_refusals(std::vector<std::string>& paths,
 }
 
 void run_refusal(const RefusalJob& job, JobContext& ctx) {
-  if (ctx.interrupted && ctx.interrupted->load()) return;
-  const std::string name = "r" + std::to_string(++ctx.sequence);
+  if (ctx.state.interrupted()) return;
+  const std::string name = "r" + std::to_string(ctx.state.next_sequence());
   nlohmann::json record = refusal_record(job, name);
   const auto started = Clock::now();
   try {
@@ -171,10 +171,10 @@ void run_refusal(const RefusalJob& job, JobContext& ctx) {
     record["checks"].push_back(verify::to_json(judge(job.scenario, probe)));
   } catch (const std::exception& e) {
     record["error"] = e.what();
-    if (dynamic_cast<const RunStoppingError*>(&e)) ctx.stop_run(e.what());
+    if (dynamic_cast<const RunStoppingError*>(&e)) ctx.state.stop_run(e.what());
   }
   record["timings"]["total_s"] = std::chrono::duration<double>(Clock::now() - started).count();
-  ctx.journal->append("sandbox", record);
+  ctx.journal.append("sandbox", record);
   if (ctx.on_sandbox) ctx.on_sandbox(record);
 }
 

@@ -106,40 +106,50 @@ HeaderParts run_header(const std::vector<Planned>& planned, const std::vector<Re
 
 // Every attempt the run did not reach, with why: the result's `skipped` (not_run), an error
 // in both reports, and a line each at the end of the console.
-void record_not_run(JobContext& ctx, const std::vector<Job>& jobs, const std::vector<int>& ran,
-                    const std::string& fallback) {
-  std::string why = ctx.stop_reason();
+void record_not_run(const RunState& state, Journal& journal, const std::vector<Job>& jobs,
+                    const std::vector<int>& ran, const std::string& fallback) {
+  std::string why = state.stop_reason();
   if (why.empty()) why = fallback;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     for (int attempt = ran[i] + 1; attempt <= jobs[i].attempts; ++attempt)
-      ctx.journal->append("skipped", {{"scenario", jobs[i].scenario},
-                                      {"item_id", jobs[i].item->id},
-                                      {"runtime", jobs[i].runtime},
-                                      {"node_class", jobs[i].node_class},
-                                      {"attempt", attempt},
-                                      {"not_run", true},
-                                      {"reason", "not run: " + why}});
+      journal.append("skipped", {{"scenario", jobs[i].scenario},
+                                 {"item_id", jobs[i].item->id},
+                                 {"runtime", jobs[i].runtime},
+                                 {"node_class", jobs[i].node_class},
+                                 {"attempt", attempt},
+                                 {"not_run", true},
+                                 {"reason", "not run: " + why}});
 }
 
 // The refusals, then the jobs fanned out (fanout.h): jobs with more attempts first,
 // deploys gated, teardown behind. Returns how many attempts of each job were recorded.
-std::vector<int> run_sandboxes(JobContext& ctx, std::vector<Job>& jobs,
+std::vector<int> run_sandboxes(const JobContext& base, std::vector<Job>& jobs,
                                const std::vector<RefusalJob>& refusals, int parallel, int deploy_parallel) {
+  DeployGate deploy_gate(deploy_parallel);
+  Background teardowns;  // waited for before the gate and the context go
+  JobContext ctx = base;
+  ctx.deploy_gate = &deploy_gate;
+  ctx.teardowns = &teardowns;
   for (const auto& r : refusals) run_refusal(r, ctx);
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.attempts > b.attempts; });
-  DeployGate deploy_gate(deploy_parallel);
-  Background teardowns;
-  ctx.deploy_gate = &deploy_gate;
-  ctx.teardowns = &teardowns;
   std::vector<int> ran(jobs.size(), 0);  // each index written by the one thread that ran it
   for_each_parallel(
-      jobs.size(), parallel, [&](std::size_t i) { ran[i] = run_job(jobs[i], ctx); },
-      &ctx.infrastructure_failed);
+      jobs.size(), parallel, [&](std::size_t i) { ran[i] = run_job(jobs[i], ctx); }, &ctx.state.stop_flag());
   teardowns.wait();
-  ctx.deploy_gate = nullptr;
-  ctx.teardowns = nullptr;
   return ran;
+}
+
+// RunConfig's test seams as the settings' one weakening hook: every request gets the named
+// backend weakenings and the values edit, and every record says "tampered".
+void use_test_seams(const RunConfig& config, RunSettings& settings) {
+  if (!config.tamper && config.test_weakenings.empty()) return;
+  settings.mark_tampered = true;
+  settings.weaken = [tamper = config.tamper, names = config.test_weakenings](
+                        const Job& job, deploy::SandboxRequest& request) {
+    request.test_weakenings = names;
+    if (tamper) tamper(request.item_id, job.runtime, request.values);
+  };
 }
 
 // In-flight sandboxes at once: on a platform that limits live evals per user
@@ -181,21 +191,23 @@ RunOutcome run(const RunConfig& config) {
       session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), parallel,
       deploy_parallel);
 
-  JobContext& ctx = session.jobs();
-  ctx.tamper = config.tamper;
-  ctx.test_weakenings = config.test_weakenings;
-  ctx.egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
+  use_test_seams(config, session.settings());
+  session.settings().egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
   int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;
   std::mutex print_mutex;
   int done = 0;
-  ctx.on_sandbox = [&](const nlohmann::json& rec) {
-    std::lock_guard lock(print_mutex);
-    print_progress(rec, ++done, total_sandboxes, config.color);
-  };
   std::vector<int> ran(jobs.size(), 0);
-  if (session.start_backend()) ran = run_sandboxes(ctx, jobs, refusals, parallel, deploy_parallel);
-  record_not_run(ctx, jobs, ran, session.infra_error().empty() ? "the run stopped" : session.infra_error());
+  if (session.start_backend()) {
+    JobContext ctx = session.jobs();
+    ctx.on_sandbox = [&](const nlohmann::json& rec) {
+      std::lock_guard lock(print_mutex);
+      print_progress(rec, ++done, total_sandboxes, config.color);
+    };
+    ran = run_sandboxes(ctx, jobs, refusals, parallel, deploy_parallel);
+  }
+  record_not_run(session.state(), session.journal(), jobs, ran,
+                 session.infra_error().empty() ? "the run stopped" : session.infra_error());
 
   // 3. The result document, from the journal (what was measured is what is reported).
   return session.finish(total_sandboxes);

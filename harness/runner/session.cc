@@ -68,13 +68,13 @@ void add_plan_findings(const std::string& scenario, const policy::Plan& plan, nl
                           {"message", f.message}});
 }
 
-RunSession::RunSession(SessionSetup setup) : setup_(std::move(setup)), run_id_(random_run_id()) {
-  ctx_.run_id = run_id_;
-  ctx_.isoprobe_bundle = setup_.isoprobe_bundle;
-  ctx_.host = verify::read_host_facts();
-  ctx_.posture_deadline = setup_.posture_deadline;
-  ctx_.interrupted = &g_interrupted;
-  ctx_.host_key_policy.accept_new = setup_.accept_new_host_keys;
+RunSession::RunSession(SessionSetup setup)
+    : setup_(std::move(setup)), run_id_(random_run_id()), state_(&g_interrupted) {
+  settings_.run_id = run_id_;
+  settings_.isoprobe_bundle = setup_.isoprobe_bundle;
+  settings_.host = verify::read_host_facts();
+  settings_.posture_deadline = setup_.posture_deadline;
+  settings_.host_key_policy.accept_new = setup_.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
 }
 
@@ -87,12 +87,12 @@ RunSession::~RunSession() {
 // first use, but only through the pinned jumphost.
 void RunSession::use_login(const scenario::DeploymentProfile& profile) {
   if (setup_.backend == "hawk" && profile.hawk) {
-    ctx_.credentials.private_key_path = deploy::hawk::expand_home(profile.hawk->identity_file);
+    settings_.credentials.private_key_path = deploy::hawk::expand_home(profile.hawk->identity_file);
     if (profile.hawk->sandbox_host_keys == "first-use") {
-      ctx_.jump_key_must_be_pinned = !setup_.accept_new_host_keys;
-      ctx_.host_key_policy.accept_new = true;
+      settings_.jump_key_must_be_pinned = !setup_.accept_new_host_keys;
+      settings_.host_key_policy.accept_new = true;
     }
-    ctx_.item_targets = [&profile](const policy::PlanItem& item) {
+    settings_.item_targets = [&profile](const policy::PlanItem& item) {
       std::vector<std::string> domains;
       for (const auto& d : item.expect["allow_domains"])
         if (d.is_string()) domains.push_back(d.get<std::string>());
@@ -102,7 +102,9 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
   }
   if (setup_.backend == "local") {
     key_.emplace(run_id_);
-    ctx_.use_key(run_id_, *key_);
+    settings_.credentials.private_key_path = key_->private_path();
+    settings_.credentials.public_key_path = key_->public_path();
+    settings_.public_key_line = key_->public_line();
   }
 }
 
@@ -116,7 +118,6 @@ void RunSession::open_journal(const HeaderParts& parts) {
       {"skipped", parts.skipped}};
   if (!parts.kind.empty()) header["run"]["kind"] = parts.kind;
   journal_ = std::make_unique<Journal>(setup_.out_dir, header);
-  ctx_.journal = journal_.get();
 }
 
 bool RunSession::start_backend() {
@@ -134,22 +135,27 @@ bool RunSession::start_backend() {
 bool RunSession::start_backend(std::unique_ptr<deploy::Backend> backend) {
   try {
     backend_ = std::move(backend);
-    ctx_.backend = backend_.get();
-    ctx_.targets = backend_->egress_targets();
+    settings_.targets = backend_->egress_targets();
     backend_context_ = backend_->context();
     return true;
   } catch (const InfraError& e) {
     infra_error_ = e.what();
     backend_.reset();
-    ctx_.backend = nullptr;
     return false;
   }
 }
 
+JobContext RunSession::jobs() {
+  ISOHARNESS_CHECK(backend_ != nullptr && journal_ != nullptr);
+  if (!jumps_)
+    jumps_ = std::make_unique<JumpPool>(settings_.credentials, settings_.host_key_policy,
+                                        settings_.jump_key_must_be_pinned, &g_interrupted);
+  return JobContext{settings_, *backend_, *journal_, *jumps_, state_};
+}
+
 void RunSession::stop_backend() {
-  ctx_.close_jumps();
+  if (jumps_) jumps_->close();
   backend_.reset();  // every sandbox, and the world, go here, also when a job failed
-  ctx_.backend = nullptr;
 }
 
 nlohmann::json RunSession::collect() {
@@ -165,7 +171,8 @@ nlohmann::json RunSession::collect() {
 RunOutcome RunSession::finish(int planned_sandboxes) {
   nlohmann::json result = collect();
   result["parity"] = nullptr;
-  result["accepted_host_keys"] = accepted_keys_json(ctx_.accepted_keys);
+  result["accepted_host_keys"] =
+      accepted_keys_json(jumps_ ? jumps_->accepted_keys() : std::vector<transport::AcceptedKey>{});
   add_platform_findings(result);
   const bool interrupted = g_interrupted.load();
   result["summary"] = summarise(result, planned_sandboxes, infra_error_, interrupted);

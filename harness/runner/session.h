@@ -5,7 +5,8 @@
 //
 //   RunSession s(setup);                 // run id, SIGINT/SIGTERM guard, key, host-key policy
 //   s.open_journal(header);              // result header: context, plans, findings, skipped
-//   if (s.start_backend()) { ...run_job(job, s.jobs())... }
+//   s.settings().egress_deadline = ...;  // anything the command adds, before jobs start
+//   if (s.start_backend()) { JobContext ctx = s.jobs(); ...run_job(job, ctx)... }
 //   s.stop_backend();                    // jump connections closed, every sandbox destroyed
 //   RunOutcome o = s.finish(planned);    // result.json, reports, summary line, exit code
 #pragma once
@@ -19,6 +20,8 @@
 
 #include "harness/deploy/backend.h"
 #include "harness/runner/journal.h"
+#include "harness/runner/jump_pool.h"
+#include "harness/runner/run_state.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/runner.h"
 #include "harness/runner/sandbox_job.h"
@@ -55,7 +58,13 @@ class RunSession {
   RunSession& operator=(const RunSession&) = delete;
 
   const std::string& run_id() const { return run_id_; }
-  JobContext& jobs() { return ctx_; }
+  // The run's settings, filled in by the session (key, host-key policy, the backend's
+  // targets) and the command; changed only before the jobs that read them start.
+  RunSettings& settings() { return settings_; }
+  RunState& state() { return state_; }
+  // What the jobs work with, once the backend runs (start_backend returned true). The
+  // first call opens the jump pool with the settings' login as it is then.
+  JobContext jobs();
 
   void open_journal(const HeaderParts& parts);
   Journal& journal() { return *journal_; }  // once open_journal was called
@@ -84,7 +93,9 @@ class RunSession {
   std::optional<RunKey> key_;
   std::unique_ptr<Journal> journal_;
   std::unique_ptr<deploy::Backend> backend_;
-  JobContext ctx_;
+  RunSettings settings_;
+  RunState state_;
+  std::unique_ptr<JumpPool> jumps_;
   nlohmann::json backend_context_ = nlohmann::json::object();
   std::string infra_error_;
 };

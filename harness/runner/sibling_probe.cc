@@ -30,7 +30,8 @@ std::vector<std::string> strings(const json& list) {
 // backend's facts, never from the sandbox) and judges what it saw.
 std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const json& sibling,
                                                     const std::vector<deploy::EgressTarget>& world_targets,
-                                                    std::chrono::milliseconds egress_deadline, json& seen) {
+                                                    std::chrono::milliseconds egress_deadline,
+                                                    std::optional<NoneSiblingSeen>& seen) {
   verify::NoneSiblingObservation o;
   o.service = str(sibling, "service");
   if (!sibling.contains("exec"))
@@ -59,10 +60,10 @@ std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const jso
     o.exec_answered = r->ok() && o.posture.is_object();
     if (!o.exec_answered) o.posture = nullptr;
   }
-  seen = {{"exec", argv}, {"answered", o.exec_answered}};
+  seen = NoneSiblingSeen{argv, o.exec_answered, nullptr};
   if (o.posture.is_object())
     for (const auto& obs : o.posture.value("observations", json::array()))
-      if (obs.is_object() && obs.value("name", "") == "egress") seen["egress"] = obs;
+      if (obs.is_object() && obs.value("name", "") == "egress") seen->egress = obs;
   return verify::verify_none_sibling(o);
 }
 
@@ -99,21 +100,22 @@ NoneSiblingProbes::~NoneSiblingProbes() {
     if (outcome.valid()) outcome.wait();  // each is bounded by its exec's deadline
 }
 
-void NoneSiblingProbes::collect(json& record) {
+void NoneSiblingProbes::collect(SiblingRecord& into) {
   for (auto& [service, outcome] : running_) {
     if (!outcome.valid()) continue;
     Outcome out = outcome.get();
-    for (const auto& c : out.checks) record["checks"].push_back(verify::to_json(c));
-    record["siblings"][service] = out.seen;
+    into.checks.insert(into.checks.end(), out.checks.begin(), out.checks.end());
+    into.none_siblings[service] = std::move(out.seen);
   }
 }
 
-void check_siblings(const json& planned_values, const json& facts, const json& agent_posture,
-                    NoneSiblingProbes& none_siblings, json& record) {
+SiblingRecord check_siblings(const json& planned_values, const json& facts, const json& agent_posture,
+                             NoneSiblingProbes& none_siblings) {
   const json siblings = facts.value("siblings", json::array());
-  for (const auto& c : verify::verify_siblings_from_agent(planned_values, siblings, agent_posture))
-    record["checks"].push_back(verify::to_json(c));
-  none_siblings.collect(record);
+  SiblingRecord out;
+  out.checks = verify::verify_siblings_from_agent(planned_values, siblings, agent_posture);
+  none_siblings.collect(out);
+  return out;
 }
 
 }  // namespace isoharness::runner

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/deploy/backend.h"
+#include "harness/runner/attempt_record.h"
 #include "harness/transport/transport.h"
 #include "harness/verify/verify.h"
 
@@ -31,22 +33,20 @@ class NoneSiblingProbes {
   ~NoneSiblingProbes();
   NoneSiblingProbes(const NoneSiblingProbes&) = delete;
   NoneSiblingProbes& operator=(const NoneSiblingProbes&) = delete;
-  // Waits for each and appends its checks to record["checks"], and what it saw to
-  // record["siblings"][service].
-  void collect(nlohmann::json& record);
+  // Waits for each and adds its checks, and what it saw by service, to `into`.
+  void collect(SiblingRecord& into);
 
  private:
   struct Outcome {
     std::vector<verify::CheckResult> checks;
-    nlohmann::json seen;
+    std::optional<NoneSiblingSeen> seen;
   };
   std::vector<std::pair<std::string, std::future<Outcome>>> running_;
 };
 
-// Appends the sibling checks to record["checks"]: from the agent's posture, then from
-// inside each `none` sibling. planned_values: the plan item's values.
-void check_siblings(const nlohmann::json& planned_values, const nlohmann::json& facts,
-                    const nlohmann::json& agent_posture, NoneSiblingProbes& none_siblings,
-                    nlohmann::json& record);
+// The sibling checks: from the agent's posture, then from inside each `none` sibling.
+// planned_values: the plan item's values.
+SiblingRecord check_siblings(const nlohmann::json& planned_values, const nlohmann::json& facts,
+                             const nlohmann::json& agent_posture, NoneSiblingProbes& none_siblings);
 
 }  // namespace isoharness::runner

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -90,7 +91,7 @@ void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobCon
   for (int w = 0; w < n; ++w)
     workers.emplace_back([&] {
       for (std::size_t i; (i = next++) < jobs.size() && !runner::g_interrupted;) {
-        ctx.infrastructure_failed = false;
+        ctx.state.resume();
         runner::run_job(jobs[i], ctx);
       }
     });
@@ -98,16 +99,18 @@ void run_jobs(const std::vector<runner::Job>& jobs, int parallel, runner::JobCon
 }
 
 // Deploys the sandbox other sandboxes must not reach and names it as an egress target.
-void start_peer(const Planned& p, runner::JobContext& ctx, std::optional<runner::LiveSandbox>& peer) {
+// It joins the settings' targets before any job starts.
+void start_peer(const Planned& p, runner::RunSession& session, std::optional<runner::LiveSandbox>& peer) {
   if (!p.jobs.needs_peer || p.jobs.base.empty()) return;
   const runner::Job& job = p.jobs.base.count("runc") ? p.jobs.base.at("runc") : p.jobs.base.begin()->second;
-  peer.emplace(ctx, runner::make_request(job, 1, "peer", ctx));
+  peer.emplace(session.jobs(), runner::make_request(job, 1, "peer", session.settings()));
   const std::string address = peer->handle().facts.value("address", std::string());
   if (address.empty()) throw InfraError("selftest: the peer sandbox has no address in its facts");
-  ctx.targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
+  auto& targets = session.settings().targets;
+  targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
   // Other sandboxes over IPv6 too, where the peer has an IPv6 address (its sshd listens on both).
   const std::string address6 = peer->handle().facts.value("address6", std::string());
-  if (!address6.empty()) ctx.targets.push_back({kPeerTarget6, address6, 2222, "tcp", "", "sandbox"});
+  if (!address6.empty()) targets.push_back({kPeerTarget6, address6, 2222, "tcp", "", "sandbox"});
 }
 
 runner::HeaderParts header_of(const Planned& p) {
@@ -120,7 +123,8 @@ runner::HeaderParts header_of(const Planned& p) {
 
 // The peer sandbox, then every job, on the session's backend. An infrastructure failure
 // is recorded in the session (the verdict becomes error), never thrown.
-void run_on_backend(const Planned& p, int parallel, runner::RunSession& session) {
+void run_on_backend(const Planned& p, int parallel, runner::RunSession& session,
+                    const std::function<void(const json&)>& on_sandbox) {
   auto report = [&] { std::fprintf(stderr, "infrastructure failure: %s\n", session.infra_error().c_str()); };
   if (!session.start_backend()) {
     report();
@@ -128,8 +132,10 @@ void run_on_backend(const Planned& p, int parallel, runner::RunSession& session)
   }
   try {
     std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
-    start_peer(p, session.jobs(), peer);
-    run_jobs(p.jobs.jobs, parallel, session.jobs());
+    start_peer(p, session, peer);
+    runner::JobContext ctx = session.jobs();
+    ctx.on_sandbox = on_sandbox;
+    run_jobs(p.jobs.jobs, parallel, ctx);
   } catch (const InfraError& e) {
     session.record_infra_error(e.what());
     report();
@@ -177,12 +183,10 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
                "isoharness selftest %s: %zu weakening(s) x %zu runtime(s), %d sandbox(es), parallel %d\n",
                session.run_id().c_str(), weakenings.size(), config.runtimes.size(), total, config.parallel);
 
-  runner::JobContext& ctx = session.jobs();
-  ctx.on_sandbox = progress(config, total);
-  ctx.weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
+  session.settings().weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
     apply_weakenings(job.weakenings, request.values, request.test_weakenings);
   };
-  run_on_backend(p, config.parallel, session);
+  run_on_backend(p, config.parallel, session, progress(config, total));
 
   json result = session.collect();
   const std::string& infra_error = session.infra_error();

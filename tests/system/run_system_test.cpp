@@ -13,6 +13,7 @@
 #include "harness/common/subprocess.h"
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/policy/plan.h"
+#include "harness/runner/jump_pool.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/runner.h"
@@ -190,11 +191,17 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   runner::RunKey key(run_id);
   auto backend = deploy::make_backend("local", profile, {run_id, dir.path, false, nullptr});
 
-  runner::JobContext ctx;
-  ctx.use_key(run_id, key);
-  ctx.backend = backend.get();
-  ctx.isoprobe_bundle = bundle();
-  ctx.targets = {{"target-addr", "203.0.113.10", 80, "tcp", "target.example.com", "internet"}};
+  runner::RunSettings settings;
+  settings.run_id = run_id;
+  settings.credentials.private_key_path = key.private_path();
+  settings.credentials.public_key_path = key.public_path();
+  settings.public_key_line = key.public_line();
+  settings.isoprobe_bundle = bundle();
+  settings.targets = {{"target-addr", "203.0.113.10", 80, "tcp", "target.example.com", "internet"}};
+  runner::RunState state;
+  runner::JumpPool jumps(settings.credentials, settings.host_key_policy, false, nullptr);
+  runner::Journal journal(dir.path + "/journal", {{"schema", "isoharness.result/v1"}});
+  const runner::JobContext ctx{settings, *backend, journal, jumps, state};
 
   // OpenSSH logs in with the same key: copy it where the test support expects it.
   fs::copy_file(key.private_path(), dir.path + "/id_ed25519");
@@ -208,7 +215,7 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
     const runner::PlanItemPtr& item = planned.front().items.front();
     runner::Job job{planned.front().scenario.name, item, item->runtime_class ? "gvisor" : "runc", "tier", 1};
     {
-      runner::LiveSandbox sandbox(ctx, runner::make_request(job, 1, "cmp" + std::to_string(++n), ctx));
+      runner::LiveSandbox sandbox(ctx, runner::make_request(job, 1, "cmp" + std::to_string(++n), settings));
       auto& session = sandbox.connect(std::chrono::seconds(45));
       sandbox.upload_isoprobe();
       auto posture_run = session.exec({runner::kRemoteProbe, "posture", "--deadline-ms", "8000", "--target",

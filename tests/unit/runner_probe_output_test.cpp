@@ -104,18 +104,18 @@ TEST_CASE("agent_upload compares the agent's digest of its file with what was se
   CHECK(runner::check_agent_upload(nlohmann::json::array(), sent).status == isoharness::CheckStatus::fail);
 }
 
-TEST_CASE("distrust_from fails every passing check from the first claim on", "[runner]") {
-  nlohmann::json checks =
-      nlohmann::json::array({{{"control", "fresh_sandbox"}, {"status", "pass"}},
-                             {{"control", "kernel"}, {"status", "pass"}},
-                             {{"control", "seccomp"}, {"status", "n/a"}},
-                             {{"control", "uid"}, {"status", "fail"}, {"reason", "uid: 0"}}});
-  runner::distrust_from(checks, 1, "agent_upload");
-  CHECK(checks[0]["status"] == "pass");  // the harness's own check, before the document
-  CHECK(checks[1]["status"] == "fail");
-  CHECK(checks[1]["reason"] == "kernel: claimed by a posture document that fails agent_upload; not trusted");
-  CHECK(checks[2]["status"] == "n/a");
-  CHECK(checks[3]["reason"] == "uid: 0");
+TEST_CASE("distrust fails every passing check it is given, and only those", "[runner]") {
+  using isoharness::CheckStatus;
+  std::vector<isoharness::verify::CheckResult> checks = {
+      {"kernel", CheckStatus::pass, "", "", "kernel: ok", ""},
+      {"seccomp", CheckStatus::na, "", "", "", ""},
+      {"uid", CheckStatus::fail, "", "", "uid: 0", ""}};
+  runner::distrust(checks, "agent_upload");
+  CHECK(checks[0].status == CheckStatus::fail);
+  CHECK(checks[0].reason == "kernel: claimed by a posture document that fails agent_upload; not trusted");
+  CHECK(checks[1].status == CheckStatus::na);
+  CHECK(checks[2].status == CheckStatus::fail);
+  CHECK(checks[2].reason == "uid: 0");
 }
 
 TEST_CASE("one tally counts the records' checks, errors and first failure", "[runner]") {

@@ -11,6 +11,7 @@
 #include "harness/runner/matrix.h"
 #include "harness/runner/refusal.h"
 #include "tests/support/test_support.h"
+#include "tests/unit/runner_fakes.h"
 
 using namespace isoharness;
 using namespace isoharness::runner;
@@ -56,17 +57,12 @@ class AnsweringBackend : public deploy::Backend {
 
 // Runs one refusal job against the backend and returns the record it journals.
 nlohmann::json record_of(const RefusalJob& job, deploy::Backend& backend) {
-  test::TempDir dir("ih-refusal");
-  Journal journal(dir.str(), nlohmann::json::object());
-  JobContext ctx;
-  ctx.run_id = "t1";
-  ctx.backend = &backend;
-  ctx.journal = &journal;
-  nlohmann::json record;
-  ctx.on_sandbox = [&](const nlohmann::json& r) { record = r; };
+  test::FakeRun run;
+  JobContext ctx = run.ctx(backend);
   run_refusal(job, ctx);
-  REQUIRE(record.is_object());
-  return record;
+  REQUIRE(run.records.size() == 1);
+  CHECK(run.records[0]["id"] == "r1");
+  return run.records[0];
 }
 
 }  // namespace

@@ -10,36 +10,12 @@
 #include "harness/runner/sandbox_job.h"
 #include "harness/runner/session.h"
 #include "tests/support/test_support.h"
+#include "tests/unit/runner_fakes.h"
 
 using namespace isoharness;
 using namespace isoharness::runner;
 
 namespace {
-
-// A backend whose deploys fail as told, by item id: "infra" (an InfraError), "stop" (a
-// RunStoppingError); every deploy is counted.
-class FailingBackend : public deploy::Backend {
- public:
-  explicit FailingBackend(std::map<std::string, std::string> failures) : failures_(std::move(failures)) {}
-  std::string name() const override { return "failing"; }
-  deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
-    {
-      std::lock_guard lock(mu_);
-      deployed.push_back(request.item_id);
-    }
-    auto it = failures_.find(request.item_id);
-    if (it != failures_.end() && it->second == "stop") throw RunStoppingError("the jumphost is gone");
-    throw InfraError("the platform did not start the eval (3 tries): Error: 503 Service Unavailable");
-  }
-  void destroy(const deploy::SandboxHandle&) noexcept override {}
-  std::vector<deploy::EgressTarget> egress_targets() const override { return {}; }
-  nlohmann::json context() const override { return nlohmann::json::object(); }
-  std::vector<std::string> deployed;
-
- private:
-  std::map<std::string, std::string> failures_;
-  std::mutex mu_;
-};
 
 Job job_for(const std::string& id, int attempts) {
   auto item = std::make_shared<policy::PlanItem>();
@@ -53,47 +29,41 @@ Job job_for(const std::string& id, int attempts) {
 
 TEST_CASE("one sandbox's failed deploy is its own error; a run-stopping failure stops later starts",
           "[runner]") {
-  test::TempDir dir("ih-stop");
-  Journal journal(dir.str(), {{"schema", "isoharness.result/v1"}, {"skipped", nlohmann::json::array()}});
-  JobContext ctx;
-  ctx.run_id = "t1";
-  ctx.journal = &journal;
-  std::vector<nlohmann::json> records;
-  ctx.on_sandbox = [&](const nlohmann::json& r) { records.push_back(r); };
-
   SECTION("an item's error leaves the run going") {
-    FailingBackend backend(std::map<std::string, std::string>{});
-    ctx.backend = &backend;
+    test::FakeRun run;
+    test::FakeBackend backend(std::map<std::string, std::string>{{"a", "infra"}, {"b", "infra"}});
+    JobContext ctx = run.ctx(backend);
     CHECK(run_job(job_for("a", 2), ctx) == 2);
     CHECK(run_job(job_for("b", 1), ctx) == 1);
     CHECK(backend.deployed == std::vector<std::string>{"a", "a", "b"});
-    REQUIRE(records.size() == 3);
-    for (const auto& r : records) {
+    REQUIRE(run.records.size() == 3);
+    for (const auto& r : run.records) {
       CHECK_THAT(r["error"].get<std::string>(), Catch::Contains("503 Service Unavailable"));
       CHECK_FALSE(r.contains("stopped_run"));
     }
-    CHECK_FALSE(ctx.infrastructure_failed.load());
-    CHECK(ctx.stop_reason().empty());
+    CHECK_FALSE(run.state.stopped());
+    CHECK(run.state.stop_reason().empty());
   }
   SECTION("a run-stopping failure: no later attempt or job starts, and the reason is kept") {
-    FailingBackend backend(std::map<std::string, std::string>{{"a", "stop"}});
-    ctx.backend = &backend;
+    test::FakeRun run;
+    test::FakeBackend backend(std::map<std::string, std::string>{{"a", "stop"}});
+    JobContext ctx = run.ctx(backend);
     CHECK(run_job(job_for("a", 3), ctx) == 1);
     CHECK(run_job(job_for("b", 2), ctx) == 0);
     CHECK(backend.deployed == std::vector<std::string>{"a"});
-    REQUIRE(records.size() == 1);
-    CHECK(records[0]["stopped_run"] == true);
-    CHECK(ctx.infrastructure_failed.load());
-    CHECK(ctx.stop_reason() == "the jumphost is gone");
+    REQUIRE(run.records.size() == 1);
+    CHECK(run.records[0]["stopped_run"] == true);
+    CHECK(run.state.stopped());
+    CHECK(run.state.stop_reason() == "the jumphost is gone");
   }
   SECTION("a signal: nothing starts, and the reason says so") {
-    FailingBackend backend(std::map<std::string, std::string>{});
-    ctx.backend = &backend;
     std::atomic<bool> interrupted{true};
-    ctx.interrupted = &interrupted;
+    test::FakeRun run(&interrupted);
+    test::FakeBackend backend;
+    JobContext ctx = run.ctx(backend);
     CHECK(run_job(job_for("a", 2), ctx) == 0);
     CHECK(backend.deployed.empty());
-    CHECK_THAT(ctx.stop_reason(), Catch::Contains("interrupted by a signal"));
+    CHECK_THAT(run.state.stop_reason(), Catch::Contains("interrupted by a signal"));
   }
 }
 

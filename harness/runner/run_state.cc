@@ -1,0 +1,17 @@
+#include "harness/runner/run_state.h"
+
+namespace isoharness::runner {
+
+void RunState::stop_run(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  if (stop_reason_.empty()) stop_reason_ = why;
+  stop_flag_ = true;
+}
+
+std::string RunState::stop_reason() const {
+  std::lock_guard lock(mutex_);
+  if (stop_reason_.empty() && interrupted()) return "the run was interrupted by a signal";
+  return stop_reason_;
+}
+
+}  // namespace isoharness::runner

@@ -1,0 +1,84 @@
+// What the jobs of one run share, in three parts with one owner each:
+//   RunSettings  how the run reaches and judges its sandboxes; built by the command (run,
+//                check, parity, selftest) and its RunSession before any job starts, then
+//                handed to the jobs as const.
+//   RunState     what jobs write while they run: the sandbox sequence and whether (and why)
+//                the run has stopped.
+//   JumpPool     the jump connections (jump_pool.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness/deploy/backend.h"
+#include "harness/policy/plan.h"
+#include "harness/transport/transport.h"
+#include "harness/verify/verify.h"
+
+namespace isoharness::runner {
+
+struct Job;
+
+struct RunSettings {
+  std::string run_id;
+  transport::Credentials credentials;
+  std::string public_key_line;  // handed to every sandbox the backend deploys
+  transport::HostKeyPolicy host_key_policy;
+  // Sandbox keys are accepted on first use only through a jumphost whose key is pinned
+  // (hawk's `first-use`); --accept-new-host-keys lifts this.
+  bool jump_key_must_be_pinned = false;
+  std::string isoprobe_bundle;
+  std::vector<deploy::EgressTarget> targets;  // the backend's world
+  verify::HostFacts host;
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
+  std::chrono::milliseconds egress_deadline{3000};  // the deployment profile's egress_deadline_ms
+  // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
+  // no marker is left in it.
+  bool existing_sandbox = false;
+  // Extra egress targets per item (allowed domains on the deployment's port).
+  std::function<std::vector<deploy::EgressTarget>(const policy::PlanItem& item)> item_targets;
+  // The one test seam that weakens a sandbox behind the plan's back: it edits each job's
+  // backend request (its values, deploy::SandboxRequest::test_weakenings). `run`'s system
+  // tests set it through RunConfig::tamper / test_weakenings, and then every record is
+  // marked "tampered"; `selftest` sets it to apply each job's named weakenings (Job::weakenings,
+  // recorded as "weakenings"). Unset in every real run; a job that names weakenings with no
+  // hook set is an error.
+  std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
+  bool mark_tampered = false;  // every record says "tampered": true (run's seam)
+};
+
+class RunState {
+ public:
+  // interrupted: the signal flag (g_interrupted), or none.
+  explicit RunState(const std::atomic<bool>* interrupted = nullptr) : interrupted_(interrupted) {}
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  // Set by the first failure no later sandbox can escape (RunStoppingError, or a signal):
+  // no job starts another sandbox once it is set. An error of one sandbox (a failed start,
+  // one that never came up, a dead session) is that sandbox's record and sets nothing.
+  void stop_run(const std::string& why);
+  // Why no more sandboxes start ("" while they do).
+  std::string stop_reason() const;
+  bool stopped() const { return stop_flag_.load(); }
+  bool interrupted() const { return interrupted_ && interrupted_->load(); }
+  // The flag the worker pool watches (for_each_parallel).
+  const std::atomic<bool>& stop_flag() const { return stop_flag_; }
+  // selftest only: one cell's run-stopping error does not stop the others (its reason stays).
+  void resume() { stop_flag_ = false; }
+  // The next sandbox number of the run (1, 2, ...).
+  int next_sequence() { return ++sequence_; }
+
+ private:
+  const std::atomic<bool>* interrupted_;
+  std::atomic<bool> stop_flag_{false};
+  std::atomic<int> sequence_{0};
+  mutable std::mutex mutex_;
+  std::string stop_reason_;  // under mutex_
+};
+
+}  // namespace isoharness::runner
