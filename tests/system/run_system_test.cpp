@@ -246,10 +246,11 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   CHECK(test::local::leftovers_of("/run/isoharness", run_id).empty());
 }
 
-// A far, lossy jumphost link (the profile's jumphost_link): 5 % of the packets crossing the
-// host <-> jumphost link are dropped each way. SSH over TCP retransmits; the run still passes,
-// with every check it passes on a clean link, and the result names the link it had.
-TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[system][run]") {
+// A far, lossy jumphost link (the profile's jumphost_link): a 40 ms round trip (the world's
+// link relay) and 5 % of the packets crossing the host <-> jumphost link dropped each way.
+// SSH over TCP retransmits; the run still passes, with every check it passes on a clean
+// link, and the result names the link it had.
+TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
   json profile = json::parse(
@@ -257,7 +258,7 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
           "sandbox_runtime_class_is_default": false, "runtime_handlers": {"gvisor": "runsc"},
           "node_classes": {"tier": {"cpuset": "1", "noisy_neighbour": false},
                            "non-tier": {"cpuset": "0-1", "noisy_neighbour": true}},
-          "egress_deadline_ms": 1000, "jumphost_link": {"loss_percent": 5}})");
+          "egress_deadline_ms": 1000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5}})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
   cfg.deployment_path = dir.path + "/lossy.yaml";
@@ -268,6 +269,7 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
   INFO(outcome.result["summary"].dump());
   CHECK(outcome.exit_code == kExitPass);
   CHECK(outcome.result["context"]["jumphost_link"]["loss_percent"] == 5.0);
+  CHECK(outcome.result["context"]["jumphost_link"]["rtt_ms"] == 40);
   REQUIRE(outcome.result["sandboxes"].size() == 1);
   CHECK(outcome.result["sandboxes"][0]["error"].is_null());
   CHECK(failed_controls(outcome.result).empty());

@@ -27,6 +27,10 @@
 //   witness --tag T --max-seconds N --log FILE --zone Z --zone-address A --canary C ...
 //       The world's outside witness (tools/witness.cc): logs every TCP SYN, UDP datagram
 //       and ICMP echo that enters the world, and every DNS query for the canary zone.
+//   relay --tag T --max-seconds N --listen ADDR:PORT --to ADDR:PORT --delay-us D
+//         [--max-connections N] [--buffer-bytes B]
+//       A TCP forwarder holding every byte D microseconds in each direction (tools/relay.cc): the
+//       world's far jumphost link (jumphost_link.rtt_ms, D = rtt * 500).
 //
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
@@ -49,6 +53,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/deploy/local/tools/relay.h"
 #include "harness/deploy/local/tools/witness.h"
 
 namespace {
@@ -323,7 +328,7 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness [options]");
+  if (argc < 2) die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|relay [options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
@@ -337,5 +342,6 @@ int main(int argc, char** argv) {
   if (cmd == "noise") return cmd_noise(args);
   if (cmd == "wait-banner") return cmd_wait_banner(args);
   if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
+  if (cmd == "relay") return isoharness::world_helper::cmd_relay(args);
   die("unknown subcommand " + cmd);
 }
