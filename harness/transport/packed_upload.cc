@@ -1,9 +1,15 @@
 // Packed uploads (transport.h, kUnpackerFile): a large file sent xz-compressed and unpacked
 // in the sandbox by the project's own static unpacker, so a far link carries a third of the
-// agent's bytes. The compressed stream goes as the stdin of one exec of the unpacker, whose
-// words are the remote path and the mode (shell-quoted by exec, harness-chosen); nothing of
-// the file is ever part of a command. The unpacker writes <path>.part, sets the mode,
-// renames it into place and prints the size it wrote, which must equal the local file's.
+// agent's bytes. The first packed file of a directory goes in one exec channel, which is
+// what matters on a far link (each SFTP step is a round trip: about nine for one file): a
+// constant `sh` script reads exactly the unpacker's size from stdin with `head -c` into
+// place, then execs the unpacker on the rest of stdin, the xz stream. Should that fail (no
+// `head`, an odd shell), the unpacker goes as any file (SFTP, or exec where there is none)
+// and the stream follows on the unpacker's own stdin; later files take that way too. The
+// words are the remote paths, the unpacker's size and the mode (shell-quoted by exec,
+// harness-chosen); nothing of a file is ever part of a command. The unpacker writes
+// <path>.part, sets the mode, renames it into place and prints the size it wrote, which
+// must equal the local file's.
 // The content is the caller's to check (UploadCheck::size: the agent's digest of its own
 // file). Compressing a 2 MB agent at preset 6 takes about half a second of CPU, and every
 // sandbox of a run gets the same agent: streams are kept (by the file's SHA-256, at most
@@ -86,22 +92,50 @@ std::optional<std::uintmax_t> packed_printed_size(std::string_view text) {
   return n;
 }
 
+// $1 the file, $2 the unpacker's place, $3 the unpacker's size, $4 the file's mode (octal).
+constexpr const char* kUnpackScript =
+    "set -e; umask 077; case \"$1\" in */*) mkdir -p -- \"${1%/*}\";; esac; "
+    "head -c \"$3\" > \"$2.part\"; chmod 700 \"$2.part\"; mv -f -- \"$2.part\" \"$2\"; exec \"$2\" \"$1\" "
+    "\"$4\"";
+
 std::chrono::milliseconds packed_time_left(Deadline until) {
   return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()),
                   std::chrono::milliseconds(1));
 }
 
-// One file, packed, through the unpacker already at `unpacker`.
+// How a packed file reaches its unpacker: already in place (`carried` empty), or carried
+// in front of the stream by kUnpackScript.
+struct Unpacker {
+  std::string remote_path;
+  std::size_t bytes = 0;
+  UploadVia via = UploadVia::exec;
+  std::string carried;  // the unpacker's bytes, when they go with the stream
+};
+
+// One file, packed, through `unpacker`.
 Expected<UploadedFile> upload_packed(SandboxSession& session, const std::string& local,
-                                     const std::string& remote, int mode, const UploadedFile& unpacker,
+                                     const std::string& remote, int mode, const Unpacker& unpacker,
                                      Deadline until) {
+  if (remote.empty() || remote.front() == '-') return make_error("upload: bad remote path");
   auto bytes = packed_read_whole(local);
   if (!bytes) return bytes.error();
   const std::string sha = packed_sha256_hex(*bytes);
   auto stream = packed_stream(*bytes, sha);
   if (!stream) return stream.error();
-  auto r = session.exec_with_input({unpacker.remote_path, remote, fmt::format("{:o}", mode & 07777)},
-                                   **stream, packed_time_left(until), 4096);
+  const std::string mode_word = fmt::format("{:o}", mode & 07777);
+  const bool carry = !unpacker.carried.empty();
+  const std::vector<std::string> argv =
+      carry ? std::vector<std::string>{"sh",
+                                       "-c",
+                                       kUnpackScript,
+                                       "isoharness-unpack",
+                                       remote,
+                                       unpacker.remote_path,
+                                       std::to_string(unpacker.carried.size()),
+                                       mode_word}
+            : std::vector<std::string>{unpacker.remote_path, remote, mode_word};
+  auto r = session.exec_with_input(argv, carry ? unpacker.carried + **stream : **stream,
+                                   packed_time_left(until), 4096);
   if (!r) return r.error();
   const auto wrote = packed_printed_size(r->out);
   if (r->exit_code != 0 || !wrote || *wrote != bytes->size()) {
@@ -118,6 +152,28 @@ Expected<UploadedFile> upload_packed(SandboxSession& session, const std::string&
   return f;
 }
 
+// The first packed file: the unpacker carried in the same exec; failing that, the unpacker
+// sent as any file and then the stream. Leaves `unpacker` in place for the next files.
+Expected<UploadedFile> upload_first_packed(SandboxSession& session, const std::string& local,
+                                           const std::string& remote, int mode,
+                                           const std::string& local_unpacker, Unpacker& unpacker,
+                                           Deadline until) {
+  auto carried = packed_read_whole(local_unpacker);
+  if (!carried) return carried.error();
+  unpacker.bytes = carried->size();
+  unpacker.carried = std::move(*carried);
+  auto one = upload_packed(session, local, remote, mode, unpacker, until);
+  unpacker.carried.clear();
+  if (one) return one;
+  auto sent =
+      session.upload(local_unpacker, unpacker.remote_path, 0700, packed_time_left(until), UploadCheck::size);
+  if (!sent)
+    return make_error(one.error().message +
+                      "; sending the unpacker on its own failed too: " + sent.error().message);
+  unpacker.via = sent->via;
+  return upload_packed(session, local, remote, mode, unpacker, until);
+}
+
 }  // namespace
 
 std::vector<fs::path> take_packable(const std::string& local_dir, std::vector<fs::path>& files,
@@ -131,9 +187,10 @@ std::vector<fs::path> take_packable(const std::string& local_dir, std::vector<fs
   for (auto& f : files) {
     std::error_code ec;
     const auto size = fs::file_size(fs::path(local_dir) / f, ec);
-    const bool pack = f != fs::path(kUnpackerFile) && !ec && size >= kPackMinBytes;
-    (pack ? packed : plain).push_back(std::move(f));
+    if (f == fs::path(kUnpackerFile)) continue;  // it goes with the first packed file
+    (!ec && size >= kPackMinBytes ? packed : plain).push_back(std::move(f));
   }
+  if (packed.empty()) plain.emplace_back(kUnpackerFile);  // nothing to unpack: an ordinary file
   files = std::move(plain);
   return packed;
 }
@@ -142,19 +199,19 @@ Expected<std::vector<UploadedFile>> upload_packed_files(SandboxSession& session,
                                                         const std::string& base,
                                                         const std::vector<fs::path>& packed,
                                                         std::vector<UploadedFile> sent, Deadline until) {
-  const std::string unpacker_path = base + "/" + kUnpackerFile;
-  auto it = std::find_if(sent.begin(), sent.end(),
-                         [&](const UploadedFile& f) { return f.remote_path == unpacker_path; });
-  if (it == sent.end()) return make_error("upload_dir: the unpacker " + unpacker_path + " was not sent");
-  const UploadedFile unpacker = *it;
-  sent.erase(it);
+  Unpacker unpacker;
+  unpacker.remote_path = base + "/" + kUnpackerFile;
   for (const auto& f : packed) {
     const fs::path local = fs::path(local_dir) / f;
     std::error_code ec;
     const auto perms = fs::status(local, ec).permissions();
     if (ec) return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
-    auto one = upload_packed(session, local.string(), base + "/" + f.generic_string(),
-                             static_cast<int>(perms) & 0777, unpacker, until);
+    const std::string remote = base + "/" + f.generic_string();
+    const int mode = static_cast<int>(perms) & 0777;
+    auto one = &f == &packed.front()
+                   ? upload_first_packed(session, local.string(), remote, mode,
+                                         (fs::path(local_dir) / kUnpackerFile).string(), unpacker, until)
+                   : upload_packed(session, local.string(), remote, mode, unpacker, until);
     if (!one) return one.error();
     sent.push_back(std::move(*one));
   }

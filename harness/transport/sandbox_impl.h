@@ -35,9 +35,9 @@ Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string
 Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>& dirs, Deadline until);
 
 // Packed uploads (packed_upload.cc, transport.h kUnpackerFile). take_packable moves the
-// files to send packed out of `files` (none unless the unpacker is among them and the check
-// is UploadCheck::size); upload_packed_files sends them once `sent` (the rest, sent as is)
-// holds the unpacker, which it takes out of the list.
+// files to send packed, and the unpacker, out of `files` (nothing moves unless the unpacker
+// is among them, the check is UploadCheck::size and some file is large enough);
+// upload_packed_files sends them, the unpacker with the first, and appends them to `sent`.
 std::vector<std::filesystem::path> take_packable(const std::string& local_dir,
                                                  std::vector<std::filesystem::path>& files,
                                                  UploadCheck check);

@@ -358,8 +358,11 @@ Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string
   std::string base = remote_dir;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   const auto packed = take_packable(local_dir, files, check);
-  auto sent = send_tree(*this, s, local_dir, base, dirs, files, until, check);
-  if (!sent || packed.empty()) return sent;
+  if (packed.empty()) return send_tree(*this, s, local_dir, base, dirs, files, until, check);
+  // Packed files make their own directories; the rest goes first, when there is any.
+  auto sent = dirs.empty() && files.empty() ? std::vector<UploadedFile>{}
+                                            : send_tree(*this, s, local_dir, base, dirs, files, until, check);
+  if (!sent) return sent;
   return upload_packed_files(*this, local_dir, base, packed, std::move(*sent), until);
 }
 

@@ -78,7 +78,7 @@ struct UploadedFile {
   std::size_t bytes = 0;  // the file's size (unpacked, when it went packed)
   std::string sha256;     // hex, of the local file as sent (read back and compared under read_back)
   UploadCheck checked = UploadCheck::read_back;
-  UploadVia via = UploadVia::sftp;  // packed: how its unpacker went (the sandbox's SFTP or not)
+  UploadVia via = UploadVia::sftp;  // packed: exec, or sftp when its unpacker went that way
   // Packed (upload_dir, kUnpackerFile): the xz stream's size, which is what crossed the
   // connection, and the unpacker's own size (sent once per directory). 0 = sent as is.
   std::size_t compressed_bytes = 0;
@@ -97,11 +97,14 @@ nlohmann::json upload_record(const UploadedFile& file);
 // at its top (the agent's unpacker, probes/launcher/unxz_main.c: a static x86-64 program
 // that reads an xz stream on stdin and writes OUT with MODE) has every other file of at
 // least kPackMinBytes sent xz-compressed when the check is UploadCheck::size: the unpacker
-// goes first (as any file), then each such file as the stdin of `<remote_dir>/isoprobe-unxz
-// <remote> <mode>`, which prints the size it wrote; that size must equal the local file's,
-// and the caller checks the content as with any size-checked upload (the agent's digest of
-// its own, unpacked file). The unpacker stays beside the file and is not in the returned
-// list. Under UploadCheck::read_back nothing is packed (the bytes cross twice anyway).
+// and the first such file's stream in one exec channel (a constant `sh` script puts the
+// unpacker in place with `head -c`, then execs it on the rest of stdin; where that fails,
+// the unpacker goes as any file first), later files on the stdin of `<remote_dir>/
+// isoprobe-unxz <remote> <mode>`. The unpacker prints the size it wrote, which must equal
+// the local file's; the caller checks the content as with any size-checked upload (the
+// agent's digest of its own, unpacked file). The unpacker stays beside the file and is not
+// in the returned list; a packed file's `via` is exec unless the unpacker had to go by
+// SFTP. Under UploadCheck::read_back nothing is packed (the bytes cross twice anyway).
 inline constexpr const char* kUnpackerFile = "isoprobe-unxz";
 inline constexpr std::size_t kPackMinBytes = std::size_t{64} * 1024;
 
