@@ -38,6 +38,11 @@ std::string isoharness_bin() {
 std::string bundle() {
   return test::binary_dir() + "/probes/isoprobe-bundle";
 }
+// What `isoharness run` uploads when given no --isoprobe-bundle: the posture agent with its
+// unpacker (sent packed).
+std::string posture_agent_dir() {
+  return test::binary_dir() + "/probes/isoprobe-posture";
+}
 
 json read_json(const std::string& path) {
   return json::parse(test::read_text(path));
@@ -261,6 +266,7 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
           "egress_deadline_ms": 1000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5}})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
+  cfg.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it
   cfg.deployment_path = dir.path + "/lossy.yaml";
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
@@ -272,7 +278,9 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
   CHECK(outcome.result["context"]["jumphost_link"]["rtt_ms"] == 40);
   REQUIRE(outcome.result["sandboxes"].size() == 1);
   CHECK(outcome.result["sandboxes"][0]["error"].is_null());
-  CHECK(failed_controls(outcome.result).empty());
+  CHECK(outcome.result["sandboxes"][0]["facts"]["isoprobe_upload_bytes"] ==
+        fs::file_size(posture_agent_dir() + "/isoprobe"));
+  CHECK(failed_controls(outcome.result).empty());  // agent_upload among them: the unpacked agent's digest
 }
 
 namespace {
@@ -300,6 +308,7 @@ TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that 
                                                                   {"standard.yaml", "runc"}};
   for (const auto& [scenario_file, runtime] : cells) {
     auto cfg = config_for(scenario_file, dir.path + "/sftp-" + runtime);
+    cfg.isoprobe_bundle = posture_agent_dir();
     cfg.runtimes = {runtime};
     cfg.node_classes = {"tier"};
     cfg.attempts = 1;
