@@ -276,8 +276,8 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
     fs::create_directories(dir);
     fs::copy_file(unxz, dir + "/isoprobe-unxz", fs::copy_options::overwrite_existing);
     // Half random, half text: compressible, but not trivially.
-    std::string content = random_bytes(512 * 1024, 5);
-    for (int i = 0; content.size() < 2 * 1024 * 1024; ++i)
+    std::string content = random_bytes(std::size_t{512} * 1024, 5);
+    for (int i = 0; content.size() < std::size_t{2} * 1024 * 1024; ++i)
       content += "line " + std::to_string(i) + " of the agent\n";
     std::ofstream(dir + "/isoprobe", std::ios::binary) << content;
     ::chmod((dir + "/isoprobe").c_str(), 0755);
