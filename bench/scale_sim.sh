@@ -16,7 +16,11 @@
 #
 # Every eval the stand-in starts is a real `isoharness local up` (a world and a runc
 # sandbox) on this machine: 32 at once is heavy on two cores, and the ideal assumes the
-# platform, not this machine, is the bottleneck. Each run is bounded (2 h); a run that does
+# platform, not this machine, is the bottleneck. Each eval is its own world, and a machine
+# has 32 world slots (the host links' 198.51.100.128/25), shared with every other world on
+# it: with QUOTA 32 and any other world up, some `local up` finds no free slot and its item
+# waits out start_timeout_s and ends in ERROR (seen with other engineers' tests running);
+# QUOTA=24 leaves room. Each run is bounded (2 h); a run that does
 # not pass is reported with its log and the script exits 1 at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
