@@ -35,6 +35,7 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/probes/isoprobe-bundle/
   DESTINATION ${ISOHARNESS_INSTALL_LIBDIR}/isoprobe-bundle USE_SOURCE_PERMISSIONS)
 # The posture-only agent (one static file) that `run` uploads instead of the whole bundle.
 install(PROGRAMS ${CMAKE_BINARY_DIR}/probes/isoprobe-posture/isoprobe
+  ${CMAKE_BINARY_DIR}/probes/isoprobe-posture/isoprobe-unxz
   DESTINATION ${ISOHARNESS_INSTALL_LIBDIR}/isoprobe-posture)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scenarios/ DESTINATION ${ISOHARNESS_INSTALL_DATADIR}/scenarios)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/CODING.md ${CMAKE_SOURCE_DIR}/docs/CONTRACTS.md

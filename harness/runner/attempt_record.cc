@@ -40,6 +40,7 @@ json facts_json(const AttemptRecord& r) {
   if (r.upload) {
     facts["isoprobe_upload_bytes"] = r.upload->bytes;
     facts["isoprobe_upload_via"] = transport::upload_via_name(r.upload->via);
+    facts["isoprobe_upload"] = transport::upload_record(r.upload->file);
   }
   return facts;
 }

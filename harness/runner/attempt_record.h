@@ -23,6 +23,7 @@ struct Job;
 struct UploadRecord {
   std::size_t bytes = 0;
   transport::UploadVia via = transport::UploadVia::sftp;
+  transport::UploadedFile file;  // the agent as it went: packed or not, its sizes on the wire
 };
 
 // What the harness saw inside one `none` sibling (sibling_probe.h).

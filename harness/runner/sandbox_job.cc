@@ -47,7 +47,8 @@ std::vector<verify::CheckResult> judge_freshness(LiveSandbox& sandbox, int attem
 UploadRecord upload_agent(LiveSandbox& sandbox) {
   UploadRecord up;
   up.bytes = sandbox.upload_isoprobe(transport::UploadCheck::size);
-  up.via = sandbox.uploaded_agent().value().via;
+  up.file = sandbox.uploaded_agent().value();
+  up.via = up.file.via;
   return up;
 }
 

@@ -2,6 +2,7 @@
 // socket end the jumphost pump bridges to a direct-tcpip channel.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,5 +33,17 @@ class SandboxSession::Impl {
 Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string& local,
                                       const std::string& remote, int mode, Deadline until, UploadCheck check);
 Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>& dirs, Deadline until);
+
+// Packed uploads (packed_upload.cc, transport.h kUnpackerFile). take_packable moves the
+// files to send packed, and the unpacker, out of `files` (nothing moves unless the unpacker
+// is among them, the check is UploadCheck::size and some file is large enough);
+// upload_packed_files sends them, the unpacker with the first, and appends them to `sent`.
+std::vector<std::filesystem::path> take_packable(const std::string& local_dir,
+                                                 std::vector<std::filesystem::path>& files,
+                                                 UploadCheck check);
+Expected<std::vector<UploadedFile>> upload_packed_files(SandboxSession& session, const std::string& local_dir,
+                                                        const std::string& base,
+                                                        const std::vector<std::filesystem::path>& packed,
+                                                        std::vector<UploadedFile> sent, Deadline until);
 
 }  // namespace isoharness::transport

@@ -294,6 +294,40 @@ Expected<std::vector<UploadedFile>> upload_tree_by_exec(SandboxSession& session,
   return uploaded;
 }
 
+// The tree as is: over SFTP, or over exec channels when the sandbox serves no SFTP.
+Expected<std::vector<UploadedFile>> send_tree(SandboxSession& session, SshSession& s,
+                                              const std::string& local_dir, const std::string& base,
+                                              const std::vector<std::filesystem::path>& dirs,
+                                              const std::vector<std::filesystem::path>& files, Deadline until,
+                                              UploadCheck check) {
+  namespace fs = std::filesystem;
+  auto sftp = start_sftp(s, until);
+  if (!sftp) {  // no SFTP subsystem: over exec channels (exec_upload.cc)
+    auto by_exec = upload_tree_by_exec(session, local_dir, base, dirs, files, until, check);
+    if (!by_exec) return make_error(sftp.error().message + "; over exec: " + by_exec.error().message);
+    return by_exec;
+  }
+  auto made = (*sftp)->make_dir(base, until);
+  if (!made) return made.error();
+  for (const auto& d : dirs) {
+    made = (*sftp)->make_dir(base + "/" + d.generic_string(), until);
+    if (!made) return made.error();
+  }
+  std::vector<UploadedFile> uploaded;
+  uploaded.reserve(files.size());
+  for (const auto& f : files) {
+    fs::path local = fs::path(local_dir) / f;
+    struct stat st {};
+    if (::stat(local.c_str(), &st) != 0)
+      return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
+    auto one = (*sftp)->upload(local.string(), base + "/" + f.generic_string(),
+                               static_cast<int>(st.st_mode & 0777), until, check);
+    if (!one) return one.error();
+    uploaded.push_back(std::move(*one));
+  }
+  return uploaded;
+}
+
 }  // namespace
 
 Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string& local_dir,
@@ -323,30 +357,13 @@ Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string
 
   std::string base = remote_dir;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  auto sftp = start_sftp(s, until);
-  if (!sftp) {  // no SFTP subsystem: over exec channels (exec_upload.cc)
-    auto by_exec = upload_tree_by_exec(*this, local_dir, base, dirs, files, until, check);
-    if (!by_exec) return make_error(sftp.error().message + "; over exec: " + by_exec.error().message);
-    return by_exec;
-  }
-  auto made = (*sftp)->make_dir(base, until);
-  if (!made) return made.error();
-  for (const auto& d : dirs) {
-    made = (*sftp)->make_dir(base + "/" + d.generic_string(), until);
-    if (!made) return made.error();
-  }
-  std::vector<UploadedFile> uploaded;
-  for (const auto& f : files) {
-    fs::path local = fs::path(local_dir) / f;
-    struct stat st {};
-    if (::stat(local.c_str(), &st) != 0)
-      return make_error(fmt::format("upload_dir: cannot stat {}", local.string()));
-    auto one = (*sftp)->upload(local.string(), base + "/" + f.generic_string(),
-                               static_cast<int>(st.st_mode & 0777), until, check);
-    if (!one) return one.error();
-    uploaded.push_back(std::move(*one));
-  }
-  return uploaded;
+  const auto packed = take_packable(local_dir, files, check);
+  if (packed.empty()) return send_tree(*this, s, local_dir, base, dirs, files, until, check);
+  // Packed files make their own directories; the rest goes first, when there is any.
+  auto sent = dirs.empty() && files.empty() ? std::vector<UploadedFile>{}
+                                            : send_tree(*this, s, local_dir, base, dirs, files, until, check);
+  if (!sent) return sent;
+  return upload_packed_files(*this, local_dir, base, packed, std::move(*sent), until);
 }
 
 }  // namespace isoharness::transport

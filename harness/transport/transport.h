@@ -75,15 +75,38 @@ enum class UploadVia { sftp, exec };
 
 struct UploadedFile {
   std::string remote_path;
-  std::size_t bytes = 0;
-  std::string sha256;  // hex, of the local file as sent (read back and compared under read_back)
+  std::size_t bytes = 0;  // the file's size (unpacked, when it went packed)
+  std::string sha256;     // hex, of the local file as sent (read back and compared under read_back)
   UploadCheck checked = UploadCheck::read_back;
-  UploadVia via = UploadVia::sftp;
+  UploadVia via = UploadVia::sftp;  // packed: exec, or sftp when its unpacker went that way
+  // Packed (upload_dir, kUnpackerFile): the xz stream's size, which is what crossed the
+  // connection, and the unpacker's own size (sent once per directory). 0 = sent as is.
+  std::size_t compressed_bytes = 0;
+  std::size_t unpacker_bytes = 0;
 };
 
 inline const char* upload_via_name(UploadVia via) {
   return via == UploadVia::sftp ? "sftp" : "exec";
 }
+
+// For the result: {"via": "sftp"|"exec", "packing": "xz"|"none", "bytes": N,
+// "compressed_bytes": N, "unpacker_bytes": N}.
+nlohmann::json upload_record(const UploadedFile& file);
+
+// upload_dir's packed uploads (packed_upload.cc). A directory that holds a file of this name
+// at its top (the agent's unpacker, probes/launcher/unxz_main.c: a static x86-64 program
+// that reads an xz stream on stdin and writes OUT with MODE) has every other file of at
+// least kPackMinBytes sent xz-compressed when the check is UploadCheck::size: the unpacker
+// and the first such file's stream in one exec channel (a constant `sh` script puts the
+// unpacker in place with `head -c`, then execs it on the rest of stdin; where that fails,
+// the unpacker goes as any file first), later files on the stdin of `<remote_dir>/
+// isoprobe-unxz <remote> <mode>`. The unpacker prints the size it wrote, which must equal
+// the local file's; the caller checks the content as with any size-checked upload (the
+// agent's digest of its own, unpacked file). The unpacker stays beside the file and is not
+// in the returned list; a packed file's `via` is exec unless the unpacker had to go by
+// SFTP. Under UploadCheck::read_back nothing is packed (the bytes cross twice anyway).
+inline constexpr const char* kUnpackerFile = "isoprobe-unxz";
+inline constexpr std::size_t kPackMinBytes = std::size_t{64} * 1024;
 
 class SandboxSession {
  public:
@@ -115,6 +138,7 @@ class SandboxSession {
 
   // Every regular file under local_dir (recursively, symlinks skipped) to the same
   // relative path under remote_dir, keeping permission bits; directories are created.
+  // Large files go xz-compressed when local_dir holds the unpacker (kUnpackerFile above).
   Expected<std::vector<UploadedFile>> upload_dir(const std::string& local_dir, const std::string& remote_dir,
                                                  std::chrono::milliseconds deadline,
                                                  UploadCheck check = UploadCheck::read_back);

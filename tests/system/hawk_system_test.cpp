@@ -59,9 +59,10 @@ struct Platform {
   // is told the same with HAWK_STANDIN_HARDENED_CLASS).
   int start_timeout_s = 300;
   bool hardened_class = true;
-  bool egress = false;     // give the profile an egress: section naming the local world's hosts
-  bool witness = false;    // and a witness: section naming each eval's world witness
-  std::string hawk_extra;  // more lines of the profile's hawk: section ("  key: value\n")
+  bool egress = false;           // give the profile an egress: section naming the local world's hosts
+  bool witness = false;          // and a witness: section naming each eval's world witness
+  std::string hawk_extra;        // more lines of the profile's hawk: section ("  key: value\n")
+  std::string agent = bundle();  // what run uploads (--isoprobe-bundle)
 
   explicit Platform(int start_timeout = 300, bool hardened = true)
       : start_timeout_s(start_timeout), hardened_class(hardened) {
@@ -116,7 +117,7 @@ struct Platform {
                                      "--out",
                                      out,
                                      "--isoprobe-bundle",
-                                     bundle(),
+                                     agent,
                                      "--accept-new-host-keys",
                                      "--attempts",
                                      "1",
@@ -610,6 +611,37 @@ TEST_CASE("check verifies a sandbox from local up whose sshd has no SFTP subsyst
   CHECK(failed_controls(result).empty());
 }
 
+// A platform whose sandboxes' sshd serves no SFTP (the stand-in gives every local up the seam
+// sshd:no-sftp): `run` through the hawk backend still passes, the posture agent sent packed
+// (the unpacker and the xz stream in one exec channel) as it is to every sandbox.
+TEST_CASE("run on a platform whose sandboxes have no SFTP passes, the agent sent packed", "[system][hawk]") {
+  Platform p;
+  p.env_extra["HAWK_STANDIN_TEST_WEAKENINGS"] = "sshd:no-sftp";
+  p.agent = test::binary_dir() + "/probes/isoprobe-posture";
+  RunResult r = p.run({cheap_scenario(p.dir.path, 1)});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  std::ifstream events(p.state + "/events.jsonl");
+  int seamed_starts = 0;
+  for (std::string line; std::getline(events, line);) {
+    const json e = json::parse(line);
+    if (e["event"] == "start" && e["test_weakenings"] == json::array({"sshd:no-sftp"})) ++seamed_starts;
+  }
+  CHECK(seamed_starts == 1);
+  const json result = result_in(p.out);
+  REQUIRE(result["sandboxes"].size() == 1);
+  const json& s = result["sandboxes"][0];
+  CHECK(s["error"].is_null());
+  CHECK(s["facts"]["isoprobe_upload_via"] == "exec");
+  CHECK(s["facts"]["isoprobe_upload_bytes"] == std::filesystem::file_size(p.agent + "/isoprobe"));
+  int agent_upload_passed = 0;
+  for (const auto& c : s["checks"])
+    if (c["control"] == "agent_upload" && c["status"] == "pass") ++agent_upload_passed;
+  CHECK(agent_upload_passed == 1);
+  CHECK(failed_controls(result).empty());
+  p.require_nothing_left();
+}
+
 TEST_CASE("local up deploys every service, and check judges the siblings of what it made", "[system][hawk]") {
   const json item = plan_item(scenario("siblings.yaml"));
   REQUIRE(item["values"]["services"].size() == 3);
@@ -884,7 +916,7 @@ TEST_CASE(
   p.require_nothing_left();
 
   {  // A platform whose sandboxes let UDP out: the witness catches what arrived.
-    p.env_extra["HAWK_STANDIN_WEAKENINGS"] = "nft:allow-udp";
+    p.env_extra["HAWK_STANDIN_TEST_WEAKENINGS"] = "nft:allow-udp";
     RunResult weak = p.run(p.dir.path + "/weak", {scenario("standard.yaml")});
     INFO(weak.out);
     CHECK(weak.exit_code == 1);
@@ -900,7 +932,7 @@ TEST_CASE(
     p.require_nothing_left();
   }
   {  // The same platform without a witness: sandbox-reported, and report.md says so.
-    p.env_extra.erase("HAWK_STANDIN_WEAKENINGS");
+    p.env_extra.erase("HAWK_STANDIN_TEST_WEAKENINGS");
     p.witness = false;
     p.write_profile();
     RunResult plain = p.run(p.dir.path + "/plain", {scenario("standard.yaml")});

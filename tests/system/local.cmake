@@ -7,3 +7,9 @@ isoharness_test(local_lifecycle_test SYSTEM TIMEOUT 600
   LIBS isoharness::deploy_local)
 add_dependencies(local_lifecycle_test isoharness isoharness-world-helper)
 add_dependencies(local_system_test isoharness-world-helper)
+
+# The far jumphost link (jumphost_link.rtt_ms): the world's delay relay, measured.
+isoharness_test(link_system_test SYSTEM TIMEOUT 300
+  SOURCES system/link_system_test.cpp system/local_test_support.cpp
+  LIBS isoharness::deploy_local isoharness::transport)
+add_dependencies(link_system_test isoharness-world-helper)

@@ -39,6 +39,11 @@ std::string isoharness_bin() {
 std::string bundle() {
   return test::binary_dir() + "/probes/isoprobe-bundle";
 }
+// What `isoharness run` uploads when given no --isoprobe-bundle: the posture agent with its
+// unpacker (sent packed).
+std::string posture_agent_dir() {
+  return test::binary_dir() + "/probes/isoprobe-posture";
+}
 
 json read_json(const std::string& path) {
   return json::parse(test::read_text(path));
@@ -253,10 +258,11 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   CHECK(test::local::leftovers_of("/run/isoharness", run_id).empty());
 }
 
-// A far, lossy jumphost link (the profile's jumphost_link): 5 % of the packets crossing the
-// host <-> jumphost link are dropped each way. SSH over TCP retransmits; the run still passes,
-// with every check it passes on a clean link, and the result names the link it had.
-TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[system][run]") {
+// A far, lossy jumphost link (the profile's jumphost_link): a 40 ms round trip (the world's
+// link relay) and 5 % of the packets crossing the host <-> jumphost link dropped each way.
+// SSH over TCP retransmits; the run still passes, with every check it passes on a clean
+// link, and the result names the link it had.
+TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;
   json profile = json::parse(
@@ -264,9 +270,10 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
           "sandbox_runtime_class_is_default": false, "runtime_handlers": {"gvisor": "runsc"},
           "node_classes": {"tier": {"cpuset": "1", "noisy_neighbour": false},
                            "non-tier": {"cpuset": "0-1", "noisy_neighbour": true}},
-          "egress_deadline_ms": 1000, "jumphost_link": {"loss_percent": 5}})");
+          "egress_deadline_ms": 1000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5}})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
+  cfg.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it
   cfg.deployment_path = dir.path + "/lossy.yaml";
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
@@ -275,9 +282,12 @@ TEST_CASE("run: a jumphost link losing 5 % of its packets still passes", "[syste
   INFO(outcome.result["summary"].dump());
   CHECK(outcome.exit_code == kExitPass);
   CHECK(outcome.result["context"]["jumphost_link"]["loss_percent"] == 5.0);
+  CHECK(outcome.result["context"]["jumphost_link"]["rtt_ms"] == 40);
   REQUIRE(outcome.result["sandboxes"].size() == 1);
   CHECK(outcome.result["sandboxes"][0]["error"].is_null());
-  CHECK(failed_controls(outcome.result).empty());
+  CHECK(outcome.result["sandboxes"][0]["facts"]["isoprobe_upload_bytes"] ==
+        fs::file_size(posture_agent_dir() + "/isoprobe"));
+  CHECK(failed_controls(outcome.result).empty());  // agent_upload among them: the unpacked agent's digest
 }
 
 namespace {
@@ -294,7 +304,8 @@ std::map<std::string, std::string> checks_of(const json& result) {
 }  // namespace
 
 // A sandbox whose sshd serves no SFTP (the test seam sshd:no-sftp: a real sshd without the
-// `Subsystem sftp` line) gets its agent over an exec channel and passes with the very checks
+// `Subsystem sftp` line) gets its agent over an exec channel (as every sandbox does now that
+// the agent goes packed) and passes with the very checks
 // the same item passes when its sshd serves SFTP: strict under gVisor (its only runtime),
 // standard under runc.
 TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that has it", "[system][run]") {
@@ -304,13 +315,21 @@ TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that 
                                                                   {"standard.yaml", "runc"}};
   for (const auto& [scenario_file, runtime] : cells) {
     auto cfg = config_for(scenario_file, dir.path + "/sftp-" + runtime);
+    cfg.isoprobe_bundle = posture_agent_dir();
     cfg.runtimes = {runtime};
     cfg.node_classes = {"tier"};
     cfg.attempts = 1;
     auto with_sftp = runner::run(cfg);
     INFO(runtime << " with SFTP: " << with_sftp.result["summary"].dump());
     REQUIRE(with_sftp.exit_code == kExitPass);
-    CHECK(with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload_via"] == "sftp");
+    // The agent goes packed (the unpacker and the xz stream in one exec channel), so it
+    // needs no SFTP either way.
+    CHECK(with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload_via"] == "exec");
+    // The record says how it went: xz, and fewer bytes on the wire than the agent has.
+    const auto& packed = with_sftp.result["sandboxes"][0]["facts"]["isoprobe_upload"];
+    CHECK(packed["packing"] == "xz");
+    CHECK(packed["compressed_bytes"].get<std::size_t>() > 0);
+    CHECK(packed["compressed_bytes"].get<std::size_t>() < packed["bytes"].get<std::size_t>());
 
     cfg.out_dir = dir.path + "/exec-" + runtime;
     cfg.test_weakenings = {"sshd:no-sftp"};

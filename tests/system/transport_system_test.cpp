@@ -257,6 +257,74 @@ TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so"
   }
 }
 
+// The agent's directory as `run` uploads it: with the unpacker (probes/launcher/unxz_main.c)
+// beside it, a large file goes xz-compressed and is unpacked in the sandbox, whether the
+// sandbox serves SFTP or not; a corrupt stream leaves nothing behind.
+TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole", "[system][transport]") {
+  namespace fs = std::filesystem;
+  const std::string unxz = test::binary_dir() + "/probes/isoprobe-posture/isoprobe-unxz";
+  REQUIRE(fs::exists(unxz));
+  for (bool sftp : {true, false}) {
+    INFO("sandbox sshd with SFTP: " << sftp);
+    auto own = sftp ? nullptr : test::TransportWorld::create(false);
+    test::TransportWorld& w = sftp ? world() : *own;
+    auto jump = JumpConnection::connect(w.route.jump, w.credentials, {}, 10s);
+    REQUIRE(jump);
+    auto s = (*jump)->open(w.route.sandbox, 10s);
+    REQUIRE(s);
+    const std::string dir = w.dir + "/agent-dir";
+    fs::create_directories(dir);
+    fs::copy_file(unxz, dir + "/isoprobe-unxz", fs::copy_options::overwrite_existing);
+    // Half random, half text: compressible, but not trivially.
+    std::string content = random_bytes(std::size_t{512} * 1024, 5);
+    for (int i = 0; content.size() < std::size_t{2} * 1024 * 1024; ++i)
+      content += "line " + std::to_string(i) + " of the agent\n";
+    std::ofstream(dir + "/isoprobe", std::ios::binary) << content;
+    ::chmod((dir + "/isoprobe").c_str(), 0755);
+    std::ofstream(dir + "/small.txt") << "small\n";
+    const std::string remote = w.dir + "/remote/packed";
+    auto all = (*s)->upload_dir(dir, remote, 60s, UploadCheck::size);
+    REQUIRE(all.has_value());
+    REQUIRE(all->size() == 2);  // the unpacker is not listed
+    for (const auto& f : *all) {
+      if (f.remote_path != remote + "/isoprobe") {  // small: as is, by SFTP where there is SFTP
+        CHECK(f.via == (sftp ? UploadVia::sftp : UploadVia::exec));
+        CHECK(f.compressed_bytes == 0);
+        continue;
+      }
+      CHECK(f.via == UploadVia::exec);  // the unpacker and the stream in one exec channel
+      CHECK(f.bytes == content.size());
+      CHECK(f.compressed_bytes > 0);
+      CHECK(f.compressed_bytes < content.size() / 2);
+      CHECK(f.unpacker_bytes == fs::file_size(unxz));
+      CHECK(transport::upload_record(f)["packing"] == "xz");
+      auto sum = run_command({"sha256sum", remote + "/isoprobe"});
+      REQUIRE(sum.has_value());
+      CHECK(sum->out.substr(0, 64) == f.sha256);
+    }
+    CHECK(read_file(remote + "/isoprobe") == content);
+    CHECK(read_file(remote + "/small.txt") == "small\n");
+    struct stat st {};
+    REQUIRE(::stat((remote + "/isoprobe").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0755);
+    CHECK_FALSE(fs::exists(remote + "/isoprobe.part"));
+    // The unpacker refuses a cut stream and leaves no file.
+    auto cut = (*s)->exec_with_input({remote + "/isoprobe-unxz", remote + "/cut", "644"},
+                                     "\xfd"
+                                     "7zXZ",
+                                     10s, 4096);
+    REQUIRE(cut.has_value());
+    CHECK(cut->exit_code == 1);
+    CHECK_FALSE(fs::exists(remote + "/cut"));
+    CHECK_FALSE(fs::exists(remote + "/cut.part"));
+    // Read back: nothing is packed (the bytes cross twice anyway).
+    auto back = (*s)->upload_dir(dir, w.dir + "/remote/plain", 60s, UploadCheck::read_back);
+    REQUIRE(back.has_value());
+    CHECK(back->size() == 3);
+    for (const auto& f : *back) CHECK(f.compressed_bytes == 0);
+  }
+}
+
 TEST_CASE("host keys: unknown and changed keys are refused, accept_new records", "[system][transport]") {
   const auto& route = world().route;
   std::string jump_fp = fingerprint_of(route.jump.host_key);

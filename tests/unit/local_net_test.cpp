@@ -117,6 +117,16 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
 }
 
+TEST_CASE("the jumphost lets in the link relay's port only when the link has a relay", "[local]") {
+  const std::string plain = jumphost_ruleset("abc123", "to-host");
+  CHECK_THAT(plain, Catch::Contains("iifname \"to-host\" tcp dport 22 ct state new accept"));
+  CHECK_THAT(plain, !Catch::Contains("dport 2200"));
+  const std::string far = jumphost_ruleset("abc123", "to-host", 2200);
+  CHECK_THAT(far, Catch::Contains("iifname \"to-host\" tcp dport 22 ct state new accept"));
+  CHECK_THAT(far, Catch::Contains("iifname \"to-host\" tcp dport 2200 ct state new accept"));
+  CHECK_THAT(far, Catch::Contains("policy drop;"));
+}
+
 TEST_CASE("the sshd configurations match the field notes and the jumphost's limits", "[local]") {
   std::string sb = sandbox_sshd_config("agent");
   for (const char* line :

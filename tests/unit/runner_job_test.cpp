@@ -148,6 +148,8 @@ TEST_CASE("run_job: a sound sandbox passes, and its record has every phase's par
   CHECK(r["facts"]["runtime"] == "runsc");
   CHECK(r["facts"]["isoprobe_upload_bytes"] == 123456);
   CHECK(r["facts"]["isoprobe_upload_via"] == "exec");
+  CHECK(r["facts"]["isoprobe_upload"]["via"] == "exec");
+  CHECK(r["facts"]["isoprobe_upload"]["packing"] == "none");  // the fake sends it as is
   for (const char* key : {"deploy_s", "deploy_queue_s", "ssh_ready_s", "upload_s", "posture_s", "total_s"})
     CHECK(r["timings"].contains(key));
   CHECK_FALSE(r.contains("tampered"));

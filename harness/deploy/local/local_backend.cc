@@ -204,7 +204,8 @@ LocalBackend::~LocalBackend() {
 }
 
 SshEndpoint LocalBackend::jump_endpoint() const {
-  return SshEndpoint{world_->host_link().jump_address, 22, World::kJumpUser, world_->jump_host_key()};
+  return SshEndpoint{world_->host_link().jump_address, world_->jump_port(), World::kJumpUser,
+                     world_->jump_host_key()};
 }
 
 SandboxHandle LocalBackend::deploy(const SandboxRequest& request) {
@@ -409,7 +410,10 @@ json LocalBackend::context() const {
       {"jumphost", world_->host_link().jump_address},
       {"world_slot", world_->host_link().slot},
       {"jumphost_link",
-       {{"rtt_ms", world_->jumphost_link().rtt_ms}, {"loss_percent", world_->jumphost_link().loss_percent}}},
+       {{"rtt_ms", world_->jumphost_link().rtt_ms},
+        {"loss_percent", world_->jumphost_link().loss_percent},
+        {"delay",
+         world_->jumphost_link().rtt_ms > 0 ? "userspace relay (isoharness-world-helper relay)" : "none"}}},
       {"egress_enforcement", "nftables in the node namespace"},
   };
 }

@@ -35,7 +35,7 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   return s;
 }
 
-std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface) {
+std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface, int relay_port) {
   const std::string t = nft_table_name(run_id);
   std::string s;
   s += "table inet " + t + " {\n";
@@ -44,7 +44,11 @@ std::string jumphost_ruleset(const std::string& run_id, const std::string& host_
   s += "    iifname \"" + host_iface + "\" tcp dport 22 ct state new accept\n";
   // The witness log server (address_plan.h), from the host side only.
   s += "    iifname \"" + host_iface + "\" tcp dport " + std::to_string(kWitnessLogPort) +
-       " ct state new accept\n  }\n";
+       " ct state new accept\n";
+  if (relay_port > 0)
+    s += "    iifname \"" + host_iface + "\" tcp dport " + std::to_string(relay_port) +
+         " ct state new accept\n";
+  s += "  }\n";
   s += "  chain output {\n    type filter hook output priority 0; policy drop;\n";
   s += "    oif \"lo\" accept\n    ct state established,related accept\n";
   s +=

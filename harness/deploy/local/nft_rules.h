@@ -42,8 +42,9 @@ std::string nft_table_name(const std::string& run_id);
 // The node namespace's table (created once per world).
 std::string node_ruleset(const std::string& run_id, const std::string& jump_iface);
 
-// The jumphost namespace's table: sshd on 22 from the host link, out only to sandboxes' 2222.
-std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface);
+// The jumphost namespace's table: sshd on 22 from the host link (and the link relay's port,
+// when relay_port is not 0: world.h), out only to sandboxes' 2222.
+std::string jumphost_ruleset(const std::string& run_id, const std::string& host_iface, int relay_port = 0);
 
 // A lossy host link (the profile's jumphost_link.loss_percent): a second table in the
 // jumphost namespace dropping each packet that crosses host_iface, in either direction,

@@ -333,7 +333,8 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
 
   SandboxHandle& h = sb.handle;
   h.name = sb.name;
-  h.route.jump = SshEndpoint{world.host_link().jump_address, 22, World::kJumpUser, world.jump_host_key()};
+  h.route.jump =
+      SshEndpoint{world.host_link().jump_address, world.jump_port(), World::kJumpUser, world.jump_host_key()};
   h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
   h.facts = agent_sandbox_facts(sb, spec, node_class, node_class_name, paths.run_id, seccomp_rules);
   if (!sb.weakenings.empty()) h.facts["weakenings"] = sb.weakenings;

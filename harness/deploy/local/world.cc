@@ -122,6 +122,7 @@ void World::build() {
   shape_jumphost_link();
   start_world_services();
   start_jumphost();
+  start_link_relay();
 }
 
 void World::allocate_slot() {
@@ -215,33 +216,43 @@ void World::build_namespaces() {
        std::string("world service address ") + a);
 
   nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
-  nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host"), "jumphost filter");
+  nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host", jump_port() == 22 ? 0 : kRelayPort),
+            "jumphost filter");
 }
 
-// The profile's jumphost_link on the host link: half the round trip each way with tc netem
-// on both ends (a kernel without sch_netem cannot, and says so: nothing is simulated then),
-// and the loss with nftables in the jumphost namespace.
+// The profile's jumphost_link loss on the host link, with nftables in the jumphost
+// namespace. Its round trip is the link relay's (start_link_relay).
 void World::shape_jumphost_link() {
   const LinkShape& link = options_.jumphost_link;
-  if (link.rtt_ms > 0) {
-    const std::string one_way = std::to_string(link.rtt_ms * 500) + "us";
-    const std::string iface = host_iface_name(paths_.run_id);
-    auto netem = [&](const std::vector<std::string>& argv, const std::string& where) {
-      auto r = run_command(argv, {.deadline = 20s, .max_output = 4096, .merge_stderr = true});
-      if (!r || !r->ok())
-        throw InfraError("world: jumphost_link.rtt_ms needs tc netem on " + where +
-                         ", which failed: " + (r ? r->out.substr(0, 300) : r.error().message) +
-                         " (a kernel without sch_netem cannot simulate a round trip)");
-    };
-    netem({"tc", "qdisc", "add", "dev", iface, "root", "netem", "delay", one_way}, "the host end");
-    netem(in_netns(jump_ns(), {"tc", "qdisc", "add", "dev", "to-host", "root", "netem", "delay", one_way}),
-          "the jumphost end");
-  }
   if (link.loss_percent > 0)
     nft_apply(
         jump_ns(),
         link_loss_ruleset(paths_.run_id, "to-host", static_cast<int>(std::lround(link.loss_percent * 100))),
         "jumphost link loss");
+}
+
+// The far link's round trip: the relay (tools/relay.cc) listens on the jumphost's address
+// at kRelayPort, inside the jumphost namespace, and forwards to its sshd on port 22,
+// holding every byte rtt/2 each way. The harness's endpoint for the jumphost points at it
+// (jump_port()); it is one of the world's children, stopped at teardown.
+void World::start_link_relay() {
+  const int rtt = options_.jumphost_link.rtt_ms;
+  if (rtt <= 0) return;
+  const std::string dir = paths_.world_dir();
+  const std::string port = std::to_string(kRelayPort);
+  spawn_in(jump_ns(),
+           {options_.helper_path, "relay", "--tag", "ih-" + paths_.run_id, "--max-seconds", "86400",
+            "--listen", link_.jump_address + ":" + port, "--to", link_.jump_address + ":22", "--delay-us",
+            std::to_string(rtt * 500)},
+           dir + "/relay.log", "jumphost link relay");
+  RunOptions wait;
+  wait.deadline = 20s;
+  auto banner = run_command({options_.helper_path, "wait-banner", "--addr", link_.jump_address, "--port",
+                             port, "--deadline-ms", "15000"},
+                            wait);
+  if (!banner || !banner->ok())
+    throw InfraError("world: the jumphost sshd did not answer through the link relay on " +
+                     link_.jump_address + ":" + port + "; the relay's log:\n" + log_tail(dir + "/relay.log"));
 }
 
 void World::build_ipv6_links() {

@@ -31,7 +31,9 @@ struct ItemResolver {
 inline constexpr const char* kResolverInstanceName = "instance.resolver.isoharness.internal";
 
 // The host <-> jumphost link as a far deployment's (the profile's `jumphost_link`): a round
-// trip added with tc netem on both ends, and a share of packets lost each way (nftables).
+// trip added by the world's link relay (tools/relay.cc, in the jumphost namespace: the
+// harness's jumphost connections go through it, held rtt/2 each way), and a share of
+// packets lost each way (nftables). One mechanism on every kernel: no tc netem.
 struct LinkShape {
   int rtt_ms = 0;
   double loss_percent = 0;
@@ -59,6 +61,10 @@ class World {
   const HostLink& host_link() const { return link_; }
   const std::string& jump_host_key() const { return jump_host_key_; }  // "ssh-ed25519 AAAA..."
   static constexpr const char* kJumpUser = "jump";
+  // Where the harness reaches the jumphost's sshd on jump_address: port 22, or the link
+  // relay's port when the link has a round trip (jumphost_link.rtt_ms).
+  static constexpr int kRelayPort = 2200;
+  int jump_port() const { return options_.jumphost_link.rtt_ms > 0 ? kRelayPort : 22; }
 
   std::string node_ns() const { return netns_name(paths_.run_id, "node"); }
   std::string jump_ns() const { return netns_name(paths_.run_id, "jump"); }
@@ -92,6 +98,7 @@ class World {
   void build_ipv6_links();
   void start_world_services();
   void start_jumphost();
+  void start_link_relay();
   pid_t start_witness();
   void teardown() noexcept;
   pid_t spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,

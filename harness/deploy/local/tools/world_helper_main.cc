@@ -30,6 +30,10 @@
 //   serve-witness-log --tag T --max-seconds N --listen ADDR:PORT --file FILE [--path /P]
 //       The witness log over HTTP (tools/witness_log_server.cc), from the jumphost's
 //       namespace on the host link: what an operator-run witness serves on a deployment.
+//   relay --tag T --max-seconds N --listen ADDR:PORT --to ADDR:PORT --delay-us D
+//         [--max-connections N] [--buffer-bytes B]
+//       A TCP forwarder holding every byte D microseconds in each direction (tools/relay.cc): the
+//       world's far jumphost link (jumphost_link.rtt_ms, D = rtt * 500).
 //
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
@@ -52,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/deploy/local/tools/relay.h"
 #include "harness/deploy/local/tools/witness.h"
 #include "harness/deploy/local/tools/witness_log_server.h"
 
@@ -328,7 +333,8 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 
 int main(int argc, char** argv) {
   if (argc < 2)
-    die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log [options]");
+    die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log|relay "
+        "[options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "adopt") {
@@ -343,5 +349,6 @@ int main(int argc, char** argv) {
   if (cmd == "wait-banner") return cmd_wait_banner(args);
   if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
   if (cmd == "serve-witness-log") return isoharness::world_helper::cmd_serve_witness_log(args);
+  if (cmd == "relay") return isoharness::world_helper::cmd_relay(args);
   die("unknown subcommand " + cmd);
 }
