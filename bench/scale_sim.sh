@@ -5,7 +5,9 @@
 # allows QUOTA live evals per user (default 32), and the profile's hawk.max_live_evals says
 # the same. For each size (default 1 16 64 128 items of one cheap runc item) it prints the
 # wall time, the ideal (one item's time × the waves the quota forces: ceil(N / QUOTA)), the
-# ratio, the harness's peak RSS, and the retries and quota waits its starts took; then, for
+# ratio, the peak RSS of the largest process in the run's tree (GNU time %M: isoharness or a
+# child it waited for), the harness's own peak (result.json context.harness_memory) and the
+# most sandboxes it held at once, and the retries and quota waits its starts took; then, for
 # reference, the wall time of plain OpenSSH reaching min(N, QUOTA) ready sandboxes at once
 # (`ssh -J … true`, all started together).
 #
@@ -84,14 +86,16 @@ scenario() {  # N cheap runc items (isolation standard), one task
   echo "$f"
 }
 
-summary() {  # result.json -> "verdict sandboxes retries quota_waits"
+summary() {  # result.json -> "verdict sandboxes retries quota_waits harness_rss_mib most_held"
   python3 - "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 facts = [s.get("facts") or {} for s in doc["sandboxes"]]
 retries = sum(f.get("hawk_start_retries", 0) for f in facts)
 waits = sum(f.get("hawk_quota_waits", 0) for f in facts)
-print(doc["summary"]["verdict"], len(doc["sandboxes"]), retries, waits)
+mem = doc.get("context", {}).get("harness_memory") or {}
+print(doc["summary"]["verdict"], len(doc["sandboxes"]), retries, waits,
+      mem.get("peak_rss_mib", "?"), mem.get("most_sandboxes_held", "?"))
 PY
 }
 
@@ -122,7 +126,7 @@ ssh_reference() {
 failed=0
 one=""
 echo "ready median ${ready} s, quota ${quota}, jumphost link rtt ${rtt} ms"
-printf '%6s %9s %9s %6s %10s %8s %6s %9s  %s\n' items wall_s ideal_s ratio peak_rss_mb retries quota ssh_J_s verdict
+printf '%6s %9s %9s %6s %10s %9s %5s %8s %6s %9s  %s\n' items wall_s ideal_s ratio tree_rss_mb harness_mb held retries quota ssh_J_s verdict
 for n in "${sizes[@]}"; do
   f=$(scenario "$n")
   [ -f "$work/items-1.yaml" ] || scenario 1 >/dev/null
@@ -139,10 +143,10 @@ for n in "${sizes[@]}"; do
   ideal=$(echo "scale=2; $one * $waves" | bc)
   ratio=$(echo "scale=2; $wall / $ideal" | bc)
   rss=$(($(tail -n1 "$work/rss-$n") / 1024))
-  read -r verdict boxes retries waits < <(summary "$out/items-$n/result.json" 2>/dev/null || echo "none 0 0 0")
+  read -r verdict boxes retries waits hrss held < <(summary "$out/items-$n/result.json" 2>/dev/null || echo "none 0 0 0 ? ?")
   ref=$(ssh_reference $((n < quota ? n : quota)))
-  printf '%6s %9s %9s %6s %10s %8s %6s %9s  %s (%s sandboxes, exit %s)\n' "$n" "$wall" "$ideal" "$ratio" "$rss" \
-    "$retries" "$waits" "$ref" "$verdict" "$boxes" "$rc"
+  printf '%6s %9s %9s %6s %10s %9s %5s %8s %6s %9s  %s (%s sandboxes, exit %s)\n' "$n" "$wall" "$ideal" "$ratio" \
+    "$rss" "$hrss" "$held" "$retries" "$waits" "$ref" "$verdict" "$boxes" "$rc"
   if [ "$rc" != 0 ]; then
     failed=1
     tail -n 20 "$out/items-$n.log"

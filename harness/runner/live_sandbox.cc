@@ -20,12 +20,15 @@ LiveSandbox::LiveSandbox(const JobContext& ctx, const deploy::SandboxRequest& re
     : backend_(ctx.backend), reach_(ctx.reach), state_(ctx.state), bundle_(ctx.settings.isoprobe_bundle) {
   auto t = Clock::now();
   handle_ = backend_.deploy(request);
+  state_.held(+1);
   timings_["deploy_s"] = seconds_since(t);
 }
 
 LiveSandbox::~LiveSandbox() {
   session_.reset();
-  if (handle_) backend_.destroy(*handle_);
+  if (!handle_) return;
+  state_.held(-1);
+  backend_.destroy(*handle_);
 }
 
 SandboxChannel& LiveSandbox::connect(std::chrono::milliseconds deadline) {

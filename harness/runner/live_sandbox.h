@@ -45,7 +45,7 @@ class LiveSandbox {
  private:
   deploy::Backend& backend_;
   SandboxReach& reach_;
-  const RunState& state_;
+  RunState& state_;
   std::string bundle_;  // the isoprobe bundle to upload
   std::optional<deploy::SandboxHandle> handle_;
   std::unique_ptr<SandboxChannel> session_;

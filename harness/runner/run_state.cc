@@ -14,4 +14,11 @@ std::string RunState::stop_reason() const {
   return stop_reason_;
 }
 
+void RunState::held(int delta) {
+  const int now = held_ += delta;
+  int most = most_held_.load();
+  while (now > most && !most_held_.compare_exchange_weak(most, now)) {
+  }
+}
+
 }  // namespace isoharness::runner

@@ -72,11 +72,19 @@ class RunState {
   void resume() { stop_flag_ = false; }
   // The next sandbox number of the run (1, 2, ...).
   int next_sequence() { return ++sequence_; }
+  // Sandboxes the run holds (deployed, not yet destroyed): +1 after a deploy, -1 after its
+  // destroy. most_held() is the most it held at once, which the result reports beside the
+  // harness's own peak memory.
+  void held(int delta);
+  int most_held() const { return most_held_.load(); }
+  int holding() const { return held_.load(); }
 
  private:
   const std::atomic<bool>* interrupted_;
   std::atomic<bool> stop_flag_{false};
   std::atomic<int> sequence_{0};
+  std::atomic<int> held_{0};
+  std::atomic<int> most_held_{0};
   mutable std::mutex mutex_;
   std::string stop_reason_;  // under mutex_
 };

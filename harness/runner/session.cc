@@ -1,7 +1,9 @@
 #include "harness/runner/session.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -158,6 +160,20 @@ void RunSession::stop_backend() {
   backend_.reset();  // every sandbox, and the world, go here, also when a job failed
 }
 
+// The harness's own peak resident memory (this process, not the sandboxes, runtimes or the
+// platform CLI it starts), the most sandboxes it held at once, and the peak per sandbox held.
+nlohmann::json harness_memory(int max_in_flight) {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
+  nlohmann::json out = {
+      {"peak_rss_mib", std::round(peak_mib * 10) / 10},
+      {"most_sandboxes_held", max_in_flight > 0 ? nlohmann::json(max_in_flight) : nlohmann::json(nullptr)}};
+  if (max_in_flight > 0)
+    out["peak_rss_mib_per_sandbox_held"] = std::round(peak_mib / max_in_flight * 10) / 10;
+  return out;
+}
+
 nlohmann::json RunSession::collect() {
   stop_backend();
   // A journal that had to move off --out is an infrastructure failure that says where it is.
@@ -165,6 +181,7 @@ nlohmann::json RunSession::collect() {
   nlohmann::json result = result_from_journal(journal_->path());
   for (auto& [k, v] : backend_context_.items()) result["context"][k] = v;
   result["context"]["finished"] = utc_now();
+  result["context"]["harness_memory"] = harness_memory(state_.most_held());
   return result;
 }
 

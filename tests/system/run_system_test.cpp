@@ -283,6 +283,9 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
   CHECK(outcome.exit_code == kExitPass);
   CHECK(outcome.result["context"]["jumphost_link"]["loss_percent"] == 5.0);
   CHECK(outcome.result["context"]["jumphost_link"]["rtt_ms"] == 40);
+  const auto& memory = outcome.result["context"]["harness_memory"];
+  CHECK(memory["peak_rss_mib"].get<double>() > 1);
+  CHECK(memory["most_sandboxes_held"] == 1);
   REQUIRE(outcome.result["sandboxes"].size() == 1);
   CHECK(outcome.result["sandboxes"][0]["error"].is_null());
   CHECK(outcome.result["sandboxes"][0]["facts"]["isoprobe_upload_bytes"] ==

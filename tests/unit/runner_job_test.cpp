@@ -63,11 +63,14 @@ json strict_gvisor_posture(const test::FakeSandbox& box, const std::string& cap_
   o.push_back(observation(
       "bpf",
       {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
-  o.push_back(observation("egress", {{"targets",
-                                      {{{"name", "target"}, {"result", "timeout"}},
-                                       {{"name", "metadata"}, {"result", "timeout"}},
-                                       {{"name", "cidr-host"}, {"result", "timeout"}},
-                                       {{"name", "dns"}, {"result", "dns_failed"}}}}}));
+  o.push_back(observation(
+      "egress", {{"targets",
+                  {{{"name", "target"}, {"result", "timeout"}},
+                   {{"name", "metadata"}, {"result", "timeout"}},
+                   {{"name", "cidr-host"}, {"result", "timeout"}},
+                   {{"name", "dns"}, {"result", "dns_failed"}}}},
+                 {"sockets",
+                  {{"icmp_datagram", "EACCES"}, {"raw_icmp", "EAFNOSUPPORT"}, {"packet", "EAFNOSUPPORT"}}}}));
   return {{"schema", "isoharness.posture/v1"},
           {"context", {{"verified_file", {{"bytes", box.agent_bytes}, {"sha256", box.agent_sha256}}}}},
           {"observations", o}};
@@ -135,6 +138,9 @@ TEST_CASE("run_job: a sound sandbox passes, and its record has every phase's par
 
   REQUIRE(run_job(strict_job(2), ctx) == 2);
   REQUIRE(run.records.size() == 2);
+  // One attempt after the other: the run held one sandbox at a time, and none at the end.
+  CHECK(run.state.most_held() == 1);
+  CHECK(run.state.holding() == 0);
   const json& r = run.records[1];
   INFO(r.dump(2).substr(0, 4000));
   CHECK(verdict_of_record(r) == Verdict::pass);
