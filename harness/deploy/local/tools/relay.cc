@@ -36,7 +36,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
+struct RelayOptions {
   sockaddr_in listen{};
   sockaddr_in to{};
   std::chrono::microseconds delay{0};
@@ -96,8 +96,8 @@ sockaddr_in endpoint(const std::string& spec) {
   return sa;
 }
 
-Options parse(const std::vector<std::string>& args) {
-  Options o;
+RelayOptions relay_options(const std::vector<std::string>& args) {
+  RelayOptions o;
   bool have_listen = false, have_to = false;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     const std::string& k = args[i];
@@ -141,7 +141,7 @@ void no_delay(int fd) {
 
 // Accepts one client; its upstream connection starts when due (start_upstream). False when
 // nothing was pending.
-bool accept_one(int listener, const Options& o, std::list<Pair>& pairs) {
+bool accept_one(int listener, const RelayOptions& o, std::list<Pair>& pairs) {
   int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (client < 0) return false;
   no_delay(client);
@@ -151,7 +151,7 @@ bool accept_one(int listener, const Options& o, std::list<Pair>& pairs) {
   return true;
 }
 
-void start_upstream(Pair& p, const Options& o) {
+void start_upstream(Pair& p, const RelayOptions& o) {
   p.upstream = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (p.upstream < 0 || (::connect(p.upstream, reinterpret_cast<const sockaddr*>(&o.to), sizeof o.to) != 0 &&
                          errno != EINPROGRESS)) {
@@ -164,7 +164,7 @@ void start_upstream(Pair& p, const Options& o) {
 }
 
 // Reads what `fd` has into `d`'s queue, due `delay` from now.
-void read_into(int fd, Direction& d, const Options& o, Pair& p) {
+void read_into(int fd, Direction& d, const RelayOptions& o, Pair& p) {
   char buf[65536];
   std::size_t room = o.buffer_bytes - d.queued;
   ssize_t n = ::read(fd, buf, std::min(room, sizeof buf));
@@ -203,7 +203,7 @@ void flush(int fd, Direction& d, Pair& p) {
   }
 }
 
-short wanted(const Direction& reading, const Direction& writing, const Options& o) {
+short wanted(const Direction& reading, const Direction& writing, const RelayOptions& o) {
   short ev = 0;
   if (!reading.read_done && reading.queued < o.buffer_bytes) ev |= POLLIN;
   if (!writing.out.empty()) ev |= POLLOUT;
@@ -232,7 +232,7 @@ void finish_connect(Pair& p) {
 }
 
 // Handles one pair's poll results (client at fds[0], upstream at fds[1]).
-void serve(Pair& p, const pollfd* fds, const Options& o) {
+void serve(Pair& p, const pollfd* fds, const RelayOptions& o) {
   if (p.stage == Stage::waiting && (fds[0].revents & (POLLHUP | POLLERR))) p.dead = true;  // gone before
   if (p.stage == Stage::waiting && !p.dead && Clock::now() >= p.connect_due) start_upstream(p, o);
   if (p.stage == Stage::connecting && fds[1].revents != 0) finish_connect(p);
@@ -261,7 +261,7 @@ timespec until_then(Clock::time_point then) {
                   static_cast<long>(left.count() % 1000000000)};
 }
 
-void poll_round(int listener, const Options& o, std::list<Pair>& pairs, Clock::time_point end) {
+void poll_round(int listener, const RelayOptions& o, std::list<Pair>& pairs, Clock::time_point end) {
   std::vector<pollfd> fds;
   fds.reserve(1 + 2 * pairs.size());
   fds.push_back({listener, static_cast<short>(pairs.size() < o.max_connections ? POLLIN : 0), 0});
@@ -296,7 +296,7 @@ void poll_round(int listener, const Options& o, std::list<Pair>& pairs, Clock::t
 }  // namespace
 
 int cmd_relay(const std::vector<std::string>& args) {
-  const Options o = parse(args);
+  const RelayOptions o = relay_options(args);
   const int listener = open_listener(o.listen);
   std::list<Pair> pairs;
   const auto end = Clock::now() + std::chrono::seconds(o.max_seconds);
