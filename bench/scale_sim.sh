@@ -99,6 +99,24 @@ print(doc["summary"]["verdict"], len(doc["sandboxes"]), retries, waits,
 PY
 }
 
+# The platform's own floor for this size: the ready delays the stand-in drew for this run's
+# starts (events.jsonl from line FROM on), each plus the harness's work on one ready item
+# (WORK s: the one-item run's wall less its own ready delay), list-scheduled in start order
+# on QUOTA slots. A harness with no cost of its own would finish at this makespan; the
+# one-item-times-waves ideal ignores the slowest of each wave's random ready times.
+platform_floor() {  # FROM WORK -> "floor_s ready_delay_of_first_start"
+  python3 - "$work/standin/events.jsonl" "$1" "$2" "$quota" <<'PY'
+import heapq, json, sys
+path, start, work, quota = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+lines = open(path).read().splitlines()[start:]
+delays = [e["ready_s"] for e in map(json.loads, lines) if e.get("event") == "start" and "ready_s" in e]
+slots = [0.0] * max(1, quota)
+for d in delays:
+    heapq.heappush(slots, heapq.heappop(slots) + d + work)
+print("%.2f %.2f" % (max(slots), delays[0] if delays else 0.0))
+PY
+}
+
 # Plain OpenSSH for reference: start k evals, wait until each answers ssh-command, then
 # `ssh -J` into all of them at once and time that alone.
 ssh_reference() {
@@ -125,12 +143,16 @@ ssh_reference() {
 
 failed=0
 one=""
+work_s=""
 echo "ready median ${ready} s, quota ${quota}, jumphost link rtt ${rtt} ms"
-printf '%6s %9s %9s %6s %10s %9s %5s %8s %6s %9s  %s\n' items wall_s ideal_s ratio tree_rss_mb harness_mb held retries quota ssh_J_s verdict
+printf '%6s %9s %9s %6s %8s %6s %10s %9s %5s %8s %6s %9s  %s\n' items wall_s ideal_s ratio floor_s /floor \
+  tree_rss_mb harness_mb held retries quota ssh_J_s verdict
 for n in "${sizes[@]}"; do
   f=$(scenario "$n")
   [ -f "$work/items-1.yaml" ] || scenario 1 >/dev/null
   rm -rf "${out:?}/items-$n"
+  from=0
+  [ ! -f "$work/standin/events.jsonl" ] || from=$(wc -l <"$work/standin/events.jsonl")
   start=$(date +%s%N)
   set +e
   timeout 7200 /usr/bin/time -f '%M' -o "$work/rss-$n" "$isoharness" run --backend hawk --deployment "$work/sim.yaml" \
@@ -139,14 +161,20 @@ for n in "${sizes[@]}"; do
   set -e
   wall=$(echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc)
   [ -n "$one" ] || one=$wall
+  if [ -z "$work_s" ]; then
+    read -r _ first_ready < <(platform_floor "$from" 0)
+    work_s=$(echo "scale=2; w = $wall - $first_ready; if (w < 0) w = 0; w" | bc)
+  fi
+  read -r floor _ < <(platform_floor "$from" "$work_s")
+  by_floor=$(echo "scale=2; $wall / $floor" | bc)
   waves=$(((n + quota - 1) / quota))
   ideal=$(echo "scale=2; $one * $waves" | bc)
   ratio=$(echo "scale=2; $wall / $ideal" | bc)
   rss=$(($(tail -n1 "$work/rss-$n") / 1024))
   read -r verdict boxes retries waits hrss held < <(summary "$out/items-$n/result.json" 2>/dev/null || echo "none 0 0 0 ? ?")
   ref=$(ssh_reference $((n < quota ? n : quota)))
-  printf '%6s %9s %9s %6s %10s %9s %5s %8s %6s %9s  %s (%s sandboxes, exit %s)\n' "$n" "$wall" "$ideal" "$ratio" \
-    "$rss" "$hrss" "$held" "$retries" "$waits" "$ref" "$verdict" "$boxes" "$rc"
+  printf '%6s %9s %9s %6s %8s %6s %10s %9s %5s %8s %6s %9s  %s (%s sandboxes, exit %s)\n' "$n" "$wall" "$ideal" \
+    "$ratio" "$floor" "$by_floor" "$rss" "$hrss" "$held" "$retries" "$waits" "$ref" "$verdict" "$boxes" "$rc"
   if [ "$rc" != 0 ]; then
     failed=1
     tail -n 20 "$out/items-$n.log"

@@ -19,8 +19,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 LiveSandbox::LiveSandbox(const JobContext& ctx, const deploy::SandboxRequest& request)
     : backend_(ctx.backend), reach_(ctx.reach), state_(ctx.state), bundle_(ctx.settings.isoprobe_bundle) {
   auto t = Clock::now();
-  handle_ = backend_.deploy(request);
+  // Held from the start request on: on a platform the eval counts against the user's live
+  // evals while it is being scheduled and pulled, which is most of its life.
   state_.held(+1);
+  try {
+    handle_ = backend_.deploy(request);
+  } catch (...) {
+    state_.held(-1);
+    throw;
+  }
   timings_["deploy_s"] = seconds_since(t);
 }
 

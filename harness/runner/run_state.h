@@ -72,9 +72,9 @@ class RunState {
   void resume() { stop_flag_ = false; }
   // The next sandbox number of the run (1, 2, ...).
   int next_sequence() { return ++sequence_; }
-  // Sandboxes the run holds (deployed, not yet destroyed): +1 after a deploy, -1 after its
-  // destroy. most_held() is the most it held at once, which the result reports beside the
-  // harness's own peak memory.
+  // Sandboxes the run holds (asked for, not yet destroyed): +1 when a deploy starts, -1 when
+  // it fails or the sandbox is destroyed. most_held() is the most it held at once, which the result reports
+  // beside the harness's own peak memory.
   void held(int delta);
   int most_held() const { return most_held_.load(); }
   int holding() const { return held_.load(); }

@@ -245,6 +245,7 @@ TEST_CASE("run_job: a sandbox that never comes up, or whose session dies, is its
     job.item = item;
     REQUIRE(run_job(job, ctx) == 2);
     REQUIRE(run.records.size() == 2);
+    CHECK(run.state.holding() == 0);  // a failed deploy is held no longer
     const json& r = run.records[0];
     CHECK(verdict_of_record(r) == Verdict::error);
     CHECK_THAT(r["error"].get<std::string>(), Catch::Contains("503"));
