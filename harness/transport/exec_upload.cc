@@ -29,15 +29,6 @@ constexpr const char* kWriteScript =
     "set -e; umask 022; case \"$1\" in */*) mkdir -p -- \"${1%/*}\";; esac; "
     "cat > \"$1.part\"; chmod -- \"$2\" \"$1.part\"; mv -f -- \"$1.part\" \"$1\"; wc -c < \"$1\"";
 
-std::string exec_upload_sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
-  return out;
-}
-
 // The decimal size `wc -c` printed (it may pad with blanks); nullopt when it is not one.
 std::optional<std::uintmax_t> printed_size(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -75,7 +66,7 @@ Status read_back_by_exec(SandboxSession& session, const std::string& remote, con
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
   auto back = session.exec({"cat", "--", remote}, left, size + 1);
   if (!back) return back.error();
-  if (back->exit_code != 0 || back->out.size() != size || exec_upload_sha256_hex(back->out) != local_sha)
+  if (back->exit_code != 0 || back->out.size() != size || sha256_hex(back->out) != local_sha)
     return discard_by_exec(session, remote, until,
                            fmt::format("upload of {} over exec did not verify on reading it back ({} bytes, "
                                        "exit {})",
@@ -95,7 +86,7 @@ Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string
     return make_error("upload: bad remote path");
   auto bytes = read_local(local);
   if (!bytes) return bytes.error();
-  const std::string local_sha = exec_upload_sha256_hex(*bytes);
+  const std::string local_sha = sha256_hex(*bytes);
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
   auto r = session.exec_with_input(
       {"sh", "-c", kWriteScript, "isoharness-upload", remote, fmt::format("{:o}", mode & 07777)}, *bytes,
@@ -127,6 +118,15 @@ Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>
     return make_error(fmt::format("creating directories over exec failed (exit {}): {}", r->exit_code,
                                   r->err.substr(0, 300)));
   return Ok{};
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
+  return out;
 }
 
 }  // namespace isoharness::transport

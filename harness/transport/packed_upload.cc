@@ -16,7 +16,6 @@
 // kPackedCacheEntries of them) for the life of the process.
 #include <fmt/format.h>
 #include <lzma.h>
-#include <openssl/evp.h>
 
 #include <charconv>
 #include <filesystem>
@@ -34,15 +33,6 @@ namespace fs = std::filesystem;
 
 constexpr std::uintmax_t kMaxPackedBytes = std::uintmax_t{256} << 20;
 constexpr std::size_t kPackedCacheEntries = 8;
-
-std::string packed_sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
-  return out;
-}
 
 Expected<std::string> packed_read_whole(const std::string& local) {
   std::error_code ec;
@@ -119,7 +109,7 @@ Expected<UploadedFile> upload_packed(SandboxSession& session, const std::string&
   if (remote.empty() || remote.front() == '-') return make_error("upload: bad remote path");
   auto bytes = packed_read_whole(local);
   if (!bytes) return bytes.error();
-  const std::string sha = packed_sha256_hex(*bytes);
+  const std::string sha = sha256_hex(*bytes);
   auto stream = packed_stream(*bytes, sha);
   if (!stream) return stream.error();
   const std::string mode_word = fmt::format("{:o}", mode & 07777);

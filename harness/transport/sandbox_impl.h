@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/transport/ssh_session.h"
@@ -45,5 +46,8 @@ Expected<std::vector<UploadedFile>> upload_packed_files(SandboxSession& session,
                                                         const std::string& base,
                                                         const std::vector<std::filesystem::path>& packed,
                                                         std::vector<UploadedFile> sent, Deadline until);
+
+// Lower-case hex SHA-256 of bytes held in memory (the exec and packed uploads' checks).
+std::string sha256_hex(std::string_view bytes);
 
 }  // namespace isoharness::transport
