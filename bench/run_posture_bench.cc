@@ -213,6 +213,52 @@ void perf_control(const char* command) {
   std::ofstream(fifo) << command << '\n' << std::flush;
 }
 
+using Boxes = std::vector<std::unique_ptr<runner::LiveSandbox>>;
+
+// N runc sandboxes of the job, eight deploys at once; one that fails is noted and left out.
+Boxes deploy_boxes(int n, const runner::Job& job, const runner::JobContext& ctx, Problems& problems) {
+  Boxes boxes(static_cast<std::size_t>(n));
+  runner::for_each_parallel(boxes.size(), 8, [&](std::size_t i) {
+    try {
+      const std::string name = "b" + std::to_string(n) + "x" + std::to_string(i);
+      boxes[i] = std::make_unique<runner::LiveSandbox>(ctx, runner::make_request(job, 1, name, ctx.settings));
+    } catch (const std::exception& e) {
+      problems.note("deploy " + std::to_string(i) + ": " + e.what());
+    }
+  });
+  std::erase(boxes, nullptr);
+  return boxes;
+}
+
+// Plain OpenSSH's command line for each sandbox (its own known_hosts and config under dir),
+// running the same probe script.
+std::vector<std::vector<std::string>> plain_ssh_argvs(const Boxes& boxes, const std::string& dir,
+                                                      const std::string& private_key, int egress_ms) {
+  std::vector<std::vector<std::string>> argvs;
+  argvs.reserve(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const auto& r = boxes[i]->handle().route;
+    const std::string kh = dir + "/known_hosts-" + std::to_string(i),
+                      cfg = dir + "/config-" + std::to_string(i);
+    std::ofstream(kh) << dl::known_hosts_lines(r);
+    std::ofstream(cfg) << dl::ssh_client_config(kh, private_key);
+    argvs.push_back(dl::ssh_argv(r, cfg, {"bash", "-c", shell_script(egress_ms)}));
+  }
+  return argvs;
+}
+
+// The run's settings: its key, and the posture agent of the build this bench belongs to.
+runner::RunSettings settings_for(const std::string& run_id, const runner::RunKey& key, const char* argv0) {
+  runner::RunSettings settings;
+  settings.run_id = run_id;
+  settings.credentials.private_key_path = key.private_path();
+  settings.credentials.public_key_path = key.public_path();
+  settings.public_key_line = key.public_line();
+  const std::string build = std::filesystem::weakly_canonical(argv0).parent_path().parent_path().string();
+  settings.isoprobe_bundle = build + "/probes/" + runner::kPostureAgentDir;
+  return settings;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,13 +271,7 @@ int main(int argc, char** argv) {
     const std::string run_id = runner::random_run_id();
     runner::RunKey key(run_id);
     auto backend = deploy::make_backend("local", profile, {run_id, "", false, nullptr});
-    runner::RunSettings settings;
-    settings.run_id = run_id;
-    settings.credentials.private_key_path = key.private_path();
-    settings.credentials.public_key_path = key.public_path();
-    settings.public_key_line = key.public_line();
-    const std::string build = std::filesystem::path(argv[0]).parent_path().parent_path().string();
-    settings.isoprobe_bundle = build + "/probes/" + runner::kPostureAgentDir;
+    const runner::RunSettings settings = settings_for(run_id, key, argv[0]);
     const int egress_ms = profile.egress_deadline_ms;
     const std::string dir = "/tmp/isoharness-bench-" + run_id;
     std::filesystem::create_directories(dir);
@@ -248,26 +288,9 @@ int main(int argc, char** argv) {
     Problems problems;
     for (int n : {1, 8, 16, 32}) {
       if (n > opt.max_n) break;
-      std::vector<std::unique_ptr<runner::LiveSandbox>> boxes(static_cast<std::size_t>(n));
-      runner::for_each_parallel(boxes.size(), 8, [&](std::size_t i) {
-        try {
-          runner::Job job{"standard", item, "runc", opt.node_class, 1};
-          const std::string name = "b" + std::to_string(n) + "x" + std::to_string(i);
-          boxes[i] = std::make_unique<runner::LiveSandbox>(ctx, runner::make_request(job, 1, name, settings));
-        } catch (const std::exception& e) {
-          problems.note("deploy " + std::to_string(i) + ": " + e.what());
-        }
-      });
-      std::erase(boxes, nullptr);
-      std::vector<std::vector<std::string>> argvs;
-      for (std::size_t i = 0; i < boxes.size(); ++i) {
-        const auto& r = boxes[i]->handle().route;
-        const std::string kh = dir + "/known_hosts-" + std::to_string(i),
-                          cfg = dir + "/config-" + std::to_string(i);
-        std::ofstream(kh) << dl::known_hosts_lines(r);
-        std::ofstream(cfg) << dl::ssh_client_config(kh, key.private_path());
-        argvs.push_back(dl::ssh_argv(r, cfg, {"bash", "-c", shell_script(egress_ms)}));
-      }
+      const runner::Job job{"standard", item, "runc", opt.node_class, 1};
+      Boxes boxes = deploy_boxes(n, job, ctx, problems);
+      const auto argvs = plain_ssh_argvs(boxes, dir, key.private_path(), egress_ms);
 
       if (!boxes.empty()) {  // the run's one jumphost login is not part of any N
         try {
