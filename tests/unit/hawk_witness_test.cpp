@@ -206,8 +206,9 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
   const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
                           "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" + "W1 " +
-                          std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -\n" + "W1 " +
-                          std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
+                          std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -\n" +
+                          "W1 " + std::to_string(ms) +
+                          " udp 192.0.2.99 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
                           std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
   TinyServer server("HTTP/1.0 200 OK\r\n\r\n" + log, 1);
   auto p = scenario::parse_deployment(
