@@ -12,9 +12,14 @@
 # (`ssh -J … true`, all started together).
 #
 #   bench/scale_sim.sh [BUILD_DIR (default: build)] [OUT_DIR (default: bench-out/scale)] [SIZES...]
-#   environment: READY_MEDIAN_S (20), QUOTA (32), ACCEPT_S (1): the stand-in's knobs;
+#   environment: READY_MEDIAN_S (20), READY_SIGMA (0.5: the lognormal's shape; 0, every
+#                eval ready after exactly the median), QUOTA (32), ACCEPT_S (1): the
+#                stand-in's knobs;
 #                RTT_MS (40): the far jumphost link of every eval's world (the profile's
-#                jumphost_link.rtt_ms: the world's delay relay, harness/deploy/local/README.md)
+#                jumphost_link.rtt_ms: the world's delay relay, harness/deploy/local/README.md);
+#                COMPARE (0): 1 runs each size a second time with no latency (RTT 0, ready
+#                at once) and prints whether every item got the same verdict and the same
+#                status for every check (a difference is listed and fails the script).
 #
 # Every eval the stand-in starts is a real `isoharness local up` (a world and a runc
 # sandbox) on this machine: 32 at once is heavy on two cores, and the ideal assumes the
@@ -32,6 +37,8 @@ shift $(($# > 2 ? 2 : $#))
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1 16 64 128)
 ready=${READY_MEDIAN_S:-20}
+sigma=${READY_SIGMA:-0.5}
+compare=${COMPARE:-0}
 quota=${QUOTA:-32}
 accept=${ACCEPT_S:-1}
 rtt=${RTT_MS:-40}
@@ -53,7 +60,8 @@ export HAWK_STANDIN_ISOHARNESS=$isoharness HAWK_STANDIN_STATE=$work/standin
 # jumphost_link (a YAML mapping key added at the end).
 { cat "$here/scenarios/deployments/local.yaml"; printf '\njumphost_link: { rtt_ms: %s }\n' "$rtt"; } >"$work/far-local.yaml"
 export HAWK_STANDIN_PROFILE=$work/far-local.yaml
-export HAWK_STANDIN_READY_MEDIAN_S=$ready HAWK_STANDIN_MAX_LIVE=$quota HAWK_STANDIN_ACCEPT_S=$accept
+export HAWK_STANDIN_READY_MEDIAN_S=$ready HAWK_STANDIN_READY_SIGMA=$sigma HAWK_STANDIN_MAX_LIVE=$quota
+export HAWK_STANDIN_ACCEPT_S=$accept
 "$standin" human register --name alice --ssh-key "$(cat "$work/id_ed25519.pub")"
 cat >"$work/sim.yaml" <<YAML
 name: sim
@@ -96,6 +104,38 @@ waits = sum(f.get("hawk_quota_waits", 0) for f in facts)
 mem = doc.get("context", {}).get("harness_memory") or {}
 print(doc["summary"]["verdict"], len(doc["sandboxes"]), retries, waits,
       mem.get("peak_rss_mib", "?"), mem.get("most_sandboxes_held", "?"))
+PY
+}
+
+# Every item's verdict and its checks' statuses, keyed by item, runtime and node class (eval
+# ids differ between runs), as one JSON object; then two of them compared.
+verdicts() {  # result.json -> JSON on stdout
+  python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+out = {}
+for s in doc["sandboxes"]:
+    key = "%s %s %s #%s" % (s["item_id"], s["runtime"], s["node_class"], s["attempt"])
+    out[key] = {"error": bool(s.get("error")), "checks": {c["control"]: c["status"] for c in s["checks"]}}
+json.dump(out, sys.stdout, sort_keys=True)
+PY
+}
+same_verdicts() {  # A.json B.json -> "same" or "N differ" (and the differences on stderr)
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+diff = []
+for key in sorted(set(a) | set(b)):
+    x, y = a.get(key), b.get(key)
+    if x is None or y is None:
+        diff.append("%s: only %s" % (key, "with latency" if y is None else "without"))
+    elif x != y:
+        d = {c: (x["checks"].get(c), y["checks"].get(c)) for c in set(x["checks"]) | set(y["checks"])
+             if x["checks"].get(c) != y["checks"].get(c)}
+        diff.append("%s: error %s/%s %s" % (key, x["error"], y["error"], d))
+for line in diff:
+    print("  differs (with latency, without):", line, file=sys.stderr)
+print("same" if not diff else "%d_differ" % len(diff))
 PY
 }
 
@@ -144,9 +184,23 @@ ssh_reference() {
 failed=0
 one=""
 work_s=""
-echo "ready median ${ready} s, quota ${quota}, jumphost link rtt ${rtt} ms"
+echo "ready median ${ready} s (lognormal sigma ${sigma}), quota ${quota}, jumphost link rtt ${rtt} ms"
 printf '%6s %9s %9s %6s %8s %6s %10s %9s %5s %8s %6s %9s  %s\n' items wall_s ideal_s ratio floor_s /floor \
   tree_rss_mb harness_mb held retries quota ssh_J_s verdict
+# The same size with no latency at all (rtt 0, every eval ready at once): its verdicts.
+without_latency() {  # N scenario.yaml -> "same" | "K_differ" | "none"
+  local n=$1 f=$2 dir=$out/items-$1-no-latency
+  rm -rf "$dir"
+  if ! HAWK_STANDIN_PROFILE=$here/scenarios/deployments/local.yaml HAWK_STANDIN_READY_MEDIAN_S=0 \
+    timeout 7200 "$isoharness" run --backend hawk --deployment "$work/sim.yaml" --out "$dir" \
+    --accept-new-host-keys "$f" >"$dir.log" 2>&1 && [ ! -f "$dir/result.json" ]; then
+    echo none
+    return
+  fi
+  verdicts "$out/items-$n/result.json" >"$work/v-$n.json"
+  verdicts "$dir/result.json" >"$work/v0-$n.json"
+  same_verdicts "$work/v-$n.json" "$work/v0-$n.json"
+}
 for n in "${sizes[@]}"; do
   f=$(scenario "$n")
   [ -f "$work/items-1.yaml" ] || scenario 1 >/dev/null
@@ -178,6 +232,11 @@ for n in "${sizes[@]}"; do
   if [ "$rc" != 0 ]; then
     failed=1
     tail -n 20 "$out/items-$n.log"
+  fi
+  if [ "$compare" = 1 ]; then
+    same=$(without_latency "$n" "$f")
+    echo "       $n items without latency: verdicts $same"
+    [ "$same" = same ] || failed=1
   fi
 done
 exit $failed

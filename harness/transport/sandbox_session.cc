@@ -1,6 +1,8 @@
 // Remote exec over a sandbox session. The command is argv shell-quoted word by word (sshd
 // hands it to the user's login shell), stdout and stderr are read alternately, each kept
-// up to max_output. A command that passes its deadline or its output cap is cut off: we
+// up to max_output. Stderr past the cap is read and dropped until the EOF (a login shell's
+// rc files may be loud on every exec; that must not hide the command's exit status), still
+// within the deadline. A command that passes its deadline or its stdout cap is cut off: we
 // send CHANNEL_CLOSE (sshd then closes the command's pipes) and do not wait for the
 // command itself — OpenSSH keeps a channel open until its process exits, so a `sleep 30`
 // would otherwise hold us. Such a channel is left half-closed inside the session (freed
@@ -70,7 +72,7 @@ ReadOutcome read_output(SshSession& s, LIBSSH2_CHANNEL* ch, Deadline until, std:
       outcome.error = out_n < 0 ? out_n : err_n;
       return outcome;
     }
-    if (result.out_truncated || result.err_truncated) break;
+    if (result.out_truncated) break;  // stderr past the cap: dropped, the reading goes on
     if (outcome.finished) break;
     if (libssh2_channel_eof(ch)) {
       outcome.finished = true;  // one more pass: data queued before the EOF

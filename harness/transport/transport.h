@@ -52,9 +52,10 @@ struct ExecResult {
   int exit_code = -1;       // -1 when the command did not report one (killed, timed out, cut)
   std::string exit_signal;  // e.g. "KILL" when the command died of a signal
   std::string out, err;     // at most max_output bytes each
-  bool out_truncated = false, err_truncated = false;  // a stream passed max_output: stopped
-  bool timed_out = false;                             // the deadline passed: the channel was closed
-  double seconds = 0;                                 // wall time from channel open to close
+  // A stream passed max_output: stdout stops the command there; stderr past it is dropped.
+  bool out_truncated = false, err_truncated = false;
+  bool timed_out = false;  // the deadline passed: the channel was closed
+  double seconds = 0;      // wall time from channel open to close
 };
 
 // How an upload is checked once written.

@@ -297,6 +297,25 @@ TEST_CASE("a sandbox that never comes up: exit 3 with the pod events, nothing le
   p.require_nothing_left();
 }
 
+// A sandbox whose making fails on the platform (the stand-in's `local up` exits, here on a
+// seam it does not know): its pod is Failed, and that item's error comes as soon as status
+// says so, with the pod's state and the platform's log, not after start_timeout_s of asking.
+TEST_CASE("a sandbox pod that fails: that item's error with the pod's state, at once", "[system][hawk]") {
+  Platform p(900);
+  p.env_extra["HAWK_STANDIN_TEST_WEAKENINGS"] = "no-such-weakening";
+  RunResult r = p.run({scenario("gvisor-only.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  json result = result_in(p.out);
+  REQUIRE(result["sandboxes"].size() == 1);
+  std::string error = result["sandboxes"][0]["error"].get<std::string>();
+  CHECK_THAT(error, Catch::Contains("the sandbox pod failed"));
+  CHECK_THAT(error, Catch::Contains("(Error)"));
+  CHECK_THAT(error, Catch::Contains("no-such-weakening"));
+  CHECK_THAT(error, !Catch::Contains("no sandbox answered within"));
+  p.require_nothing_left();
+}
+
 namespace {
 
 // Whether pid is gone (or a zombie waiting for its reaper): nothing of it runs.

@@ -127,10 +127,19 @@ TEST_CASE("exec caps what it keeps of a large output", "[system][transport]") {
   CHECK(endless->out.size() == 1000);
   CHECK(endless->out_truncated);
   CHECK(endless->seconds < 10);
-  auto err = s->exec({"sh", "-c", "head -c 5000 /dev/zero >&2"}, 10s, 100);
+  // Stderr past the cap is dropped and the command still reports its exit status (a loud
+  // login shell must not hide it); an endless stderr ends at the deadline.
+  auto err = s->exec({"sh", "-c", "head -c 50000 /dev/zero >&2; echo done; exit 3"}, 10s, 100);
   REQUIRE(err.has_value());
   CHECK(err->err.size() == 100);
   CHECK(err->err_truncated);
+  CHECK(err->out == "done\n");
+  CHECK(err->exit_code == 3);
+  CHECK_FALSE(err->timed_out);
+  auto loud = s->exec({"sh", "-c", "yes >&2"}, 2s, 100);
+  REQUIRE(loud.has_value());
+  CHECK(loud->err.size() == 100);
+  CHECK(loud->timed_out);
   auto again = s->exec({"echo", "ok"}, 10s, 1 << 20);
   REQUIRE(again.has_value());
   CHECK(again->out == "ok\n");
@@ -199,7 +208,7 @@ TEST_CASE("upload over SFTP is verified and keeps the mode", "[system][transport
 // constant `sh` script, the bytes on stdin), checked the same ways, and say so.
 TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so", "[system][transport]") {
   test::require_system({"ip", "nft", "sshd", "ssh", "ssh-keygen", "ssh-agent", "ssh-add"});
-  auto bare = test::TransportWorld::create(false);
+  auto bare = test::TransportWorld::create({.sftp = false});
   auto jump = JumpConnection::connect(bare->route.jump, bare->credentials, {}, 10s);
   REQUIRE(jump);
   auto s = (*jump)->open(bare->route.sandbox, 10s);
@@ -259,19 +268,26 @@ TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so"
 
 // The agent's directory as `run` uploads it: with the unpacker (probes/launcher/unxz_main.c)
 // beside it, a large file goes xz-compressed and is unpacked in the sandbox, whether the
-// sandbox serves SFTP or not; a corrupt stream leaves nothing behind.
+// sandbox serves SFTP or not; a corrupt stream leaves nothing behind. A sandbox without
+// `head` cannot take the unpacker in front of the stream: it goes on its own first (SFTP
+// where there is SFTP), then the stream, and the file is still packed and whole.
 TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole", "[system][transport]") {
   namespace fs = std::filesystem;
   const std::string unxz = test::binary_dir() + "/probes/isoprobe-posture/isoprobe-unxz";
   REQUIRE(fs::exists(unxz));
-  for (bool sftp : {true, false}) {
-    INFO("sandbox sshd with SFTP: " << sftp);
-    auto own = sftp ? nullptr : test::TransportWorld::create(false);
-    test::TransportWorld& w = sftp ? world() : *own;
+  for (const test::TransportWorld::Options o :
+       {test::TransportWorld::Options{}, {.sftp = false}, {.head = false}, {.sftp = false, .head = false}}) {
+    const bool sftp = o.sftp;
+    INFO("sandbox sshd with SFTP: " << o.sftp << ", with head: " << o.head);
+    auto own = o.sftp && o.head ? nullptr : test::TransportWorld::create(o);
+    test::TransportWorld& w = own ? *own : world();
     auto jump = JumpConnection::connect(w.route.jump, w.credentials, {}, 10s);
     REQUIRE(jump);
     auto s = (*jump)->open(w.route.sandbox, 10s);
     REQUIRE(s);
+    auto head = (*s)->exec({"sh", "-c", "echo x | head -c 1"}, 10s, 4096);
+    REQUIRE(head.has_value());
+    CHECK((head->exit_code == 0) == o.head);  // the world is what the case says
     const std::string dir = w.dir + "/agent-dir";
     fs::create_directories(dir);
     fs::copy_file(unxz, dir + "/isoprobe-unxz", fs::copy_options::overwrite_existing);
@@ -284,6 +300,7 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
     std::ofstream(dir + "/small.txt") << "small\n";
     const std::string remote = w.dir + "/remote/packed";
     auto all = (*s)->upload_dir(dir, remote, 60s, UploadCheck::size);
+    INFO((all ? "" : all.error().message));
     REQUIRE(all.has_value());
     REQUIRE(all->size() == 2);  // the unpacker is not listed
     for (const auto& f : *all) {
@@ -292,7 +309,9 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
         CHECK(f.compressed_bytes == 0);
         continue;
       }
-      CHECK(f.via == UploadVia::exec);  // the unpacker and the stream in one exec channel
+      // With head: the unpacker and the stream in one exec channel. Without: the way the
+      // unpacker went on its own.
+      CHECK(f.via == (o.head || !sftp ? UploadVia::exec : UploadVia::sftp));
       CHECK(f.bytes == content.size());
       CHECK(f.compressed_bytes > 0);
       CHECK(f.compressed_bytes < content.size() / 2);

@@ -102,9 +102,9 @@ void wait_for_listening(const std::string& log, const std::string& what) {
 
 }  // namespace
 
-std::unique_ptr<TransportWorld> TransportWorld::create(bool sftp) {
+std::unique_ptr<TransportWorld> TransportWorld::create(Options options) {
   std::unique_ptr<TransportWorld> world(new TransportWorld());
-  world->sftp_ = sftp;
+  world->options_ = options;
   world->build();  // on a throw, the unique_ptr's destructor tears down what exists
   return world;
 }
@@ -190,10 +190,30 @@ void TransportWorld::build() {
                                          dir));
 }
 
+// The sandbox's sshd_config lines: its SFTP subsystem, and sessions whose PATH has no
+// `head`: a directory of links to every other command of /usr/bin and /usr/sbin. sshd's
+// SetEnv is applied after its own PATH and HOME, so it replaces them in every session; HOME
+// is an empty directory so that root's own rc files (which may call head) stay out of it.
+std::string TransportWorld::sandbox_role() const {
+  namespace fs = std::filesystem;
+  std::string role = options_.sftp ? "Subsystem sftp internal-sftp\n" : "";
+  if (options_.head) return role;
+  const std::string bin = dir + "/sandbox-bin";
+  fs::create_directories(bin);
+  fs::create_directories(dir + "/sandbox-home");
+  for (const char* from : {"/usr/bin", "/usr/sbin"})
+    for (const auto& entry : fs::directory_iterator(from)) {
+      const auto name = entry.path().filename();
+      std::error_code ec;
+      if (name != "head" && !fs::exists(bin / name, ec)) fs::create_symlink(entry.path(), bin / name);
+    }
+  return role + "SetEnv PATH=" + bin + " HOME=" + dir + "/sandbox-home\n";
+}
+
 pid_t TransportWorld::start_sshd(const std::string& ns, const std::string& address, int port,
                                  const std::string& host_key) {
   std::string config = fmt::format("{}/sshd_{}.conf", dir, port);
-  std::string role = port == 22 ? jump_role_ : (sftp_ ? "Subsystem sftp internal-sftp\n" : "");
+  std::string role = port == 22 ? jump_role_ : sandbox_role();
   write_file(config,
              fmt::format("Port {}\nListenAddress {}\nHostKey {}\nAuthorizedKeysFile {}/authorized_keys\n"
                          "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"

@@ -20,9 +20,16 @@ namespace isoharness::test {
 
 class TransportWorld {
  public:
-  // Builds the world; throws std::runtime_error saying which step failed. sftp false: the
-  // sandbox's sshd has no `Subsystem sftp` line (as dropbear or a minimal sshd).
-  static std::unique_ptr<TransportWorld> create(bool sftp = true);
+  // What the sandbox's sshd offers. sftp false: no `Subsystem sftp` line (as dropbear or a
+  // minimal sshd). head false: its sessions' PATH is a directory of links to every command
+  // of /usr/bin and /usr/sbin but `head` (a sandbox image without it), HOME an empty one.
+  struct Options {
+    bool sftp = true;
+    bool head = true;
+  };
+  // Builds the world; throws std::runtime_error saying which step failed.
+  static std::unique_ptr<TransportWorld> create(Options options);
+  static std::unique_ptr<TransportWorld> create() { return create(Options{}); }
   ~TransportWorld();
   TransportWorld(const TransportWorld&) = delete;
   TransportWorld& operator=(const TransportWorld&) = delete;
@@ -51,11 +58,12 @@ class TransportWorld {
  private:
   TransportWorld() = default;
   void build();
+  std::string sandbox_role() const;
   pid_t start_sshd(const std::string& ns, const std::string& address, int port, const std::string& host_key);
 
   std::string veth_host_;
   std::string jump_role_;  // sshd_config lines only the jumphost has
-  bool sftp_ = true;       // the sandbox's sshd serves SFTP
+  Options options_;        // what the sandbox's sshd offers
   std::vector<pid_t> pids_;
   pid_t jump_sshd_ = 0;
   std::vector<std::string> namespaces_;
