@@ -4,7 +4,8 @@
 # takes a lognormal time to be ready (median READY_MEDIAN_S, default 20 s), the platform
 # allows QUOTA live evals per user (default 32), and the profile's hawk.max_live_evals says
 # the same. For each size (default 1 16 64 128 items of one cheap runc item) it prints the
-# wall time, the ideal (one item's time × the waves the quota forces: ceil(N / QUOTA)), the
+# wall time, the ideal (one item's time at the median ready delay × the waves the quota
+# forces: ceil(N / QUOTA)), the
 # ratio, the peak RSS of the largest process in the run's tree (GNU time %M: isoharness or a
 # child it waited for), the harness's own peak (result.json context.harness_memory) and the
 # most sandboxes it held at once, and the retries and quota waits its starts took; then, for
@@ -139,21 +140,25 @@ print("same" if not diff else "%d_differ" % len(diff))
 PY
 }
 
-# The platform's own floor for this size: the ready delays the stand-in drew for this run's
-# starts (events.jsonl from line FROM on), each plus the harness's work on one ready item
-# (WORK s: the one-item run's wall less its own ready delay), list-scheduled in start order
-# on QUOTA slots. A harness with no cost of its own would finish at this makespan; the
-# one-item-times-waves ideal ignores the slowest of each wave's random ready times.
-platform_floor() {  # FROM WORK -> "floor_s ready_delay_of_first_start"
+# The platform's own floor for this size: how long the platform's side of each eval took
+# (the stand-in's `ready` event: from the start call to the sandbox up and past its drawn
+# ready time, so a start slowed by this machine's load counts as the platform's; the drawn
+# delay where an eval never became ready), each plus the harness's work on one ready item
+# (WORK s: the one-item run's wall less its eval's platform time), list-scheduled in start
+# order on QUOTA slots. A harness with no cost of its own would finish at this makespan;
+# the one-item-times-waves ideal ignores the slowest of each wave's random ready times.
+platform_floor() {  # FROM WORK -> "floor_s platform_s_of_first drawn_ready_s_of_first"
   python3 - "$work/standin/events.jsonl" "$1" "$2" "$quota" <<'PY'
 import heapq, json, sys
 path, start, work, quota = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-lines = open(path).read().splitlines()[start:]
-delays = [e["ready_s"] for e in map(json.loads, lines) if e.get("event") == "start" and "ready_s" in e]
+events = [json.loads(line) for line in open(path).read().splitlines()[start:]]
+starts = [e for e in events if e.get("event") == "start" and "ready_s" in e]
+platform = {e["id"]: e["platform_s"] for e in events if e.get("event") == "ready"}
+times = [platform.get(e["id"], e["ready_s"]) for e in starts]
 slots = [0.0] * max(1, quota)
-for d in delays:
-    heapq.heappush(slots, heapq.heappop(slots) + d + work)
-print("%.2f %.2f" % (max(slots), delays[0] if delays else 0.0))
+for t in times:
+    heapq.heappush(slots, heapq.heappop(slots) + t + work)
+print("%.2f %.2f %.2f" % (max(slots), times[0] if times else 0.0, starts[0]["ready_s"] if starts else 0.0))
 PY
 }
 
@@ -214,12 +219,15 @@ for n in "${sizes[@]}"; do
   rc=$?
   set -e
   wall=$(echo "scale=2; ($(date +%s%N) - $start) / 1000000000" | bc)
-  [ -n "$one" ] || one=$wall
   if [ -z "$work_s" ]; then
-    read -r _ first_ready < <(platform_floor "$from" 0)
-    work_s=$(echo "scale=2; w = $wall - $first_ready; if (w < 0) w = 0; w" | bc)
+    read -r _ first_platform first_drawn < <(platform_floor "$from" 0)
+    work_s=$(echo "scale=2; w = $wall - $first_platform; if (w < 0) w = 0; w" | bc)
+    # One item's time at the median ready delay, not at the one delay its run happened to draw.
+    one=$(echo "scale=2; $wall - $first_drawn + $ready" | bc)
+    echo "       one item: ${wall} s; its eval's drawn ready delay ${first_drawn} s, the platform's side" \
+      "${first_platform} s, the harness's ${work_s} s; at the median delay: ${one} s"
   fi
-  read -r floor _ < <(platform_floor "$from" "$work_s")
+  read -r floor _ _ < <(platform_floor "$from" "$work_s")
   by_floor=$(echo "scale=2; $wall / $floor" | bc)
   waves=$(((n + quota - 1) / quota))
   ideal=$(echo "scale=2; $one * $waves" | bc)

@@ -18,14 +18,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 LiveSandbox::LiveSandbox(const JobContext& ctx, const deploy::SandboxRequest& request)
     : backend_(ctx.backend), reach_(ctx.reach), state_(ctx.state), bundle_(ctx.settings.isoprobe_bundle) {
-  auto t = Clock::now();
   // Held from the start request on: on a platform the eval counts against the user's live
   // evals while it is being scheduled and pulled, which is most of its life.
-  state_.held(+1);
+  const double waited = state_.enter_held();
+  if (waited >= 0.001) timings_["live_slot_wait_s"] = waited;
+  auto t = Clock::now();
   try {
     handle_ = backend_.deploy(request);
   } catch (...) {
-    state_.held(-1);
+    state_.leave_held();
     throw;
   }
   timings_["deploy_s"] = seconds_since(t);
@@ -34,8 +35,8 @@ LiveSandbox::LiveSandbox(const JobContext& ctx, const deploy::SandboxRequest& re
 LiveSandbox::~LiveSandbox() {
   session_.reset();
   if (!handle_) return;
-  state_.held(-1);
   backend_.destroy(*handle_);
+  state_.leave_held();  // only now: until its destroy returned, the platform counts it
 }
 
 SandboxChannel& LiveSandbox::connect(std::chrono::milliseconds deadline) {

@@ -1,5 +1,7 @@
 #include "harness/runner/run_state.h"
 
+#include "harness/common/error.h"
+
 namespace isoharness::runner {
 
 void RunState::stop_run(const std::string& why) {
@@ -14,11 +16,28 @@ std::string RunState::stop_reason() const {
   return stop_reason_;
 }
 
-void RunState::held(int delta) {
-  const int now = held_ += delta;
-  int most = most_held_.load();
-  while (now > most && !most_held_.compare_exchange_weak(most, now)) {
+double RunState::enter_held() {
+  const auto asked = std::chrono::steady_clock::now();
+  std::unique_lock lock(held_mutex_);
+  for (;;) {
+    const int limit = held_limit_.load();
+    if (limit <= 0 || held_.load() < limit) break;
+    if (interrupted() || stopped())
+      throw InfraError("the run stopped while this sandbox waited for one of the " + std::to_string(limit) +
+                       " live evals the platform allows (hawk.max_live_evals)");
+    room_.wait_for(lock, std::chrono::milliseconds(200));
   }
+  const int now = ++held_;
+  if (now > most_held_.load()) most_held_ = now;  // every change is under held_mutex_
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+}
+
+void RunState::leave_held() {
+  {
+    std::lock_guard lock(held_mutex_);
+    --held_;
+  }
+  room_.notify_one();
 }
 
 }  // namespace isoharness::runner

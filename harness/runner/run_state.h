@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -72,10 +73,17 @@ class RunState {
   void resume() { stop_flag_ = false; }
   // The next sandbox number of the run (1, 2, ...).
   int next_sequence() { return ++sequence_; }
-  // Sandboxes the run holds (asked for, not yet destroyed): +1 when a deploy starts, -1 when
-  // it fails or the sandbox is destroyed. most_held() is the most it held at once, which the result reports
-  // beside the harness's own peak memory.
-  void held(int delta);
+  // Sandboxes the run holds (asked for, not yet destroyed): enter_held() when a deploy
+  // starts, leave_held() when it fails or the sandbox's destroy has returned (a teardown in
+  // the background still holds its eval). most_held() is the most it held at once, which
+  // the result reports beside the harness's own peak memory.
+  // With a limit (the platform's live evals per user, hawk.max_live_evals; 0: none),
+  // enter_held() waits until a teardown makes room, so no start outruns a delete and meets
+  // the platform's quota. Returns the seconds it waited; throws InfraError when the run
+  // stops or is interrupted while it waits.
+  void set_held_limit(int limit) { held_limit_ = limit; }
+  double enter_held();
+  void leave_held();
   int most_held() const { return most_held_.load(); }
   int holding() const { return held_.load(); }
 
@@ -85,6 +93,9 @@ class RunState {
   std::atomic<int> sequence_{0};
   std::atomic<int> held_{0};
   std::atomic<int> most_held_{0};
+  std::atomic<int> held_limit_{0};
+  std::mutex held_mutex_;
+  std::condition_variable room_;  // a sandbox was let go (under held_mutex_)
   mutable std::mutex mutex_;
   std::string stop_reason_;  // under mutex_
 };

@@ -78,6 +78,9 @@ RunSession::RunSession(SessionSetup setup)
   settings_.posture_deadline = setup_.posture_deadline;
   settings_.host_key_policy.accept_new = setup_.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
+  // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
+  if (setup_.profile && setup_.backend == "hawk" && setup_.profile->hawk)
+    state_.set_held_limit(setup_.profile->hawk->max_live_evals);
 }
 
 RunSession::~RunSession() {

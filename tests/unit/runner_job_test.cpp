@@ -4,7 +4,9 @@
 // record run_job journals, as the reports and the result do.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/runner/check_tally.h"
@@ -435,4 +437,35 @@ TEST_CASE("run_job: a tampered run marks its records, a selftest job names its w
   CHECK(run.records.at(0)["tampered"] == true);
   CHECK(run.records.at(0)["weakenings"] == json::array({"w1"}));
   CHECK(backend.requests.at(0).test_weakenings == std::vector<std::string>{"x"});
+}
+
+// hawk.max_live_evals: with a limit, a sandbox waits until another's destroy has returned,
+// and a run that stops while it waits ends the wait with an error instead of a start.
+TEST_CASE("RunState: held sandboxes stay within the live limit; a stop ends the wait", "[runner]") {
+  RunState state;
+  state.set_held_limit(2);
+  state.enter_held();
+  state.enter_held();
+  std::atomic<bool> third_in{false};
+  std::thread third([&] {
+    state.enter_held();
+    third_in = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(third_in.load());  // two held: the third waits
+  CHECK(state.holding() == 2);
+  state.leave_held();
+  third.join();
+  CHECK(third_in.load());
+  CHECK(state.holding() == 2);
+  CHECK(state.most_held() == 2);
+  state.stop_run("the jumphost is gone");
+  CHECK_THROWS_AS(state.enter_held(), InfraError);
+  CHECK(state.holding() == 2);
+  state.leave_held();
+  state.leave_held();
+  CHECK(state.holding() == 0);
+  RunState unbounded;  // no limit: never waits
+  for (int i = 0; i < 5; ++i) unbounded.enter_held();
+  CHECK(unbounded.most_held() == 5);
 }
