@@ -22,9 +22,13 @@ double RunState::enter_held() {
   for (;;) {
     const int limit = held_limit_.load();
     if (limit <= 0 || held_.load() < limit) break;
+    const std::string slots =
+        " of the " + std::to_string(limit) + " live evals the platform allows (hawk.max_live_evals)";
     if (interrupted() || stopped())
-      throw InfraError("the run stopped while this sandbox waited for one of the " + std::to_string(limit) +
-                       " live evals the platform allows (hawk.max_live_evals)");
+      throw InfraError("the run stopped while this sandbox waited for one" + slots);
+    if (std::chrono::steady_clock::now() - asked > held_max_wait_)
+      throw InfraError("no room within " + std::to_string(held_max_wait_.count()) +
+                       " s (hawk.start_timeout_s + hawk.quota_wait_s + 600): the run held all" + slots);
     room_.wait_for(lock, std::chrono::milliseconds(200));
   }
   const int now = ++held_;

@@ -80,8 +80,12 @@ class RunState {
   // With a limit (the platform's live evals per user, hawk.max_live_evals; 0: none),
   // enter_held() waits until a teardown makes room, so no start outruns a delete and meets
   // the platform's quota. Returns the seconds it waited; throws InfraError when the run
-  // stops or is interrupted while it waits.
-  void set_held_limit(int limit) { held_limit_ = limit; }
+  // stops or is interrupted while it waits, or when no room came within max_wait (a run
+  // that holds every slot for good, e.g. selftest's peer under a limit of 1).
+  void set_held_limit(int limit, std::chrono::seconds max_wait) {
+    held_limit_ = limit;
+    held_max_wait_ = max_wait;
+  }
   double enter_held();
   void leave_held();
   int most_held() const { return most_held_.load(); }
@@ -94,6 +98,7 @@ class RunState {
   std::atomic<int> held_{0};
   std::atomic<int> most_held_{0};
   std::atomic<int> held_limit_{0};
+  std::chrono::seconds held_max_wait_{0};  // set before any job starts
   std::mutex held_mutex_;
   std::condition_variable room_;  // a sandbox was let go (under held_mutex_)
   mutable std::mutex mutex_;

@@ -79,12 +79,19 @@ RunSession::RunSession(SessionSetup setup)
   settings_.host_key_policy.accept_new = setup_.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
-  if (setup_.profile && setup_.backend == "hawk" && setup_.profile->hawk)
-    state_.set_held_limit(setup_.profile->hawk->max_live_evals);
+  // The wait for room is bounded by more than another sandbox's whole life (its start, its
+  // wait for the quota, 10 minutes to verify and delete it), so only a run that holds
+  // every slot for good (selftest's peer under a limit of 1) ends in that error.
+  if (setup_.profile && setup_.backend == "hawk" && setup_.profile->hawk) {
+    const auto& hawk = *setup_.profile->hawk;
+    state_.set_held_limit(hawk.max_live_evals,
+                          std::chrono::seconds(hawk.start_timeout_s + hawk.quota_wait_s + 600));
+  }
 }
 
 RunSession::~RunSession() {
   stop_backend();
+  if (prepack_.joinable()) prepack_.join();
 }
 
 // The local backend puts a key made for this run in each sandbox; on hawk the registered
@@ -152,6 +159,15 @@ bool RunSession::start_backend(std::unique_ptr<deploy::Backend> backend) {
 
 JobContext RunSession::jobs() {
   ISOHARNESS_CHECK(backend_ != nullptr && journal_ != nullptr);
+  // A far link's sandboxes get the agent xz-packed: compress it during their deploys, which
+  // on a platform take tens of seconds, rather than while the first of them wait to upload.
+  if (!prepack_.joinable() && !settings_.isoprobe_bundle.empty())
+    prepack_ = std::thread([dir = settings_.isoprobe_bundle] {
+      try {
+        transport::prepack_dir(dir);
+      } catch (const std::exception&) {  // the upload itself reports what cannot be read
+      }
+    });
   if (!jumps_)
     jumps_ = std::make_unique<JumpPool>(settings_.credentials, settings_.host_key_policy,
                                         settings_.jump_key_must_be_pinned, &g_interrupted);

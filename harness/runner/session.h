@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/deploy/backend.h"
@@ -96,6 +97,9 @@ class RunSession {
   RunSettings settings_;
   RunState state_;
   std::unique_ptr<JumpPool> jumps_;
+  // The agent's packed streams, made while the first sandboxes deploy (transport::prepack_dir);
+  // joined before the session goes.
+  std::thread prepack_;
   nlohmann::json backend_context_ = nlohmann::json::object();
   std::string infra_error_;
 };

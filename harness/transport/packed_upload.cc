@@ -208,6 +208,20 @@ Expected<std::vector<UploadedFile>> upload_packed_files(SandboxSession& session,
   return sent;
 }
 
+std::size_t prepack_dir(const std::string& local_dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(local_dir, ec);
+       !ec && it != fs::recursive_directory_iterator() && files.size() < 1000; it.increment(ec))
+    if (fs::is_regular_file(it->symlink_status())) files.push_back(fs::relative(it->path(), local_dir));
+  std::size_t packed = 0;
+  for (const auto& f : take_packable(local_dir, files, UploadCheck::size)) {
+    auto bytes = packed_read_whole((fs::path(local_dir) / f).string());
+    if (bytes && packed_stream(*bytes, sha256_hex(*bytes))) ++packed;
+  }
+  return packed;
+}
+
 nlohmann::json upload_record(const UploadedFile& file) {
   return {{"via", upload_via_name(file.via)},
           {"packing", file.compressed_bytes > 0 ? "xz" : "none"},

@@ -108,6 +108,12 @@ nlohmann::json upload_record(const UploadedFile& file);
 // SFTP. Under UploadCheck::read_back nothing is packed (the bytes cross twice anyway).
 inline constexpr const char* kUnpackerFile = "isoprobe-unxz";
 inline constexpr std::size_t kPackMinBytes = std::size_t{64} * 1024;
+// Compresses now, before any session needs them, the files upload_dir would send packed
+// from local_dir (into the process's cache of streams that upload_dir reads), so that the
+// first sandboxes of a run find their stream ready instead of waiting for the encoder. A
+// run calls it in the background while its first sandboxes are being deployed. Returns how
+// many files it packed; anything it cannot read is left for the upload to report.
+std::size_t prepack_dir(const std::string& local_dir);
 
 class SandboxSession {
  public:

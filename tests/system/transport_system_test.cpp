@@ -298,6 +298,11 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
     std::ofstream(dir + "/isoprobe", std::ios::binary) << content;
     ::chmod((dir + "/isoprobe").c_str(), 0755);
     std::ofstream(dir + "/small.txt") << "small\n";
+    // What a run packs ahead of its uploads: the large file, once the unpacker is beside it.
+    CHECK(transport::prepack_dir(dir) == 1);
+    fs::create_directories(w.dir + "/no-unpacker");
+    std::ofstream(w.dir + "/no-unpacker/isoprobe", std::ios::binary) << content;
+    CHECK(transport::prepack_dir(w.dir + "/no-unpacker") == 0);
     const std::string remote = w.dir + "/remote/packed";
     auto all = (*s)->upload_dir(dir, remote, 60s, UploadCheck::size);
     INFO((all ? "" : all.error().message));

@@ -2,9 +2,9 @@
 // runner_fakes.h stand in for the backend and the SSH transport, and a scripted sandbox
 // answers the freshness checks, the markers and `isoprobe posture`. Each case reads the
 // record run_job journals, as the reports and the result do.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
-#include <atomic>
 #include <set>
 #include <thread>
 
@@ -443,7 +443,7 @@ TEST_CASE("run_job: a tampered run marks its records, a selftest job names its w
 // and a run that stops while it waits ends the wait with an error instead of a start.
 TEST_CASE("RunState: held sandboxes stay within the live limit; a stop ends the wait", "[runner]") {
   RunState state;
-  state.set_held_limit(2);
+  state.set_held_limit(2, std::chrono::seconds(3600));
   state.enter_held();
   state.enter_held();
   std::atomic<bool> third_in{false};
@@ -465,6 +465,11 @@ TEST_CASE("RunState: held sandboxes stay within the live limit; a stop ends the 
   state.leave_held();
   state.leave_held();
   CHECK(state.holding() == 0);
+  RunState full;  // no room within the wait: an error, as a quota refusal's last try
+  full.set_held_limit(1, std::chrono::seconds(0));
+  full.enter_held();
+  CHECK_THROWS_WITH(full.enter_held(), Catch::Contains("no room within 0 s"));
+  CHECK(full.holding() == 1);
   RunState unbounded;  // no limit: never waits
   for (int i = 0; i < 5; ++i) unbounded.enter_held();
   CHECK(unbounded.most_held() == 5);
