@@ -143,10 +143,12 @@ PY
 # The platform's own floor for this size: how long the platform's side of each eval took
 # (the stand-in's `ready` event: from the start call to the sandbox up and past its drawn
 # ready time, so a start slowed by this machine's load counts as the platform's; the drawn
-# delay where an eval never became ready), each plus the harness's work on one ready item
-# (WORK s: the one-item run's wall less its eval's platform time), list-scheduled in start
-# order on QUOTA slots. A harness with no cost of its own would finish at this makespan;
-# the one-item-times-waves ideal ignores the slowest of each wave's random ready times.
+# delay where an eval never became ready; plus its `delete` event's time, from the delete
+# call until it returned, for the quota's slot is not free before), each plus the harness's
+# work on one ready item (WORK s: the one-item run's wall less its eval's platform time),
+# list-scheduled in start order on QUOTA slots. A harness with no cost of its own would
+# finish at this makespan; the one-item-times-waves ideal ignores the slowest of each
+# wave's random ready times, and the platform's slower starts and deletes under load.
 platform_floor() {  # FROM WORK -> "floor_s platform_s_of_first drawn_ready_s_of_first"
   python3 - "$work/standin/events.jsonl" "$1" "$2" "$quota" <<'PY'
 import heapq, json, sys
@@ -154,7 +156,8 @@ path, start, work, quota = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), in
 events = [json.loads(line) for line in open(path).read().splitlines()[start:]]
 starts = [e for e in events if e.get("event") == "start" and "ready_s" in e]
 platform = {e["id"]: e["platform_s"] for e in events if e.get("event") == "ready"}
-times = [platform.get(e["id"], e["ready_s"]) for e in starts]
+deleting = {e["id"]: e.get("delete_s", 0.0) for e in events if e.get("event") == "delete"}
+times = [platform.get(e["id"], e["ready_s"]) + deleting.get(e["id"], 0.0) for e in starts]
 slots = [0.0] * max(1, quota)
 for t in times:
     heapq.heappush(slots, heapq.heappop(slots) + t + work)
