@@ -51,6 +51,10 @@ standin=$here/tests/hawk_standin/hawk
 for n in "${sizes[@]}"; do
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] || { echo "size $n: 1..256" >&2; exit 2; }
 done
+# Debian's own PATH: the stand-in runs under the system's python3, as on a fresh machine. A
+# python3 found first elsewhere (a pyenv shim: 210 ms a call here against 45 ms) makes every
+# simulated platform call cost several times its CPU, and 32 evals at once share two cores.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mkdir -p "$out"
 work=$(mktemp -d /tmp/ih-scale-sim.XXXXXX)
 trap 'rm -rf "$work"' EXIT
