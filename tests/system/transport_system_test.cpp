@@ -266,6 +266,51 @@ TEST_CASE("upload to an sshd without SFTP goes over exec, verified, and says so"
   }
 }
 
+namespace {
+
+// An agent's directory as `run` uploads it: the unpacker, a 2 MiB agent (half random, half
+// text: compressible, but not trivially) and a small file. Returns the agent's content.
+std::string make_agent_dir(const std::string& dir, const std::string& unxz) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  fs::copy_file(unxz, dir + "/isoprobe-unxz", fs::copy_options::overwrite_existing);
+  std::string content = random_bytes(std::size_t{512} * 1024, 5);
+  for (int i = 0; content.size() < std::size_t{2} * 1024 * 1024; ++i)
+    content += "line " + std::to_string(i) + " of the agent\n";
+  std::ofstream(dir + "/isoprobe", std::ios::binary) << content;
+  ::chmod((dir + "/isoprobe").c_str(), 0755);
+  std::ofstream(dir + "/small.txt") << "small\n";
+  return content;
+}
+
+// One file of make_agent_dir's as a world with `o` must have received it.
+void check_uploaded(const UploadedFile& f, const std::string& remote, const test::TransportWorld::Options& o,
+                    const std::string& content, const std::string& unxz) {
+  if (f.remote_path != remote + "/isoprobe") {  // small: as is, by SFTP where there is SFTP
+    CHECK(f.via == (o.sftp ? UploadVia::sftp : UploadVia::exec));
+    CHECK(f.compressed_bytes == 0);
+    return;
+  }
+  // With head: the unpacker and the stream in one exec channel. Without: the way the
+  // unpacker went on its own.
+  CHECK(f.via == (o.head || !o.sftp ? UploadVia::exec : UploadVia::sftp));
+  CHECK(f.bytes == content.size());
+  CHECK(f.compressed_bytes > 0);
+  CHECK(f.compressed_bytes < content.size() / 2);
+  CHECK(f.unpacker_bytes == std::filesystem::file_size(unxz));
+  CHECK(transport::upload_record(f)["packing"] == "xz");
+  auto sum = run_command({"sha256sum", remote + "/isoprobe"});
+  REQUIRE(sum.has_value());
+  CHECK(sum->out.substr(0, 64) == f.sha256);
+  CHECK(read_file(remote + "/isoprobe") == content);
+  struct stat st {};
+  REQUIRE(::stat((remote + "/isoprobe").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0755);
+  CHECK_FALSE(std::filesystem::exists(remote + "/isoprobe.part"));
+}
+
+}  // namespace
+
 // The agent's directory as `run` uploads it: with the unpacker (probes/launcher/unxz_main.c)
 // beside it, a large file goes xz-compressed and is unpacked in the sandbox, whether the
 // sandbox serves SFTP or not; a corrupt stream leaves nothing behind. A sandbox without
@@ -277,7 +322,6 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
   REQUIRE(fs::exists(unxz));
   for (const test::TransportWorld::Options o :
        {test::TransportWorld::Options{}, {.sftp = false}, {.head = false}, {.sftp = false, .head = false}}) {
-    const bool sftp = o.sftp;
     INFO("sandbox sshd with SFTP: " << o.sftp << ", with head: " << o.head);
     auto own = o.sftp && o.head ? nullptr : test::TransportWorld::create(o);
     test::TransportWorld& w = own ? *own : world();
@@ -289,15 +333,7 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
     REQUIRE(head.has_value());
     CHECK((head->exit_code == 0) == o.head);  // the world is what the case says
     const std::string dir = w.dir + "/agent-dir";
-    fs::create_directories(dir);
-    fs::copy_file(unxz, dir + "/isoprobe-unxz", fs::copy_options::overwrite_existing);
-    // Half random, half text: compressible, but not trivially.
-    std::string content = random_bytes(std::size_t{512} * 1024, 5);
-    for (int i = 0; content.size() < std::size_t{2} * 1024 * 1024; ++i)
-      content += "line " + std::to_string(i) + " of the agent\n";
-    std::ofstream(dir + "/isoprobe", std::ios::binary) << content;
-    ::chmod((dir + "/isoprobe").c_str(), 0755);
-    std::ofstream(dir + "/small.txt") << "small\n";
+    const std::string content = make_agent_dir(dir, unxz);
     // What a run packs ahead of its uploads: the large file, once the unpacker is beside it.
     CHECK(transport::prepack_dir(dir) == 1);
     fs::create_directories(w.dir + "/no-unpacker");
@@ -308,30 +344,8 @@ TEST_CASE("upload_dir with the unpacker sends large files packed, unpacked whole
     INFO((all ? "" : all.error().message));
     REQUIRE(all.has_value());
     REQUIRE(all->size() == 2);  // the unpacker is not listed
-    for (const auto& f : *all) {
-      if (f.remote_path != remote + "/isoprobe") {  // small: as is, by SFTP where there is SFTP
-        CHECK(f.via == (sftp ? UploadVia::sftp : UploadVia::exec));
-        CHECK(f.compressed_bytes == 0);
-        continue;
-      }
-      // With head: the unpacker and the stream in one exec channel. Without: the way the
-      // unpacker went on its own.
-      CHECK(f.via == (o.head || !sftp ? UploadVia::exec : UploadVia::sftp));
-      CHECK(f.bytes == content.size());
-      CHECK(f.compressed_bytes > 0);
-      CHECK(f.compressed_bytes < content.size() / 2);
-      CHECK(f.unpacker_bytes == fs::file_size(unxz));
-      CHECK(transport::upload_record(f)["packing"] == "xz");
-      auto sum = run_command({"sha256sum", remote + "/isoprobe"});
-      REQUIRE(sum.has_value());
-      CHECK(sum->out.substr(0, 64) == f.sha256);
-    }
-    CHECK(read_file(remote + "/isoprobe") == content);
+    for (const auto& f : *all) check_uploaded(f, remote, o, content, unxz);
     CHECK(read_file(remote + "/small.txt") == "small\n");
-    struct stat st {};
-    REQUIRE(::stat((remote + "/isoprobe").c_str(), &st) == 0);
-    CHECK((st.st_mode & 0777) == 0755);
-    CHECK_FALSE(fs::exists(remote + "/isoprobe.part"));
     // The unpacker refuses a cut stream and leaves no file.
     auto cut = (*s)->exec_with_input({remote + "/isoprobe-unxz", remote + "/cut", "644"},
                                      "\xfd"
