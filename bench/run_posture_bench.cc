@@ -259,6 +259,16 @@ runner::RunSettings settings_for(const std::string& run_id, const runner::RunKey
   return settings;
 }
 
+// The run's one jumphost login, before any N is timed (it is part of none).
+void log_in_to_jumphost(runner::JumpPool& jumps, const Boxes& boxes) {
+  if (boxes.empty()) return;
+  try {
+    (void)jumps.jump_for(boxes.front()->handle().route.jump);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("jumphost: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,13 +302,7 @@ int main(int argc, char** argv) {
       Boxes boxes = deploy_boxes(n, job, ctx, problems);
       const auto argvs = plain_ssh_argvs(boxes, dir, key.private_path(), egress_ms);
 
-      if (!boxes.empty()) {  // the run's one jumphost login is not part of any N
-        try {
-          (void)jumps.jump_for(boxes.front()->handle().route.jump);
-        } catch (const std::exception& e) {
-          throw std::runtime_error(std::string("jumphost: ") + e.what());
-        }
-      }
+      log_in_to_jumphost(jumps, boxes);
       const bool profiled = n == opt.max_n;
       if (profiled) perf_control("enable");
       const auto ticks_before = cpu_ticks();

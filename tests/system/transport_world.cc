@@ -117,8 +117,37 @@ void TransportWorld::build() {
   if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   dir = tmpl;
   std::filesystem::create_directories(dir + "/remote");
+  make_keys();
 
-  // Keys: the client's, one host key per server, and a stranger's.
+  std::set<int> taken;
+  auto tokens = host_ipv4_tokens();
+  const int outer = free_slot(tokens, taken, rng);
+  const int inner = free_slot(tokens, taken, rng);
+  const Addresses a{fmt::format("198.51.100.{}", outer + 1), fmt::format("198.51.100.{}", outer + 2),
+                    fmt::format("198.51.100.{}", inner + 1), fmt::format("198.51.100.{}", inner + 2)};
+  link_namespaces(a);
+
+  // The jumphost as a platform runs it: no shell, forwarding only to the sandbox's sshd.
+  jump_role_ = fmt::format(
+      "PermitTTY no\nForceCommand /bin/false\nAllowTcpForwarding local\nPermitOpen {}:2222\n", a.sandbox);
+  jump_sshd_ = start_sshd(ns_jump, a.jump, 22, dir + "/jump_host");
+  start_sshd(ns_sandbox, a.sandbox, 2222, dir + "/sandbox_host");
+
+  route.jump = deploy::SshEndpoint{a.jump, 22, "root", key_line(dir + "/jump_host.pub")};
+  route.sandbox = deploy::SshEndpoint{a.sandbox, 2222, "root", key_line(dir + "/sandbox_host.pub")};
+
+  write_file(dir + "/openssh_known_hosts", fmt::format("{} {}\n[{}]:2222 {}\n", a.jump, route.jump.host_key,
+                                                       a.sandbox, route.sandbox.host_key));
+  openssh_config = dir + "/openssh_config";
+  write_file(openssh_config, fmt::format("Host *\n  User root\n  IdentityFile {0}/id\n  IdentitiesOnly yes\n"
+                                         "  UserKnownHostsFile {0}/openssh_known_hosts\n"
+                                         "  StrictHostKeyChecking yes\n  BatchMode yes\n  ConnectTimeout 10\n"
+                                         "  LogLevel ERROR\n",
+                                         dir));
+}
+
+// Keys: the client's, one host key per server, and a stranger's; the client's authorized.
+void TransportWorld::make_keys() {
   for (auto [name, comment] : {std::pair{"id", "client"},
                                {"jump_host", "jump"},
                                {"sandbox_host", "sandbox"},
@@ -137,16 +166,10 @@ void TransportWorld::build() {
   // system's, not ours, and other sshd instances may be using it by then).
   std::filesystem::create_directories("/run/sshd");
   ::chmod("/run/sshd", 0755);
+}
 
-  std::set<int> taken;
-  auto tokens = host_ipv4_tokens();
-  int outer = free_slot(tokens, taken, rng);
-  int inner = free_slot(tokens, taken, rng);
-  std::string host_addr = fmt::format("198.51.100.{}", outer + 1);
-  std::string jump_addr = fmt::format("198.51.100.{}", outer + 2);
-  std::string jump_inner = fmt::format("198.51.100.{}", inner + 1);
-  std::string sandbox_addr = fmt::format("198.51.100.{}", inner + 2);
-
+// host <-> jumphost namespace <-> sandbox namespace, two veth pairs on two /30s.
+void TransportWorld::link_namespaces(const Addresses& a) {
   ns_jump = "ih-" + run_id + "-tjump";
   ns_sandbox = "ih-" + run_id + "-tsbx";
   veth_host_ = "ih" + run_id + "h";
@@ -159,35 +182,16 @@ void TransportWorld::build() {
     run_ok({"ip", "-n", ns, "link", "set", "lo", "up"});
   }
   run_ok({"ip", "link", "add", veth_host, "type", "veth", "peer", "name", veth_jump, "netns", ns_jump});
-  run_ok({"ip", "addr", "add", host_addr + "/30", "dev", veth_host});
+  run_ok({"ip", "addr", "add", a.host + "/30", "dev", veth_host});
   run_ok({"ip", "link", "set", veth_host, "up"});
-  run_ok({"ip", "-n", ns_jump, "addr", "add", jump_addr + "/30", "dev", veth_jump});
+  run_ok({"ip", "-n", ns_jump, "addr", "add", a.jump + "/30", "dev", veth_jump});
   run_ok({"ip", "-n", ns_jump, "link", "set", veth_jump, "up"});
   run_ok({"ip", "-n", ns_jump, "link", "add", veth_ja, "type", "veth", "peer", "name", veth_sb, "netns",
           ns_sandbox});
-  run_ok({"ip", "-n", ns_jump, "addr", "add", jump_inner + "/30", "dev", veth_ja});
+  run_ok({"ip", "-n", ns_jump, "addr", "add", a.jump_inner + "/30", "dev", veth_ja});
   run_ok({"ip", "-n", ns_jump, "link", "set", veth_ja, "up"});
-  run_ok({"ip", "-n", ns_sandbox, "addr", "add", sandbox_addr + "/30", "dev", veth_sb});
+  run_ok({"ip", "-n", ns_sandbox, "addr", "add", a.sandbox + "/30", "dev", veth_sb});
   run_ok({"ip", "-n", ns_sandbox, "link", "set", veth_sb, "up"});
-
-  // The jumphost as a platform runs it: no shell, forwarding only to the sandbox's sshd.
-  jump_role_ = fmt::format(
-      "PermitTTY no\nForceCommand /bin/false\nAllowTcpForwarding local\nPermitOpen {}:2222\n", sandbox_addr);
-  jump_sshd_ = start_sshd(ns_jump, jump_addr, 22, dir + "/jump_host");
-  start_sshd(ns_sandbox, sandbox_addr, 2222, dir + "/sandbox_host");
-
-  route.jump = deploy::SshEndpoint{jump_addr, 22, "root", key_line(dir + "/jump_host.pub")};
-  route.sandbox = deploy::SshEndpoint{sandbox_addr, 2222, "root", key_line(dir + "/sandbox_host.pub")};
-
-  write_file(dir + "/openssh_known_hosts",
-             fmt::format("{} {}\n[{}]:2222 {}\n", jump_addr, route.jump.host_key, sandbox_addr,
-                         route.sandbox.host_key));
-  openssh_config = dir + "/openssh_config";
-  write_file(openssh_config, fmt::format("Host *\n  User root\n  IdentityFile {0}/id\n  IdentitiesOnly yes\n"
-                                         "  UserKnownHostsFile {0}/openssh_known_hosts\n"
-                                         "  StrictHostKeyChecking yes\n  BatchMode yes\n  ConnectTimeout 10\n"
-                                         "  LogLevel ERROR\n",
-                                         dir));
 }
 
 // The sandbox's sshd_config lines: its SFTP subsystem, and sessions whose PATH has no

@@ -57,7 +57,13 @@ class TransportWorld {
 
  private:
   TransportWorld() = default;
+  // The world's four addresses: host and jumphost on one /30, jumphost and sandbox on another.
+  struct Addresses {
+    std::string host, jump, jump_inner, sandbox;
+  };
   void build();
+  void make_keys();
+  void link_namespaces(const Addresses& a);
   std::string sandbox_role() const;
   pid_t start_sshd(const std::string& ns, const std::string& address, int port, const std::string& host_key);
 
