@@ -209,13 +209,10 @@ Expected<std::vector<UploadedFile>> upload_packed_files(SandboxSession& session,
 }
 
 std::size_t prepack_dir(const std::string& local_dir) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(local_dir, ec);
-       !ec && it != fs::recursive_directory_iterator() && files.size() < 1000; it.increment(ec))
-    if (fs::is_regular_file(it->symlink_status())) files.push_back(fs::relative(it->path(), local_dir));
+  auto tree = list_tree(local_dir);
+  if (!tree) return 0;  // upload_dir reports it
   std::size_t packed = 0;
-  for (const auto& f : take_packable(local_dir, files, UploadCheck::size)) {
+  for (const auto& f : take_packable(local_dir, tree->files, UploadCheck::size)) {
     auto bytes = packed_read_whole((fs::path(local_dir) / f).string());
     if (bytes && packed_stream(*bytes, sha256_hex(*bytes))) ++packed;
   }

@@ -35,6 +35,13 @@ Expected<UploadedFile> upload_by_exec(SandboxSession& session, const std::string
                                       const std::string& remote, int mode, Deadline until, UploadCheck check);
 Status make_dirs_by_exec(SandboxSession& session, const std::vector<std::string>& dirs, Deadline until);
 
+// What upload_dir sends of a local directory (sftp_upload.cc): its directories and regular
+// files, relative to it, at most 4096 entries; anything else (a symlink) is left out.
+struct LocalTree {
+  std::vector<std::filesystem::path> dirs, files;
+};
+Expected<LocalTree> list_tree(const std::string& local_dir);
+
 // Packed uploads (packed_upload.cc, transport.h kUnpackerFile). take_packable moves the
 // files to send packed, and the unpacker, out of `files` (nothing moves unless the unpacker
 // is among them, the check is UploadCheck::size and some file is large enough);

@@ -330,6 +330,26 @@ Expected<std::vector<UploadedFile>> send_tree(SandboxSession& session, SshSessio
 
 }  // namespace
 
+Expected<LocalTree> list_tree(const std::string& local_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(local_dir, ec))
+    return make_error(fmt::format("upload_dir: {} is not a directory", local_dir));
+  LocalTree tree;
+  for (auto it = fs::recursive_directory_iterator(local_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (tree.dirs.size() + tree.files.size() >= kMaxFiles)
+      return make_error(fmt::format("upload_dir: {} holds more than {} entries", local_dir, kMaxFiles));
+    auto status = it->symlink_status();
+    if (fs::is_directory(status))
+      tree.dirs.push_back(fs::relative(it->path(), local_dir));
+    else if (fs::is_regular_file(status))
+      tree.files.push_back(fs::relative(it->path(), local_dir));
+  }
+  if (ec) return make_error(fmt::format("upload_dir: cannot list {}: {}", local_dir, ec.message()));
+  return tree;
+}
+
 Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string& local_dir,
                                                                const std::string& remote_dir,
                                                                std::chrono::milliseconds deadline,
@@ -338,22 +358,10 @@ Expected<std::vector<UploadedFile>> SandboxSession::upload_dir(const std::string
   SshSession& s = impl_->session();
   if (impl_->broken) return make_error(s.what() + ": the session is unusable after an earlier failure");
   Deadline until = Clock::now() + deadline;
-  std::error_code ec;
-  if (!fs::is_directory(local_dir, ec))
-    return make_error(fmt::format("upload_dir: {} is not a directory", local_dir));
   // Collect first, so a bad tree is refused before anything is sent.
-  std::vector<fs::path> dirs, files;
-  for (auto it = fs::recursive_directory_iterator(local_dir, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (dirs.size() + files.size() >= kMaxFiles)
-      return make_error(fmt::format("upload_dir: {} holds more than {} entries", local_dir, kMaxFiles));
-    auto status = it->symlink_status();
-    if (fs::is_directory(status))
-      dirs.push_back(fs::relative(it->path(), local_dir));
-    else if (fs::is_regular_file(status))
-      files.push_back(fs::relative(it->path(), local_dir));
-  }
-  if (ec) return make_error(fmt::format("upload_dir: cannot list {}: {}", local_dir, ec.message()));
+  auto tree = list_tree(local_dir);
+  if (!tree) return tree.error();
+  auto& [dirs, files] = *tree;
 
   std::string base = remote_dir;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
