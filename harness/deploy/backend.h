@@ -55,6 +55,30 @@ struct WitnessRecord {
 
 // What a backend's outside witness saw of one sandbox while its probe ran: the records
 // from the sandbox's address or carrying its nonce, inside the probe's time window.
+// One record of the drop point: where the network policy decided on a packet of the
+// sandbox (locally the node namespace's nft rules; on a deployment Cilium's Hubble flows).
+// A blocked way out passes only with such a record that the attempt left the sandbox and
+// was stopped; the arrival witness (WitnessRecord) says whether it got through.
+struct DropRecord {
+  long long unix_ms = 0;    // when the decision was made; 0 when the witness only counts
+  std::string proto;        // "tcp", "udp", "icmp", "icmp6"
+  std::string source;       // the sandbox's address as the drop point saw it
+  std::string destination;  // where the packet was going
+  int port = 0;             // tcp/udp destination port; 0 for icmp
+  bool dropped = true;      // false: the drop point forwarded it
+  std::string reason;       // e.g. "POLICY_DENIED", "nft rule <name>"
+  long long count = 1;      // packets this record stands for (a counter's increase)
+  std::string way_out;      // the egress target's name when the witness knows it, else ""
+};
+
+// What the drop point saw of one sandbox in the probe's window.
+struct DropView {
+  std::string witness;  // who saw it, for the evidence ("local node nft counters", "hubble")
+  std::vector<DropRecord> records;
+  bool complete = true;  // false: nothing may be judged on it (unreadable, not covering the window)
+  std::string note;      // why not complete
+};
+
 struct WitnessView {
   std::string witness;  // who saw it, for the evidence
   std::string source;   // the sandbox's address as the witness sees it
@@ -63,6 +87,7 @@ struct WitnessView {
   std::vector<WitnessRecord> records;
   bool complete = true;  // false: the log was full or unreadable; nothing may be judged on it
   std::string note;      // why not complete
+  std::optional<DropView> drops;  // the drop point's record, when the backend has one
 };
 
 // The port an agent's probe tries on each sibling service. The local backend's siblings
