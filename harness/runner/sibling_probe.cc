@@ -3,6 +3,7 @@
 #include <future>
 
 #include "harness/common/error.h"
+#include "harness/common/json_read.h"
 #include "harness/common/subprocess.h"
 #include "harness/policy/chart_values.h"
 #include "harness/verify/sibling_checks.h"
@@ -63,7 +64,7 @@ std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const jso
   seen = NoneSiblingSeen{argv, o.exec_answered, nullptr};
   if (o.posture.is_object())
     for (const auto& obs : o.posture.value("observations", json::array()))
-      if (obs.is_object() && obs.value("name", "") == "egress") seen->egress = obs;
+      if (common::json_string(obs, "name") == "egress") seen->egress = obs;
   return verify::verify_none_sibling(o);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/common/json_read.h"
 #include "harness/policy/plan.h"
 #include "harness/verify/checks_internal.h"
 
@@ -145,7 +146,7 @@ const nlohmann::json* egress_result(const nlohmann::json* eg, const std::string&
   const nlohmann::json* result = nullptr;
   if (eg && eg->is_object() && eg->contains("targets") && (*eg)["targets"].is_array()) {
     for (const auto& t : (*eg)["targets"])
-      if (t.is_object() && t.value("name", std::string()) == name) result = &t;
+      if (common::json_string(t, "name") == name) result = &t;
   }
   return result;
 }
@@ -154,11 +155,10 @@ const nlohmann::json* egress_result(const nlohmann::json* eg, const std::string&
 CheckResult sandbox_reported(const deploy::EgressTarget& target, bool allowed, const std::string& why,
                              const nlohmann::json& result, const std::string& why_not,
                              const std::string& evidence) {
-  const std::string got = result.value("result", std::string("?"));
+  const std::string got = bounded(common::json_string_or(result, "result", "?"), 64);
   std::string observed = got;
-  if (result.contains("address") && result["address"].is_string() &&
-      !result["address"].get<std::string>().empty())
-    observed += " (" + result["address"].get<std::string>() + ")";
+  if (const auto address = common::json_string(result, "address"); address && !address->empty())
+    observed += " (" + bounded(*address, 64) + ")";
   const bool pass = (got == "connected") == allowed;
   const std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
   const std::string reason =
@@ -191,7 +191,7 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
       out.push_back(missing(control, in.posture, "egress", allowed ? "connected" : "blocked"));
       continue;
     }
-    const std::string got = result->value("result", std::string("?"));
+    const std::string got = bounded(common::json_string_or(*result, "result", "?"), 64);
     std::string why_not;
     const auto seen = witness_saw(in, target, &why_not);
     // A way out the sandbox cannot even open a socket for (an ICMP socket without
@@ -200,7 +200,7 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
     if (got == "no_socket" && allowed && !(seen && seen->reached))
       out.push_back(not_applicable(control,
                                    "the sandbox cannot open a socket for " + target.proto + ": " +
-                                       result->value("detail", std::string()),
+                                       bounded(common::json_string_or(*result, "detail"), 256),
                                    got));
     else if (seen)
       out.push_back(witness_check(target, allowed, why, *seen, got, evidence));

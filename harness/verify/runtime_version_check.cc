@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "harness/common/json_read.h"
 #include "harness/verify/checks_internal.h"
 
 namespace isoharness::verify {
@@ -62,8 +63,8 @@ bool backported(const std::string& line, const char* cve) {
 }  // namespace
 
 CheckResult check_runtime_version(const nlohmann::json& facts) {
-  const std::string runtime = facts.is_object() ? facts.value("runtime", std::string()) : "";
-  const std::string line = facts.is_object() ? facts.value("runtime_version", std::string()) : "";
+  const std::string runtime = common::json_string_or(facts, "runtime");
+  const std::string line = common::json_string_or(facts, "runtime_version");
   if (runtime == "runsc")
     return detail::not_applicable("runtime_version", "gVisor: runc's escapes do not apply to runsc", line);
   if (line.empty())

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/common/capability_table.h"
+#include "harness/common/json_read.h"
 #include "harness/verify/checks_internal.h"
 
 namespace isoharness::verify {
@@ -30,7 +31,7 @@ const nlohmann::json* raw_observation(const nlohmann::json& posture, const std::
   auto it = posture.find("observations");
   if (it == posture.end() || !it->is_array()) return nullptr;
   for (const auto& o : *it) {
-    if (o.is_object() && o.value("name", std::string()) == name) return &o;
+    if (common::json_string(o, "name") == name) return &o;
   }
   return nullptr;
 }

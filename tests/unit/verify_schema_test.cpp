@@ -136,3 +136,22 @@ TEST_CASE("evidence is cut at a character boundary, so the result stays UTF-8", 
   CHECK(cut.find('\xc3') == std::string::npos);
   CHECK_NOTHROW(json(cut).dump());
 }
+
+TEST_CASE("an observation whose name is not a string is a schema problem, never an exception", "[verify]") {
+  // The shape a fuzzer found: `name` holds an object. Every lookup by name meets it first.
+  for (const json& bad_name : {json::object({{"x", 1}}), json::array({1}), json(7), json(true)}) {
+    json p = real_posture();
+    p["observations"].insert(p["observations"].begin(),
+                             json{{"name", bad_name}, {"status", "ok"}, {"value", {}}});
+    CHECK_FALSE(verify::posture_schema_problems(p).empty());
+    std::vector<verify::CheckResult> checks;
+    REQUIRE_NOTHROW(checks = run(p));
+    CHECK(passes(checks) == 0);
+  }
+  // The egress targets' fields are the sandbox's too.
+  json p = real_posture();
+  for (auto& o : p["observations"])
+    if (o["name"] == "egress")
+      o["value"]["targets"] = json::array({{{"name", json::object()}, {"result", 3}}});
+  REQUIRE_NOTHROW(run(p));
+}
