@@ -63,7 +63,9 @@ class SqliteConnection final : public Connection {
     }
     sqlite3_busy_timeout(db_, 10000);
   }
-  ~SqliteConnection() override { sqlite3_close(db_); }
+  // close_v2: a statement still alive (a Rows the caller keeps past its connection) does not
+  // keep the connection open forever; it closes when that statement is finalised.
+  ~SqliteConnection() override { sqlite3_close_v2(db_); }
 
   Engine engine() const override { return Engine::sqlite; }
   const std::string& where() const override { return path_; }

@@ -47,8 +47,9 @@ deploy::WitnessView witness_view(std::vector<deploy::WitnessRecord> records) {
   return v;
 }
 
-const verify::CheckResult& witness_find(const std::vector<verify::CheckResult>& checks,
-                                        const std::string& control) {
+// A copy: callers pass the temporary vector witness_judge returns, and a reference into it
+// would dangle at the end of the statement.
+verify::CheckResult witness_find(const std::vector<verify::CheckResult>& checks, const std::string& control) {
   for (const auto& c : checks)
     if (c.control == control) return c;
   FAIL("no check named " << control);
@@ -117,7 +118,7 @@ TEST_CASE("witness: a log it cannot judge on leaves the sandbox's report in char
   auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""}});
   w.complete = false;
   w.note = "the witness log reached its line cap";
-  const auto& c = witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:canary-udp");
+  const auto c = witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:canary-udp");
   CHECK(c.status == CheckStatus::pass);
   CHECK(c.evidence.find("line cap") != std::string::npos);
 }
