@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -148,5 +149,52 @@ TEST_CASE("jumphost_link.rtt_ms: the link relay adds its round trip, and goes wi
   backend->destroy(handle);
   backend.reset();
   CHECK(processes_naming("relay", "ih-" + opts.run_id) == 0);
+  CHECK(test::local::leftovers_of("/run/isoharness", opts.run_id).empty());
+}
+
+namespace {
+
+// Whether a TCP handshake with addr:port completes within `limit`. A handshake whose SYN or
+// SYN-ACK is dropped waits for TCP's first retransmission (1 s), so it misses a 500 ms limit.
+bool handshake_within(const std::string& addr, int port, int limit_ms) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  if (inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) return false;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return false;
+  bool done = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+  if (!done && errno == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    int err = 0;
+    socklen_t len = sizeof err;
+    done =
+        ::poll(&p, 1, limit_ms) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+  }
+  ::close(fd);
+  return done;
+}
+
+}  // namespace
+
+// The loss itself, measured: of 100 handshakes with the jumphost's sshd (each a SYN in and a
+// SYN-ACK out across the shaped link), about 1 - 0.95^2 = 9.75 % lose a packet and miss a
+// 500 ms limit. On a link without the loss (or with its rule gone) none does: at least 2 of
+// 100 is then the check that the loss is there (P(<= 1) at 9.75 % is 3e-4), at most 30 that
+// it is not far above what was asked.
+TEST_CASE("jumphost_link.loss_percent: about that share of the link's packets is dropped", "[system][link]") {
+  test::require_system({"runc", "sshd", "ssh-keygen", "nft", "dnsmasq", "ip"});
+  json profile = dl::default_local_profile();
+  profile["jumphost_link"] = {{"loss_percent", 5}};
+  dl::LocalOptions opts;
+  opts.run_id = "t" + dl::new_run_id().substr(0, 7);
+  auto backend = dl::make_local_backend(profile, opts);
+  const std::string jump = backend->context()["jumphost"].get<std::string>();
+  int missed = 0;
+  for (int i = 0; i < 100; ++i) missed += handshake_within(jump, 22, 500) ? 0 : 1;
+  WARN("jumphost link at 5 % loss: " << missed << " of 100 handshakes missed 500 ms");
+  CHECK(missed >= 2);
+  CHECK(missed <= 30);
+  backend.reset();
   CHECK(test::local::leftovers_of("/run/isoharness", opts.run_id).empty());
 }

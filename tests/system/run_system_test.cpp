@@ -261,7 +261,10 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
 // A far, lossy jumphost link (the profile's jumphost_link): a 40 ms round trip (the world's
 // link relay) and 5 % of the packets crossing the host <-> jumphost link dropped each way.
 // SSH over TCP retransmits; the run still passes, with every check it passes on a clean
-// link, and the result names the link it had.
+// link, and the result names the link it had. That the link really drops that share is
+// measured in link_system_test ("jumphost_link.loss_percent"), on the same world code; the
+// world's readiness waits (the jumphost's sshd, the relay) open a new connection every
+// second, so a lost SYN costs a second, not TCP's SYN backoff.
 TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[system][run]") {
   test::require_system(kPrograms);
   test::local::ScratchDir dir;

@@ -1,5 +1,6 @@
 // The transport against real OpenSSH sshd: a jumphost namespace and a sandbox namespace
 // reachable only through it (tests/system/transport_world.h).
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -511,6 +512,22 @@ TEST_CASE("unreachable places fail fast with a reason", "[system][transport]") {
   CHECK_THAT(j.error().message, Catch::Contains("cannot connect"));
 }
 
+// What is wrong with an exec that should print tag, a newline and 200000 'x' and exit 0;
+// empty when nothing is.
+static std::string wrong_zero_stream(const transport::ExecResult& r, const std::string& tag) {
+  const std::size_t want = tag.size() + 1 + 200000;
+  std::string wrong;
+  if (r.exit_code != 0) wrong += fmt::format("exit {} (signal '{}'); ", r.exit_code, r.exit_signal);
+  if (r.timed_out) wrong += "timed out; ";
+  if (r.out.size() != want) wrong += fmt::format("{} bytes of stdout, not {}; ", r.out.size(), want);
+  if (r.out.compare(0, tag.size() + 1, tag + "\n") != 0)
+    wrong += "stdout starts '" + r.out.substr(0, 16) + "', not the tag; ";
+  const auto bad = r.out.find_first_not_of('x', std::min(r.out.size(), tag.size() + 1));
+  if (bad != std::string::npos) wrong += fmt::format("byte {} is {:#04x}, not 'x'; ", bad, r.out[bad]);
+  if (!wrong.empty()) wrong += fmt::format("after {:.1f} s, stderr '{}'", r.seconds, r.err.substr(0, 200));
+  return wrong;
+}
+
 TEST_CASE("16 sandbox sessions over one jumphost connection from 4 threads", "[system][transport]") {
   auto jump = connect_jump();
   constexpr int kThreads = 4, kPerThread = 4;
@@ -540,13 +557,12 @@ TEST_CASE("16 sandbox sessions over one jumphost connection from 4 threads", "[s
           // 200 KB each: enough to interleave channels and exercise window handling.
           auto r = mine[i]->exec({"sh", "-c", "echo " + tag + "; head -c 200000 /dev/zero | tr '\\0' x"}, 30s,
                                  1 << 20);
-          if (r && r->exit_code == 0 && r->out.size() == tag.size() + 1 + 200000 &&
-              r->out.compare(0, tag.size() + 1, tag + "\n") == 0 &&
-              r->out.find_first_not_of('x', tag.size() + 1) == std::string::npos) {
+          const std::string wrong = r ? wrong_zero_stream(*r, tag) : "exec failed: " + r.error().message;
+          if (wrong.empty())
             ++good;
-          } else {
-            failures[t] += r ? "bad output for " + tag + "\n" : r.error().message + "\n";
-          }
+          else
+            failures[t] += "thread " + std::to_string(t) + " session " + std::to_string(i) + " round " +
+                           std::to_string(round) + ": " + wrong + "\n";
         }
       }
     });
@@ -556,7 +572,9 @@ TEST_CASE("16 sandbox sessions over one jumphost connection from 4 threads", "[s
       {"ip", "netns", "exec", world().ns_jump, "ss", "-Htn", "state", "established", "sport", "=", ":22"});
   counted = true;
   for (auto& th : threads) th.join();
-  for (const auto& f : failures) CHECK(f.empty());
+  std::string all_failures;
+  for (const auto& f : failures) all_failures += f;
+  CHECK(all_failures == "");  // every failed exec, one line each, with what was wrong
   CHECK(good == kThreads * kPerThread * 3);
   REQUIRE(ss.has_value());
   INFO("established connections to the jumphost's sshd:\n" << ss->out);

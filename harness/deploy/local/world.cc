@@ -252,7 +252,9 @@ void World::start_link_relay() {
                             wait);
   if (!banner || !banner->ok())
     throw InfraError("world: the jumphost sshd did not answer through the link relay on " +
-                     link_.jump_address + ":" + port + "; the relay's log:\n" + log_tail(dir + "/relay.log"));
+                     link_.jump_address + ":" + port + " (" +
+                     (banner ? banner->describe() : banner.error().message) + "); the relay's log:\n" +
+                     log_tail(dir + "/relay.log"));
 }
 
 void World::build_ipv6_links() {
@@ -426,7 +428,8 @@ void World::start_jumphost() {
                              "22", "--deadline-ms", "15000"},
                             wait);
   if (!banner || !banner->ok())
-    throw InfraError("world: the jumphost sshd did not answer on " + link_.jump_address + ":22; its log:\n" +
+    throw InfraError("world: the jumphost sshd did not answer on " + link_.jump_address + ":22 (" +
+                     (banner ? banner->describe() : banner.error().message) + "); its log:\n" +
                      log_tail(dir + "/container.log"));
 }
 

@@ -9,7 +9,7 @@
 //       process exits after --max-seconds whatever happens.
 //   noise  --tag T --cpus LIST --duty-percent P --max-seconds N
 //       A bounded noisy neighbour: pinned to LIST, busy P% of every 10 ms period.
-//   wait-banner --addr A --port P --deadline-ms N [--device IFACE] [--prefix P]
+//   wait-banner --addr A --port P --deadline-ms N [--attempt-ms N] [--device IFACE] [--prefix P]
 //       Connects until the peer sends a line starting "SSH-" (or --prefix; or the deadline passes);
 //       prints that line. Exit 0 when seen, 1 otherwise. --device binds the socket to
 //       one interface (SO_BINDTODEVICE), so a test can try a path without any packet
@@ -22,7 +22,7 @@
 //       every adopted process the moment it ends, and exits once none is left (or after
 //       --max-seconds). Without it they go to PID 1, and `runc delete` and `runsc delete`
 //       wait, polling, until PID 1 reaps them: 1.3 to 2 s per container on a machine
-//       whose init reaps slowly (issue 14).
+//       whose init reaps slowly.
 //
 //   witness --tag T --max-seconds N --log FILE --zone Z --zone-address A --canary C ...
 //       The world's outside witness (tools/witness.cc): logs every TCP SYN, UDP datagram
@@ -225,10 +225,41 @@ int cmd_noise(const std::vector<std::string>& args) {
   return 0;
 }
 
+// One connection to sa: the first line it sends before `until`, or "" with last_error set.
+std::string read_banner_once(const sockaddr_in& sa, const std::string& device, Clock::time_point until,
+                             std::string& last_error) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
+  if (!device.empty() && ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, device.c_str(),
+                                      static_cast<socklen_t>(device.size())) != 0)
+    die("SO_BINDTODEVICE " + device + ": " + std::strerror(errno));
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+  std::string line;
+  if (rc != 0 && errno != EINPROGRESS) last_error = std::strerror(errno);
+  bool done = rc != 0 && errno != EINPROGRESS;
+  while (!done && Clock::now() < until && line.size() < 256) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char c;
+    ssize_t n = ::read(fd, &c, 1);
+    if (n <= 0) last_error = n == 0 ? "closed before a banner" : std::strerror(errno);
+    done = n <= 0 || c == '\n';
+    if (n > 0 && c != '\n') line += c;
+  }
+  if (!done && line.empty()) last_error = "no answer within one attempt (a lost SYN or SYN-ACK?)";
+  ::close(fd);
+  return line;
+}
+
+// Waits for a line starting with prefix from addr:port. Each attempt is a fresh connection
+// given at most --attempt-ms: on a lossy link a dropped SYN would otherwise leave the one
+// connection to TCP's exponential SYN backoff (retries 1, 3, 7, 15 s after the first), so
+// three or four drops in a row would use up the whole deadline; a new connection per
+// attempt sends a new SYN every attempt-ms instead.
 int cmd_wait_banner(const std::vector<std::string>& args) {
   std::string addr, device, prefix = "SSH-";
   int port = 22;
-  long deadline_ms = 10000;
+  long deadline_ms = 10000, attempt_ms = 1000;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--addr")
       addr = args[i + 1];
@@ -236,6 +267,8 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
       port = static_cast<int>(parse_long(args[i + 1], "--port"));
     else if (args[i] == "--deadline-ms")
       deadline_ms = parse_long(args[i + 1], "--deadline-ms");
+    else if (args[i] == "--attempt-ms")
+      attempt_ms = std::max(50L, parse_long(args[i + 1], "--attempt-ms"));
     else if (args[i] == "--device")
       device = args[i + 1];
     else if (args[i] == "--prefix")
@@ -247,39 +280,18 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
   if (!parse_ipv4(addr, port, sa)) die("bad --addr/--port");
   const auto until = Clock::now() + std::chrono::milliseconds(deadline_ms);
   std::string last_error = "deadline passed before the first attempt";
-  for (int attempt = 0; attempt < 100000 && Clock::now() < until; ++attempt) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
-    if (!device.empty() && ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, device.c_str(),
-                                        static_cast<socklen_t>(device.size())) != 0)
-      die("SO_BINDTODEVICE " + device + ": " + std::strerror(errno));
-    int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-    std::string line;
-    if (rc == 0 || errno == EINPROGRESS) {
-      while (Clock::now() < until && line.size() < 256) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 50) <= 0) continue;
-        char c;
-        ssize_t n = ::read(fd, &c, 1);
-        if (n <= 0) {
-          last_error = n == 0 ? "closed before a banner" : std::strerror(errno);
-          break;
-        }
-        if (c == '\n') break;
-        line += c;
-      }
-    } else {
-      last_error = std::strerror(errno);
-    }
-    ::close(fd);
+  int attempts = 0;
+  for (; attempts < 100000 && Clock::now() < until; ++attempts) {
+    const auto attempt_until = std::min(until, Clock::now() + std::chrono::milliseconds(attempt_ms));
+    const std::string line = read_banner_once(sa, device, attempt_until, last_error);
     if (!prefix.empty() && line.rfind(prefix, 0) == 0) {
       std::printf("%s\n", line.c_str());
       return 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::fprintf(stderr, "no banner starting %s from %s:%d within %ld ms (%s)\n", prefix.c_str(), addr.c_str(),
-               port, deadline_ms, last_error.c_str());
+  std::fprintf(stderr, "no banner starting %s from %s:%d within %ld ms, %d connections (last: %s)\n",
+               prefix.c_str(), addr.c_str(), port, deadline_ms, attempts, last_error.c_str());
   return 1;
 }
 
