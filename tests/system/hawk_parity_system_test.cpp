@@ -134,9 +134,16 @@ TEST_CASE("parity --backend hawk: every cell timed through the platform, on the 
   RunResult r = p.parity(out, {"--workloads", "getpid,cpu_hash,ssh_rtt"});
   INFO(r.out);
   // getpid weighs 0 and cpu_hash and ssh_rtt are close to 1: parity, or on a loaded
-  // machine a regression verdict (1); never a run that could not be made.
+  // machine a regression verdict (1); never a run that could not be made. Whichever it is,
+  // the exit code, the summary's verdict and the cells' mix verdicts must say the same.
   CHECK((r.exit_code == 0 || r.exit_code == 1));
   const json result = json::parse(test::read_text(out + "/result.json"));
+  bool regression = false;
+  for (const auto& c : result["parity"]["cells"])
+    regression = regression || (c.contains("mix") && c["mix"].value("verdict", "") == "regression");
+  INFO("summary " << result["summary"].dump());
+  CHECK(result["summary"]["verdict"] == (r.exit_code == 0 ? "pass" : "fail"));
+  CHECK(regression == (r.exit_code == 1));
   CHECK(result["context"]["backend"] == "hawk");
   CHECK(result["context"]["profile"] == "pools");
   CHECK(result["context"]["node_classes"]["non-tier"]["node_selector"]["example.com/pool"] == "general");

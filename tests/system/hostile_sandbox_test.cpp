@@ -46,6 +46,13 @@ bool is_freshness(const std::string& control) {
   return control == "fresh_sandbox" || control == "fresh_process" || control == "fresh_dns";
 }
 
+// The sandbox's check of that control, or nullptr.
+const json* check_of(const json& sandbox, const std::string& control) {
+  for (const auto& c : sandbox["checks"])
+    if (c["control"] == control) return &c;
+  return nullptr;
+}
+
 std::string reason_of(const json& sandbox, const std::string& control) {
   for (const auto& c : sandbox["checks"])
     if (c["control"] == control && c["status"] == "fail") return c["reason"].get<std::string>();
@@ -122,7 +129,7 @@ TEST_CASE("hostile isoprobe output fails its own sandbox and nothing else", "[sy
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }
 
-// Issue 23: an agent that sends to the canaries and reports every target blocked. The
+// An agent that sends to the canaries and reports every target blocked. The
 // sandbox's egress is opened for UDP and ICMP and its resolver forwards every name
 // (selftest's weakenings, behind the plan's back), so the packets really leave; the lying
 // report would pass every egress check on its own word. The world's witness saw them.
@@ -165,11 +172,18 @@ TEST_CASE("an agent that reports blocked while it sends is failed by the witness
   for (const auto& o : sb["posture"]["observations"])
     if (o["name"] == "egress")
       for (const auto& t : o["value"]["targets"]) CHECK(t["result"] != "connected");
-  // What no weakening opened stays closed, as the witness saw it.
+  // What no weakening opened stays closed, as the witness saw it: each check is there,
+  // passes, expects "blocked" and was judged on the witness's records (a missing check, a
+  // failing one or one judged on the sandbox's word alone fails here).
   for (const char* control :
        {"egress:canary-tcp", "egress:blocked-addr", "egress:metadata", "egress:cluster-api"}) {
     INFO(control);
-    CHECK(reason_of(sb, control).find("witness saw it arrive") == std::string::npos);
+    const json* check = check_of(sb, control);
+    REQUIRE(check != nullptr);
+    INFO(check->dump());
+    CHECK((*check)["status"] == "pass");
+    CHECK((*check)["expected"] == "blocked");
+    CHECK_THAT((*check)["evidence"].get<std::string>(), Catch::Contains("judged by the witness"));
   }
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }

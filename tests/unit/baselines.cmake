@@ -6,7 +6,7 @@
 isoharness_test(baselines_test SOURCES unit/baselines_test.cpp unit/baselines_assess_test.cpp
   unit/baselines_fixture.cpp LIBS isoharness::baselines isoharness::scenario isoharness::reports)
 isoharness_test(baselines_cli_test SOURCES unit/baselines_cli_test.cpp unit/baselines_fixture.cpp
-  unit/browser_screenshot.cpp LIBS isoharness::baselines isoharness::reports TIMEOUT 240)
+  unit/browser_screenshot.cpp LIBS isoharness::baselines isoharness::reports z TIMEOUT 240)
 add_dependencies(baselines_cli_test isoharness)
 add_test(NAME baselines_browser_test COMMAND baselines_cli_test "[browser]")
 set_tests_properties(baselines_browser_test PROPERTIES LABELS "unit;browser" TIMEOUT 240)

@@ -7,5 +7,5 @@ isoharness_test(history_test SOURCES unit/history_test.cpp unit/history_fixture.
 isoharness_test(history_change_points_test SOURCES unit/history_change_points_test.cpp unit/history_fixture.cpp
   LIBS isoharness::history)
 isoharness_test(history_browser_test SOURCES unit/history_browser_test.cpp unit/history_fixture.cpp
-  unit/browser_screenshot.cpp LIBS isoharness::history isoharness::reports TIMEOUT 180)
+  unit/browser_screenshot.cpp LIBS isoharness::history isoharness::reports z TIMEOUT 180)
 set_tests_properties(history_browser_test PROPERTIES LABELS "unit;browser")

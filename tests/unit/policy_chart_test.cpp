@@ -37,16 +37,21 @@ std::vector<std::string> shipped_scenarios() {
   return out;
 }
 
-// The class a service must run under, worked out from the plan's typed fields rather than
-// from the values: a GPU service stays on the node default; the agent's service has the
-// item's class; under strict every other service has the item's hardened class.
+// The class a service must run under, worked out from the plan's typed fields and the
+// profile, never from the values under test: a GPU service stays on the node default; the
+// agent's service has the item's class; under strict every other service has the item's
+// hardened class. At standard every other service gets what the agent's service would:
+// the item's class, unless the agent's service is itself the GPU one (its class then says
+// nothing), when it is the deployment's default class if that is the node default. (A
+// task that names its own class with a GPU agent service would fail here, loudly.)
 std::optional<std::string> intended_class(const policy::PlanItem& item, const std::string& service,
                                           const json& sv, const scenario::DeploymentProfile& d) {
   if (policy::service_gpus(sv) > 0) return std::nullopt;
   if (service == "default") return item.runtime_class;
   if (item.isolation.runtime_class) return item.isolation.runtime_class;
   if (item.level == policy::Level::strict) return d.sandbox_runtime_class;
-  return item.gpu ? policy::effective_runtime_class(sv) : item.runtime_class;
+  if (item.runtime_class_source != "gpu_exempt") return item.runtime_class;
+  return d.sandbox_runtime_class_is_default ? d.sandbox_runtime_class : std::nullopt;
 }
 
 }  // namespace
@@ -125,4 +130,39 @@ TEST_CASE("plan refuses a service name the chart refuses, with file and line", "
   CHECK(p.errors[0].line == 10);
   CHECK_THAT(p.errors[0].message,
              Catch::Contains("service name 'score_keeper' is refused by the sandbox chart"));
+}
+
+TEST_CASE("a GPU item's other services keep the class a non-GPU item's would", "[policy][chart]") {
+  const std::string yaml = R"(
+name: gpu-standard
+eval_set:
+  isolation: standard
+  tasks:
+    - name: t
+      items:
+        - name: i
+sandboxes:
+  - task: t
+    item: 0
+    name: i
+    services:
+      default: { image: registry.example.com/gpu:1, gpu: true }
+      db: { image: registry.example.com/db:1 }
+)";
+  for (const auto* deployment : {test::kPlatformDeployment, test::kLocalDeployment}) {
+    const auto d = scenario::parse_deployment(deployment, "deployment.yaml");
+    const auto plan = test::plan_yaml(yaml, deployment);
+    INFO(test::all_errors(plan));
+    REQUIRE(plan.items.size() == 1);
+    const auto& item = plan.items[0];
+    CHECK(item.gpu);
+    const json& services = item.values["services"];
+    CHECK_FALSE(policy::effective_runtime_class(services["default"]));  // the GPU one: node default
+    // The platform's hardened class is its default: the database runs under it; the local
+    // profile has no default class, so the node's default runtime.
+    const std::optional<std::string> want =
+        d.sandbox_runtime_class_is_default ? d.sandbox_runtime_class : std::nullopt;
+    CHECK(policy::effective_runtime_class(services["db"]) == want);
+    CHECK(intended_class(item, "db", services["db"], d) == want);
+  }
 }

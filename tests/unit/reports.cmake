@@ -4,5 +4,5 @@
 isoharness_test(reports_test SOURCES unit/reports_test.cpp unit/reports_fixture.cpp
   LIBS isoharness::reports isoharness::parity)
 isoharness_test(reports_browser_test SOURCES unit/reports_browser_test.cpp unit/reports_fixture.cpp unit/browser_screenshot.cpp
-  LIBS isoharness::reports isoharness::parity TIMEOUT 180)
+  LIBS isoharness::reports isoharness::parity z TIMEOUT 180)
 set_tests_properties(reports_browser_test PROPERTIES LABELS "unit;browser")

@@ -35,6 +35,17 @@ TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[
   CHECK(test::be32(bytes, 20) == 900);
   // A blank 1200x900 page compresses to a few KiB; the chart with its text is far larger.
   CHECK(bytes.size() > 40 * 1024);
+  // The chart itself, in pixels: its parity zone is a light green band (#dafbe1 at 55 %
+  // over white) and its slowdown zone a light red one (#ffebe9 at 70 %); the page around
+  // the chart has neither. A page without the chart (or an empty one) has no such pixel.
+  const auto px = test::decode_png(bytes);
+  REQUIRE(px.width == 1200);
+  const auto green = px.count([](int r, int g, int b) { return g > 240 && g - r >= 12 && g - b >= 8; });
+  const auto red =
+      px.count([](int r, int g, int b) { return r > 245 && r - g >= 8 && r - b >= 8 && g > 225; });
+  INFO("pixels in the parity zone's green: " << green << ", in the slowdown zone's red: " << red);
+  CHECK(green > 5000);
+  CHECK(red > 5000);
 
   std::error_code ec;
   fs::copy_file(png, fs::path(test::binary_dir()) / "parity_screenshot.png",
