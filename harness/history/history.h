@@ -94,7 +94,8 @@ class Database {
   Impl* impl_;
 };
 
-// True for a postgresql:// or postgres:// URI; anything else names a SQLite file.
+// True for a postgresql:// or postgres:// URI or a libpq keyword/value string whose first
+// keyword libpq knows ("host=… dbname=… password=…"); anything else names a SQLite file.
 bool is_postgres_uri(std::string_view target);
 
 // $ISOHARNESS_HISTORY, else $XDG_DATA_HOME/isoharness/history.sqlite, else

@@ -168,10 +168,15 @@ PostgresConnection::PostgresConnection(const std::string& uri) {
   char* parse_error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(uri.c_str(), &parse_error);
   if (!parsed) {
-    const std::string msg = parse_error ? parse_error : "out of memory";
+    std::string msg = parse_error ? parse_error : "out of memory";
     PQfreemem(parse_error);
-    throw UserError("history: not a PostgreSQL URI libpq accepts: " + blank(msg, secrets_));
+    // A keyword/value string's parse error may quote a piece of an unquoted password.
+    if (!uri.starts_with("postgres") && uri.find("password") != std::string::npos)
+      msg = "(libpq's message is not shown: it may quote the password)";
+    throw UserError("history: not a PostgreSQL connection string libpq accepts: " + blank(msg, secrets_));
   }
+  for (const PQconninfoOption* o = parsed; o->keyword; ++o)  // the password of either form, decoded
+    if (o->val && std::string_view(o->keyword) == "password") secrets_.emplace_back(o->val);
   PQconninfoFree(parsed);
   std::vector<const char*> keys = {"fallback_application_name", "client_encoding"};
   std::vector<const char*> values = {"isoharness", "UTF8"};

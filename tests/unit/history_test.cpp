@@ -244,6 +244,53 @@ TEST_CASE("history: a PostgreSQL URI that cannot connect names the host, never t
   CHECK_THROWS_AS(history::Database("postgresql://someone:pa55-secret@127.0.0.1:1/history"), InfraError);
 }
 
+namespace {
+
+// The message of what opening `target` throws (the test fails when nothing is thrown).
+std::string open_error(const std::string& target) {
+  try {
+    history::Database db(target);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  FAIL("opened " << target);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("history: errors that quote the password show it blanked", "[history]") {
+  // libpq's own message quotes the token it cannot decode: here the password itself.
+  const std::string bad_escape = open_error("postgresql://someone:pa55%zz-secret@127.0.0.1:1/history");
+  INFO(bad_escape);
+  CHECK(bad_escape.find("invalid percent-encoded token") != std::string::npos);
+  CHECK(bad_escape.find("pa55") == std::string::npos);
+  // An unquoted password with a space: libpq's parse error would quote its second word.
+  const std::string two_words = open_error("host=127.0.0.1 port=1 password=first second");
+  INFO(two_words);
+  CHECK(two_words.find("not a PostgreSQL connection string") != std::string::npos);
+  CHECK(two_words.find("first") == std::string::npos);
+  CHECK(two_words.find("second") == std::string::npos);
+}
+
+TEST_CASE("history: a libpq keyword/value string is PostgreSQL, never a SQLite file", "[history]") {
+  CHECK(history::is_postgres_uri("host=127.0.0.1 port=1 dbname=history user=someone password=kv-secret"));
+  CHECK(history::is_postgres_uri("  dbname = history"));
+  CHECK_FALSE(history::is_postgres_uri("history.sqlite"));
+  CHECK_FALSE(history::is_postgres_uri("/tmp/x=y.sqlite"));
+  CHECK_FALSE(history::is_postgres_uri("nightly=1.sqlite"));
+  test::TempDir dir("isoharness-kv");
+  const std::string target = "host=127.0.0.1 port=1 dbname=history user=someone password=kv-secret";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.str());  // a SQLite file would be created here
+  const std::string msg = open_error(target);
+  std::filesystem::current_path(cwd);
+  INFO(msg);
+  CHECK(msg.find("host 127.0.0.1 port 1") != std::string::npos);
+  CHECK(msg.find("kv-secret") == std::string::npos);
+  CHECK(std::filesystem::is_empty(dir.str()));
+}
+
 TEST_CASE("history copy moves runs and notes across engines, and a second copy adds nothing", "[history]") {
   TempDb from("sqlite");
   TempDb to("postgres");
