@@ -192,6 +192,11 @@ TEST_CASE("history refuses what it cannot or must not use: exit 3 for no server,
   CHECK(down.err.find("host 127.0.0.1 port 1") != std::string::npos);
   CHECK(down.err.find("hunter2-secret") == std::string::npos);
   std::printf("history postgres test: unreachable server: %s", down.err.c_str());
+  // An error that does carry the password: libpq quotes the token it cannot decode.
+  const auto bad_escape = history("postgresql://nightly:hunter2%zz-secret@127.0.0.1:1/history", {"list"});
+  CHECK(bad_escape.exit_code == 2);
+  CHECK(bad_escape.err.find("invalid percent-encoded token") != std::string::npos);
+  CHECK(bad_escape.err.find("hunter2") == std::string::npos);
 
   const std::string foreign = server.new_database("foreign");
   const std::string foreign_name = foreign.substr(foreign.rfind('/') + 1);
