@@ -14,6 +14,7 @@ namespace isoharness::reports {
 namespace {
 
 constexpr std::size_t kMdEvidenceBytes = 3000;  // per check; keeps the summary far below 1 MiB
+constexpr std::size_t kMdReasonBytes = 1000;    // a check's reason may quote sandbox text
 
 struct Counts {
   int pass = 0, fail = 0, na = 0;
@@ -102,7 +103,8 @@ std::string failures_section(const std::vector<const nlohmann::json*>& sandboxes
       out += "- **expected:** " + inline_code(check.value("expected", nlohmann::json())) + "\n";
       out += "- **observed:** " + inline_code(check.value("observed", nlohmann::json())) + "\n";
       const std::string reason = str_or(check, "reason");
-      if (!reason.empty()) out += "- **reason:** " + escape_md_inline(reason) + "\n";
+      if (!reason.empty())
+        out += "- **reason:** " + escape_md_inline(truncate_text(reason, kMdReasonBytes)) + "\n";
       const std::string evidence = str_or(check, "evidence");
       if (!evidence.empty()) {
         out += "\n<details><summary>evidence</summary>\n\n" +
@@ -159,7 +161,7 @@ std::string not_applicable_section(const std::vector<const nlohmann::json*>& san
   return out;
 }
 
-// Who judged the egress checks (issue 23): an outside witness, or the sandbox's own report,
+// Who judged the egress checks: an outside witness, or the sandbox's own report,
 // and why not the witness, counted over every sandbox. Empty when no check says (a result
 // from before the witness existed).
 std::string egress_judges_section(const std::vector<const nlohmann::json*>& sandboxes) {

@@ -19,9 +19,11 @@ constexpr Replacement kHtmlEntities[] = {
     {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}};
 constexpr Replacement kXmlEntities[] = {
     {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&apos;"}};
-// Inside a Markdown table cell: no pipe, no HTML, one line.
-constexpr Replacement kMarkdownInline[] = {{'|', "\\|"}, {'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"},
-                                           {'\n', " "},  {'\r', ""},    {'\t', " "}};
+// Inside a Markdown table cell: no pipe, no HTML, one line, and no link or image (`[x](y)`,
+// `![x](y)`, `[x][ref]`): sandbox text must not become a link in a reader's report.
+constexpr Replacement kMarkdownInline[] = {{'|', "\\|"},   {'<', "&lt;"}, {'>', "&gt;"},
+                                           {'&', "&amp;"}, {'[', "\\["},  {']', "\\]"},
+                                           {'\n', " "},    {'\r', ""},    {'\t', " "}};
 
 template <std::size_t N>
 const char* find_replacement(const Replacement (&table)[N], char c) {

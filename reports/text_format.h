@@ -12,7 +12,8 @@ namespace isoharness::reports {
 std::string escape_html(std::string_view text);
 // For XML 1.0 text and attributes: also replaces control characters XML cannot hold.
 std::string escape_xml(std::string_view text);
-// For one Markdown table cell or inline text: one line, pipes and angle brackets escaped.
+// For one Markdown table cell or inline text: one line; pipes, angle brackets, ampersands
+// and square brackets (link and image syntax) escaped.
 std::string escape_md_inline(std::string_view text);
 // A fenced Markdown code block whose fence is longer than any backtick run in text.
 std::string md_code_block(std::string_view text);

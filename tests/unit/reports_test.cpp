@@ -77,6 +77,20 @@ TEST_CASE("Markdown evidence cannot break out of its code block", "[reports]") {
   CHECK_THAT(render_markdown(r), Catch::Contains("more bytes)"));
 }
 
+TEST_CASE("Markdown: sandbox text makes no link or image, and its reason is bounded", "[reports]") {
+  auto r = test::result_fixture();
+  auto& check = r["sandboxes"][3]["checks"][2];
+  REQUIRE(check["status"] == "fail");
+  check["observed"] = "![pixel](https://tracker.example.com/p.png) [click](https://phish.example.com)";
+  check["reason"] = "see [here][1]\n\n[1]: https://phish.example.com " + std::string(20000, 'r');
+  const auto md = render_markdown(r);
+  CHECK(md.find("](https://") == std::string::npos);
+  CHECK(md.find("[here]") == std::string::npos);
+  CHECK_THAT(md, Catch::Contains("!\\[pixel\\](https://tracker.example.com/p.png)"));
+  CHECK(md.find(std::string(1001, 'r')) == std::string::npos);
+  CHECK_THAT(md, Catch::Contains("more bytes)"));
+}
+
 TEST_CASE("JUnit has one testcase per check, failures with expected/observed/evidence", "[reports]") {
   auto r = test::result_fixture();
   r["sandboxes"][0]["checks"][0]["evidence"] = std::string("bell\x07 and <b>&amp;</b>");
