@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "harness/common/error.h"
+#include "harness/common/text.h"
 #include "reports/document_shape.h"
 #include "reports/reports.h"
 
@@ -17,22 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes to "<path>.tmp-<pid>" and renames it into place, so a reader never sees half a file.
+// Written whole or not at all (common::write_file_atomically), so a reader never sees half a file.
 void write_file(const fs::path& path, const std::string& text, std::vector<std::string>& written) {
-  const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) throw UserError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError(fmt::format("cannot write {}: rename failed", path.string()));
-  }
+  if (auto done = common::write_file_atomically(path.string(), text); !done)
+    throw UserError(done.error().message);
   written.push_back(path.string());
 }
 

@@ -20,6 +20,7 @@
 #include "harness/common/error.h"
 #include "harness/common/ssh_keygen.h"
 #include "harness/common/subprocess.h"
+#include "harness/common/text.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/ssh_client_files.h"
@@ -85,11 +86,6 @@ std::string read_small_file(const std::string& path, const char* what) {
   if (text.empty())
     throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", std::string("cannot read ") + what}});
   return text;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
 }
 
 // Blocks SIGINT/SIGTERM in this thread (children get them unblocked by run_command and
@@ -181,7 +177,7 @@ int do_up(const LocalArgs& a) {
   std::string identity = a.identity_file;
   std::string key_line;
   if (!a.authorized_key_file.empty()) {
-    key_line = trim(read_small_file(a.authorized_key_file, "the authorized key"));
+    key_line = std::string(common::trim(read_small_file(a.authorized_key_file, "the authorized key")));
   } else {
     identity = dir + "/id_ed25519";
     auto key = generate_ed25519_key(identity, "isoharness-local-up");

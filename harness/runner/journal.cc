@@ -11,6 +11,7 @@
 
 #include "harness/common/error.h"
 #include "harness/common/log.h"
+#include "harness/common/text.h"
 
 namespace isoharness::runner {
 namespace {
@@ -121,22 +122,10 @@ std::string Journal::finalise(const nlohmann::json& result) {
 }
 
 std::string write_result(const std::string& out_dir, const nlohmann::json& result, const std::string& note) {
-  std::string path = out_dir + "/result.json";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    out.close();
-    if (!out) {
-      const int err = errno;
-      std::filesystem::remove(tmp);
-      throw InfraError("writing the result: cannot write " + tmp + ": " + std::strerror(err ? err : EIO) +
-                       note);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InfraError("writing the result: cannot rename " + tmp + " to " + path + ": " +
-                     std::strerror(errno) + note);
+  const std::string path = out_dir + "/result.json";
+  const auto written = common::write_file_atomically(
+      path, result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!written) throw InfraError("writing the result: " + written.error().message + note);
   return path;
 }
 

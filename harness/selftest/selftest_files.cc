@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "harness/common/error.h"
+#include "harness/common/text.h"
 #include "harness/common/verdict.h"
 #include "reports/selftest_reports.h"
 
@@ -16,15 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw UserError("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw UserError("cannot write " + path.string() + ": " + ec.message());
+  if (auto written = common::write_file_atomically(path.string(), text); !written)
+    throw UserError(written.error().message);
   return path.string();
 }
 

@@ -1,5 +1,7 @@
 // The journal (harness/runner/journal.h) when --out can no longer be written: /dev/full
 // stands in for a full disk (every write there fails with ENOSPC).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -47,7 +49,8 @@ TEST_CASE("a journal that writes fine stays in --out with no error", "[runner]")
 TEST_CASE("a result that cannot be written names the file and where the journal is", "[runner]") {
   test::TempDir tmp("ih-journal");
   runner::Journal journal(tmp.str(), {{"schema", "isoharness.result/v1"}}, tmp.str() + "/kept");
-  fs::create_symlink("/dev/full", tmp.str() + "/result.json.tmp");
+  // The result is written to result.json.tmp-<pid> first (common::write_file_atomically).
+  fs::create_symlink("/dev/full", tmp.str() + "/result.json.tmp-" + std::to_string(::getpid()));
   try {
     journal.finalise({{"summary", "x"}});
     FAIL("finalise wrote to /dev/full");

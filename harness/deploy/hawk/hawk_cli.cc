@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "harness/common/text.h"
 #include "harness/deploy/hawk/platform_text.h"
 
 namespace isoharness::deploy::hawk {
@@ -37,21 +38,15 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 Expected<std::string> parse_eval_set_id(std::string_view out) {
   static const std::regex id_re("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   constexpr std::string_view kPrefix = "Eval set ID:";
   for (std::string_view line : lines_of(out)) {
-    line = trim(line);
+    line = common::trim(line);
     if (line.substr(0, kPrefix.size()) != kPrefix) continue;
-    std::string id(trim(line.substr(kPrefix.size())));
+    std::string id(common::trim(line.substr(kPrefix.size())));
     if (!std::regex_match(id, id_re))
       return make_error(fmt::format("hawk printed an eval set id that is not one: '{}'", clean_line(id)));
     return id;
@@ -62,7 +57,7 @@ Expected<std::string> parse_eval_set_id(std::string_view out) {
 std::string cli_error_message(std::string_view err) {
   std::string_view first;
   for (std::string_view line : lines_of(err)) {
-    line = trim(line);
+    line = common::trim(line);
     if (line.substr(0, 6) == "Error:") return clean_line(line);
     if (first.empty() && !line.empty()) first = line;
   }
