@@ -3,7 +3,7 @@
 // until the exec (a vfork-style clone), so the harness's address space is neither copied
 // nor torn down for each of the few thousand `ip`, `nft`, `runc` and `runsc` a local run
 // starts (fork() copying and unmapping the page tables was a fifth of all CPU in a default
-// local run, issue 14). Why not Boost.Process: docs/CODING.md.
+// local run). Why not Boost.Process: docs/CODING.md.
 // - every descriptor above stderr is closed in the child before exec (so a child started
 //   by another thread at the same moment never holds one of our pipes open);
 // - the child gets its own process group, no blocked signals and every signal at its

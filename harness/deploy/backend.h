@@ -36,7 +36,7 @@ struct EgressTarget {
   std::string proto;   // "tcp", "dns" or "http"
   std::string domain;  // the domain the target stands for, when it has one
   std::string role;    // "internet", "metadata", "cluster", "sandbox", "resolver"
-  // Where the backend's outside witness sees this target's packets arrive (issue 23): the
+  // Where the backend's outside witness sees this target's packets arrive: the
   // destination address it logs, or for proto "exfil" the canary zone. Empty = no witness
   // covers the target, and its check rests on the sandbox's own report.
   std::string witness_address;
@@ -85,8 +85,8 @@ struct WitnessView {
   std::string source6;  // its IPv6 address, when it has one
   std::string nonce;    // the nonce the probe was given
   std::vector<WitnessRecord> records;
-  bool complete = true;  // false: the log was full or unreadable; nothing may be judged on it
-  std::string note;      // why not complete
+  bool complete = true;           // false: the log was full or unreadable; nothing may be judged on it
+  std::string note;               // why not complete
   std::optional<DropView> drops;  // the drop point's record, when the backend has one
 };
 

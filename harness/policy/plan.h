@@ -1,5 +1,5 @@
-// The isolation policy engine: resolves an eval-set config the way the platform does
-// (shared/reference/hardening-high-risk-evals.md) into, per task item, the effective level,
+// The isolation policy engine: resolves an eval-set config the way the platform does (its
+// rules, level by level, in resolve_isolation.cc) into, per task item, the effective level,
 // the runtime class, the rendered Kubernetes sandbox values (docs/CONTRACTS.md §1), the
 // expectations a probe must observe (§2) and findings (known risks and notes).
 #pragma once

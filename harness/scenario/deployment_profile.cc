@@ -45,7 +45,7 @@ bool DeploymentProfile::is_gvisor(std::string_view runtime_class) const {
 
 namespace {
 
-// egress_deadline_ms (fan-out, issue 14): whole milliseconds, 100 .. kMaxEgressDeadlineMs.
+// egress_deadline_ms (the egress probe's fan-out): whole milliseconds, 100 .. kMaxEgressDeadlineMs.
 template <typename Err>
 void read_egress_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& err) {
   if (!v.contains("egress_deadline_ms")) return;

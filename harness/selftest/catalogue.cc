@@ -68,10 +68,11 @@ std::vector<Weakening> build() {
   w.push_back({.name = "privilege_escalation_allowed",
                .what = "no no_new_privs (allowPrivilegeEscalation: true)",
                .caught_by = {"no_new_privs"},
-               .not_applicable = not_under("gvisor",
-                                           "this gVisor (runsc 20221219) sets no_new_privs in every sandbox "
-                                           "whatever the spec says (FIELD-NOTES): escalation is neither "
-                                           "possible nor observable"),
+               .not_applicable =
+                   not_under("gvisor",
+                             "this gVisor (runsc 20221219) sets no_new_privs in every sandbox "
+                             "whatever the spec says (harness/selftest/README.md): escalation is neither "
+                             "possible nor observable"),
                .edit_values = [](json& s) { security(s)["allowPrivilegeEscalation"] = true; }});
   w.push_back({.name = "seccomp_unconfined",
                .what = "seccomp Unconfined on the host kernel",

@@ -2,7 +2,7 @@
 // after planning while the plan (and so every expected verdict) stays that of the
 // unweakened item, and each naming the verify controls that must catch it.
 //
-// A weakening acts at one of three layers:
+// A weakening acts at one of two layers:
 //   - the rendered values (edit_values: a kept capability, a dropped runtime class), as a
 //     misconfigured renderer or admission hook would;
 //   - the OCI spec or the node's egress policy (backend: names the backend applies, see

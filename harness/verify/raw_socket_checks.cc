@@ -1,4 +1,4 @@
-// Raw and packet sockets (issue 23): a path around every port-based rule, open to a process
+// Raw and packet sockets: a path around every port-based rule, open to a process
 // that holds CAP_NET_RAW. The probe tries to create an IPv4 raw ICMP socket and a packet
 // socket (probes/core/datagram_egress.cc, socket_abilities) and reports "ok" or the errno;
 // the check fails when either opens while the plan's capability set leaves out CAP_NET_RAW.

@@ -1,4 +1,4 @@
-// Egress judged from outside (issue 23): the sandbox controls its own probe and may report
+// Egress judged from outside: the sandbox controls its own probe and may report
 // "blocked" while it sends; it cannot make the world's witness forget what arrived. Where a
 // witness covers a target, the check is judged on the witness's records (reached / not
 // reached) against what the plan opens, and the sandbox's own report is shown beside it; a

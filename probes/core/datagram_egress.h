@@ -1,4 +1,4 @@
-// Datagram egress (issue 23): UDP datagrams, ICMP echo requests and a DNS query in the
+// Datagram egress: UDP datagrams, ICMP echo requests and a DNS query in the
 // canary zone, each carrying the run's nonce ("ihw-<nonce>") for an outside witness. The
 // sandbox's own view is weak by nature (a datagram has no handshake): "connected" means an
 // answer came back, "timeout" only that none did. The verdict rests on the witness where

@@ -1,5 +1,5 @@
 // `--target NAME=HOST:PORT[/tcp|/dns|/http|/udp|/icmp|/exfil]` and `--resolver IP[:PORT]`
-// arguments. udp, icmp and exfil (issue 23) are datagrams the outside witness looks for:
+// arguments. udp, icmp and exfil are datagrams the outside witness looks for:
 // udp and icmp carry the run's nonce in their payload (icmp takes port 0), exfil asks the
 // sandbox's resolver for `ihw-<nonce>.HOST` (HOST is the canary zone).
 #pragma once

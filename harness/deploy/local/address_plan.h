@@ -11,12 +11,12 @@
 //                        ranges (203.0.113.0/24, 198.51.100.0/24, 169.254.169.254) via .2
 //   world services       target 203.0.113.10, blocked .20, cluster API .30, resolver .53,
 //                        metadata 169.254.169.254, a CIDR host 198.51.100.10
-//   IPv6 (issue 23, documentation prefix 2001:db8::/32 only): node <-> world 2001:db8:0:1::/64
+//   IPv6 (documentation prefix 2001:db8::/32 only): node <-> world 2001:db8:0:1::/64
 //                        (node ::1, world ::2); sandbox i 2001:db8:0:2::(193+i)/128, gateway
 //                        fe80::1 on its veth; the world's internet 2001:db8:100::/48: canary
 //                        ::40, cluster API ::30, a metadata stand-in ::254. The jumphost and
 //                        the host link stay IPv4 only.
-//   witness (issue 23)   canary host 203.0.113.40 (no name, no list opens it but "everything"),
+//   witness              canary host 203.0.113.40 (no name, no list opens it but "everything"),
 //                        the canary zone's authoritative server 203.0.113.41; the witness
 //                        records what enters the world namespace (witness_log.h)
 //

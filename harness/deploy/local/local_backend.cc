@@ -101,7 +101,7 @@ std::vector<EgressTarget> classic_world_targets() {
   };
 }
 
-// The ways out issue 23 added, each aimed at the world's canary, which no allow list opens
+// The datagram and raw ways out, each aimed at the world's canary, which no allow list opens
 // but "everything" (or an allowCIDR around it): UDP, ICMP echo, TCP, and a DNS query in the
 // canary zone through the sandbox's own resolver. Every one is judged on the witness.
 std::vector<EgressTarget> witnessed_world_targets() {

@@ -1,4 +1,4 @@
-// isoharness-world-helper witness: the local world's outside witness (issue 23).
+// isoharness-world-helper witness: the local world's outside witness.
 //
 // It runs in the world namespace, the stand-in for the internet, and writes one line per
 // thing that arrived from outside the world (docs/CONTRACTS.md, "Witness log"):
