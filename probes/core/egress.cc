@@ -238,6 +238,45 @@ void on_http_read(Work& w) {
   }
 }
 
+// A target's socket is ready: the step of its phase.
+void on_ready(Work& w) {
+  switch (w.phase) {
+    case Phase::resolve:
+      on_dns_readable(w);
+      break;
+    case Phase::connect:
+      on_connect_ready(w);
+      break;
+    case Phase::http_send:
+      on_http_send(w);
+      break;
+    case Phase::http_read:
+      on_http_read(w);
+      break;
+    case Phase::done:
+      break;
+  }
+}
+
+// The deadline passed: what an unfinished target's phase says about it.
+void finish_at_deadline(Work& w) {
+  switch (w.phase) {
+    case Phase::done:
+      return;
+    case Phase::resolve:
+      finish(w, "dns_failed", 0, "the resolver did not answer before the deadline");
+      return;
+    case Phase::connect:
+      finish(w, "timeout", 0,
+             "no answer to the connection attempt before the deadline" +
+                 (w.early_wakeups ? " (" + w.out.detail + ")" : std::string()));
+      return;
+    default:
+      finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline");
+      return;
+  }
+}
+
 }  // namespace
 
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
@@ -286,44 +325,12 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(wait, 0)));
     if (rc < 0 && errno != EINTR) break;
     if (rc <= 0) continue;
-    for (std::size_t k = 0; k < fds.size(); ++k) {
-      if (!fds[k].revents) continue;
-      Work& w = work[owner[k]];
-      switch (w.phase) {
-        case Phase::resolve:
-          on_dns_readable(w);
-          break;
-        case Phase::connect:
-          on_connect_ready(w);
-          break;
-        case Phase::http_send:
-          on_http_send(w);
-          break;
-        case Phase::http_read:
-          on_http_read(w);
-          break;
-        case Phase::done:
-          break;
-      }
-    }
+    for (std::size_t k = 0; k < fds.size(); ++k)
+      if (fds[k].revents) on_ready(work[owner[k]]);
   }
   std::vector<EgressOutcome> out;
   for (Work& w : work) {
-    if (w.phase != Phase::done) {
-      switch (w.phase) {
-        case Phase::resolve:
-          finish(w, "dns_failed", 0, "the resolver did not answer before the deadline");
-          break;
-        case Phase::connect:
-          finish(w, "timeout", 0,
-                 "no answer to the connection attempt before the deadline" +
-                     (w.early_wakeups ? " (" + w.out.detail + ")" : std::string()));
-          break;
-        default:
-          finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline");
-          break;
-      }
-    }
+    finish_at_deadline(w);
     out.push_back(std::move(w.out));
   }
   return out;

@@ -56,6 +56,35 @@ std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
+// The values parse_args collected: workload names known, the numbers in range.
+void check_values(const std::string* workloads, BenchArgs& out, std::vector<std::string>& problems) {
+  if (workloads) {
+    for (const auto& name : split_commas(*workloads)) {
+      if (name.empty()) {
+        problems.push_back("--workloads: empty name in '" + *workloads + "'");
+      } else if (workloads::find_workload(name) == nullptr) {
+        problems.push_back("--workloads: unknown workload '" + name + "' (see isoprobe bench --list)");
+      } else {
+        out.names.push_back(name);
+      }
+    }
+  }
+  if (!out.min_time.empty()) {
+    char* end = nullptr;
+    double seconds = std::strtod(out.min_time.c_str(), &end);
+    if (end == out.min_time.c_str() || *end != '\0' || !(seconds > 0) || seconds > 60) {
+      problems.push_back("--min-time: '" + out.min_time + "' is not a number of seconds in (0, 60]");
+    }
+  }
+  if (!out.repetitions.empty()) {
+    char* end = nullptr;
+    long n = std::strtol(out.repetitions.c_str(), &end, 10);
+    if (end == out.repetitions.c_str() || *end != '\0' || n < 1 || n > 1000) {
+      problems.push_back("--repetitions: '" + out.repetitions + "' is not a whole number in [1, 1000]");
+    }
+  }
+}
+
 // Parses our own flags; collects every problem. Returns false (after printing them) on
 // bad usage.
 bool parse_args(int argc, char** argv, BenchArgs& out) {
@@ -93,31 +122,7 @@ bool parse_args(int argc, char** argv, BenchArgs& out) {
       problems.push_back("unknown argument '" + arg + "'");
     }
   }
-  if (workloads_given) {
-    for (const auto& name : split_commas(workloads)) {
-      if (name.empty()) {
-        problems.push_back("--workloads: empty name in '" + workloads + "'");
-      } else if (workloads::find_workload(name) == nullptr) {
-        problems.push_back("--workloads: unknown workload '" + name + "' (see isoprobe bench --list)");
-      } else {
-        out.names.push_back(name);
-      }
-    }
-  }
-  if (!out.min_time.empty()) {
-    char* end = nullptr;
-    double seconds = std::strtod(out.min_time.c_str(), &end);
-    if (end == out.min_time.c_str() || *end != '\0' || !(seconds > 0) || seconds > 60) {
-      problems.push_back("--min-time: '" + out.min_time + "' is not a number of seconds in (0, 60]");
-    }
-  }
-  if (!out.repetitions.empty()) {
-    char* end = nullptr;
-    long n = std::strtol(out.repetitions.c_str(), &end, 10);
-    if (end == out.repetitions.c_str() || *end != '\0' || n < 1 || n > 1000) {
-      problems.push_back("--repetitions: '" + out.repetitions + "' is not a whole number in [1, 1000]");
-    }
-  }
+  check_values(workloads_given ? &workloads : nullptr, out, problems);
   for (const auto& p : problems) std::fprintf(stderr, "isoprobe bench: %s\n", p.c_str());
   if (!problems.empty()) std::fputs(kUsage, stderr);
   return problems.empty();
@@ -176,6 +181,58 @@ void print_list(const std::vector<const Workload*>& chosen,
   std::printf("%s\n", doc.dump(2).c_str());
 }
 
+// The workloads to run: those named (each once, in order), else every registered one.
+std::vector<const Workload*> chosen_workloads(const BenchArgs& args) {
+  std::vector<const Workload*> chosen;
+  if (args.names.empty()) {
+    for (const Workload* w : workloads::registered_workloads()) chosen.push_back(w);
+    return chosen;
+  }
+  for (const auto& name : args.names) {
+    const Workload* w = workloads::find_workload(name);
+    bool seen = false;
+    for (const Workload* c : chosen) seen = seen || c == w;
+    if (!seen) chosen.push_back(w);
+  }
+  return chosen;
+}
+
+// Google Benchmark's argv: our default minimum time unless given, the passed-through flags,
+// then our own --min-time and --repetitions.
+std::vector<std::string> benchmark_flags(const BenchArgs& args) {
+  std::vector<std::string> flags = {"isoprobe bench"};
+  bool user_min_time = false;
+  for (const auto& f : args.passthrough)
+    user_min_time = user_min_time || f.rfind("--benchmark_min_time", 0) == 0;
+  if (!user_min_time && args.min_time.empty())
+    flags.push_back("--benchmark_min_time=" + std::to_string(kDefaultMinTime));
+  flags.insert(flags.end(), args.passthrough.begin(), args.passthrough.end());
+  if (!args.min_time.empty()) flags.push_back("--benchmark_min_time=" + args.min_time);
+  if (!args.repetitions.empty()) flags.push_back("--benchmark_repetitions=" + args.repetitions);
+  return flags;
+}
+
+// One benchmark per workload; a skipped one reports its reason as the benchmark's error.
+void register_workloads(const std::vector<const Workload*>& chosen,
+                        const std::map<std::string, std::string>& skipped, const workloads::Env& env) {
+  for (const Workload* w : chosen) {
+    auto reason = skipped.find(std::string(w->name));
+    std::string skip = reason == skipped.end() ? "" : "skipped: " + reason->second;
+    auto* b =
+        benchmark::RegisterBenchmark(std::string(w->name).c_str(), [w, &env, skip](benchmark::State& state) {
+          if (!skip.empty()) {
+            state.SkipWithError(skip.c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          w->run(state, env);
+        });
+    b->UseRealTime();
+    if (w->fixed_iterations > 0) b->Iterations(w->fixed_iterations);
+  }
+}
+
 }  // namespace
 
 int run_bench(int argc, char** argv) {
@@ -192,17 +249,7 @@ int run_bench(int argc, char** argv) {
   // Round trips write to a peer that may have gone; that must be an error, not a signal.
   ::signal(SIGPIPE, SIG_IGN);
 
-  std::vector<const Workload*> chosen;
-  if (args.names.empty()) {
-    for (const Workload* w : workloads::registered_workloads()) chosen.push_back(w);
-  } else {
-    for (const auto& name : args.names) {
-      const Workload* w = workloads::find_workload(name);
-      bool seen = false;
-      for (const Workload* c : chosen) seen = seen || c == w;
-      if (!seen) chosen.push_back(w);
-    }
-  }
+  const std::vector<const Workload*> chosen = chosen_workloads(args);
 
   ScratchDir scratch;
   if (auto problem = scratch.create(args.scratch_base)) {
@@ -220,15 +267,7 @@ int run_bench(int argc, char** argv) {
     return 0;
   }
 
-  std::vector<std::string> flags = {"isoprobe bench"};
-  bool user_min_time = false;
-  for (const auto& f : args.passthrough)
-    user_min_time = user_min_time || f.rfind("--benchmark_min_time", 0) == 0;
-  if (!user_min_time && args.min_time.empty())
-    flags.push_back("--benchmark_min_time=" + std::to_string(kDefaultMinTime));
-  flags.insert(flags.end(), args.passthrough.begin(), args.passthrough.end());
-  if (!args.min_time.empty()) flags.push_back("--benchmark_min_time=" + args.min_time);
-  if (!args.repetitions.empty()) flags.push_back("--benchmark_repetitions=" + args.repetitions);
+  std::vector<std::string> flags = benchmark_flags(args);
   std::vector<char*> bench_argv;
   for (auto& f : flags) bench_argv.push_back(f.data());
   bench_argv.push_back(nullptr);
@@ -243,22 +282,7 @@ int run_bench(int argc, char** argv) {
   benchmark::AddCustomContext("isoprobe_scratch", env.scratch);
   for (const auto& [name, reason] : skipped) benchmark::AddCustomContext("isoprobe_skipped." + name, reason);
 
-  for (const Workload* w : chosen) {
-    auto reason = skipped.find(std::string(w->name));
-    std::string skip = reason == skipped.end() ? "" : "skipped: " + reason->second;
-    auto* b =
-        benchmark::RegisterBenchmark(std::string(w->name).c_str(), [w, &env, skip](benchmark::State& state) {
-          if (!skip.empty()) {
-            state.SkipWithError(skip.c_str());
-            for (auto _ : state) {
-            }
-            return;
-          }
-          w->run(state, env);
-        });
-    b->UseRealTime();
-    if (w->fixed_iterations > 0) b->Iterations(w->fixed_iterations);
-  }
+  register_workloads(chosen, skipped, env);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
