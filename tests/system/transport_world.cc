@@ -172,7 +172,10 @@ void TransportWorld::make_keys() {
 void TransportWorld::link_namespaces(const Addresses& a) {
   ns_jump = "ih-" + run_id + "-tjump";
   ns_sandbox = "ih-" + run_id + "-tsbx";
-  veth_host_ = "ih" + run_id + "h";
+  // "ih-…": a live local-backend world's host guard (nft_rules.cc, host_guard_ruleset)
+  // drops host traffic to 198.51.100.0/24 except through interfaces named ih-*; a test
+  // world beside one must match that pattern or its jumphost cannot be reached.
+  veth_host_ = "ih-" + run_id + "h";
   const std::string& veth_host = veth_host_;
   std::string veth_jump = "ih" + run_id + "j";
   std::string veth_ja = "ih" + run_id + "a", veth_sb = "ih" + run_id + "b";
