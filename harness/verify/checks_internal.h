@@ -12,6 +12,9 @@
 
 namespace isoharness::verify::detail {
 
+// Every observation name the posture schema knows (posture_schema.cc), sorted.
+std::vector<std::string> posture_observation_names();
+
 // The observation named `name` when it is present with status "ok", else nullptr.
 const nlohmann::json* observation(const nlohmann::json& posture, const std::string& name);
 // Status text of an observation ("ok", "error", "skipped", or "missing").

@@ -233,4 +233,10 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture) 
   return problems;
 }
 
+std::vector<std::string> detail::posture_observation_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, shape] : value_shapes()) out.push_back(name);
+  return out;
+}
+
 }  // namespace isoharness::verify
