@@ -65,6 +65,9 @@ struct AttemptRecord {
   std::optional<UploadRecord> upload;
   PostureRecord probe;
   std::optional<verify::CheckResult> markers;  // leave_markers: the sandbox refused them
+  // probe_peers (peer_probe.h): the peer checks and what they rest on; none: no peer phase.
+  std::vector<verify::CheckResult> peer_checks;
+  nlohmann::json peers = nullptr;
   std::optional<std::string> error;            // the attempt's error
   bool stopped_run = false;                    // the error stopped the run (RunStoppingError)
 };
