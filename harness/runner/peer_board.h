@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/deploy/backend.h"
@@ -19,9 +20,9 @@
 namespace isoharness::runner {
 
 struct PeerEntry {
-  std::string name;      // the sandbox record's id (s1, s2, ...)
-  std::string item_id;   // its plan item
-  std::string eval_set;  // its eval set ("" when the job has none)
+  std::string name;                     // the sandbox record's id (s1, s2, ...)
+  std::string item_id;                  // its plan item
+  std::string eval_set;                 // its eval set ("" when the job has none)
   std::vector<std::string> ipv4, ipv6;  // its own report (posture `addresses`)
   deploy::SshRoute route;               // how the harness reaches it (to read its record)
 };

@@ -36,7 +36,8 @@ std::string draw_hex(int digits) {
 }
 
 std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -50,16 +51,20 @@ std::vector<std::string> plan_tries(const std::vector<PeerEntry>& peers, verify:
   for (std::size_t i = 0; i < peers.size(); ++i) {
     std::vector<std::string> addresses;
     for (const auto* family : {&peers[i].ipv4, &peers[i].ipv6})
-      for (std::size_t a = 0; a < family->size() && a < kAddressesPerFamily; ++a) addresses.push_back((*family)[a]);
+      for (std::size_t a = 0; a < family->size() && a < kAddressesPerFamily; ++a)
+        addresses.push_back((*family)[a]);
     for (std::size_t a = 0; a < addresses.size(); ++a) {
       // The prober's own address (another network numbered alike) is not tried: it would
       // reach the prober itself. The check says so.
-      const bool own = std::find(o.own_addresses.begin(), o.own_addresses.end(), addresses[a]) != o.own_addresses.end();
+      const bool own =
+          std::find(o.own_addresses.begin(), o.own_addresses.end(), addresses[a]) != o.own_addresses.end();
       for (auto port : {verify::PeerPort::ssh, verify::PeerPort::serve}) {
         const int number = port == verify::PeerPort::ssh ? verify::kPeerSshPort : verify::kPeerServePort;
-        const std::string name = "peer" + std::to_string(i) + "-" + std::to_string(a) + "-" + std::to_string(number);
+        const std::string name =
+            "peer" + std::to_string(i) + "-" + std::to_string(a) + "-" + std::to_string(number);
         o.tries.push_back({name, i, port, addresses[a]});
-        if (!own) flags.push_back(name + "=" + target_host(addresses[a]) + ":" + std::to_string(number) + "/tcp");
+        if (!own)
+          flags.push_back(name + "=" + target_host(addresses[a]) + ":" + std::to_string(number) + "/tcp");
       }
     }
   }
@@ -68,16 +73,19 @@ std::vector<std::string> plan_tries(const std::vector<PeerEntry>& peers, verify:
 
 void run_reach(const JobContext& ctx, LiveSandbox& sandbox, const std::vector<std::string>& flags,
                verify::PeerObservation& o) {
-  std::vector<std::string> argv = {kRemoteProbe, "reach", "--nonce", o.nonce, "--deadline-ms",
-                                   std::to_string(ctx.settings.egress_deadline.count())};
+  std::vector<std::string> argv = {kRemoteProbe,    "reach",
+                                   "--nonce",       o.nonce,
+                                   "--deadline-ms", std::to_string(ctx.settings.egress_deadline.count())};
   for (const auto& f : flags) argv.insert(argv.end(), {"--target", f});
   auto r = sandbox.session().exec(argv, ctx.settings.egress_deadline + 20s, kMaxAnswer);
   if (!r && ctx.reach.lost(sandbox.handle().route.jump))
     throw InfraError("the jump connection died while isoprobe reach ran: " + r.error().message);
   auto results = r && r->exit_code == 0 ? verify::parse_reach(r->out) : std::nullopt;
   o.reach_answered = results.has_value();
-  if (results) o.results = std::move(*results);
-  else o.reach_detail = exec_text(r) + ", stdout '" + head(r ? r->out : "") + "'";
+  if (results)
+    o.results = std::move(*results);
+  else
+    o.reach_detail = exec_text(r) + ", stdout '" + head(r ? r->out : "") + "'";
 }
 
 // The peer's record, through a session of the harness's own into the peer.
@@ -88,8 +96,9 @@ verify::PeerServeSeen read_record(const JobContext& ctx, const PeerEntry& peer, 
     none.why_not = "no session into the peer: " + session.error().message;
     return none;
   }
-  auto r = (*session)->exec({kRemoteProbe, "peer-record", "--after-unix-ms", std::to_string(after), "--wait-ms", "3000"},
-                            15s, kMaxAnswer);
+  auto r = session.value()->exec(
+      {kRemoteProbe, "peer-record", "--after-unix-ms", std::to_string(after), "--wait-ms", "3000"}, 15s,
+      kMaxAnswer);
   if (!r || r->exit_code != 0) {
     none.why_not = "peer-record: " + exec_text(r);
     return none;
@@ -144,9 +153,11 @@ PeerServeStart start_peer_serve(SandboxChannel& session, std::chrono::millisecon
 }
 
 void own_addresses(const json& posture, std::vector<std::string>& v4, std::vector<std::string>& v6) {
-  if (!posture.is_object() || !posture.contains("observations") || !posture["observations"].is_array()) return;
+  if (!posture.is_object() || !posture.contains("observations") || !posture["observations"].is_array())
+    return;
   for (const auto& obs : posture["observations"]) {
-    if (!obs.is_object() || obs.value("name", json()) != "addresses" || obs.value("status", json()) != "ok") continue;
+    if (!obs.is_object() || obs.value("name", json()) != "addresses" || obs.value("status", json()) != "ok")
+      continue;
     if (obs.contains("value")) own_addresses_of(obs["value"], v4, v6);
     return;
   }
@@ -197,7 +208,8 @@ PeerRecord probe_peers(const JobContext& ctx, const Job& job, LiveSandbox& sandb
   ctx.peers->give_back(peers);
   rec.checks = verify::verify_peers(o);
   rec.summary = seen_json(o);
-  rec.summary["serve"] = {{"listening", serve.listening}, {"detail", serve.detail}, {"window_ms", serve.window.count()}};
+  rec.summary["serve"] = {
+      {"listening", serve.listening}, {"detail", serve.detail}, {"window_ms", serve.window.count()}};
   return rec;
 }
 

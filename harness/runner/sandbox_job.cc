@@ -158,9 +158,11 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
 // Phase peers (peer_probe.h): with the run's board, a fresh sandbox is a witness for its
 // peers from here on (its serve listens) and is on the board until the attempt ends.
 std::optional<PeerServeStart> become_peer(const JobContext& ctx, const Job& job, LiveSandbox& sandbox,
-                                          const std::string& name, std::optional<BoardMembership>& membership) {
+                                          const std::string& name,
+                                          std::optional<BoardMembership>& membership) {
   if (!ctx.peers || ctx.settings.existing_sandbox) return std::nullopt;
-  PeerServeStart serve = start_peer_serve(sandbox.session(), peer_serve_window(ctx.settings.posture_deadline));
+  PeerServeStart serve =
+      start_peer_serve(sandbox.session(), peer_serve_window(ctx.settings.posture_deadline));
   join_peer_board(ctx, job, sandbox, name, serve, membership);
   return serve;
 }
@@ -191,7 +193,8 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
   judge_posture(ctx, job, sandbox, run, targets, none_siblings, rec.probe);
   if (serve) {
     PeerRecord peers = probe_peers(ctx, job, sandbox, rec.name, *rec.probe.posture, *serve);
-    if (rec.probe.agent && rec.probe.agent->status != CheckStatus::pass) distrust(peers.checks, rec.probe.agent->control);
+    if (rec.probe.agent && rec.probe.agent->status != CheckStatus::pass)
+      distrust(peers.checks, rec.probe.agent->control);
     rec.peer_checks = std::move(peers.checks);
     rec.peers = std::move(peers.summary);
   }

@@ -122,7 +122,8 @@ void serve_as_peer(runner::RunSession& session, runner::LiveSandbox& peer,
   peer.connect(45s);
   peer.upload_isoprobe(transport::UploadCheck::size);
   const runner::PeerServeStart serve = runner::start_peer_serve(peer.session(), 30min);
-  if (!serve.listening) throw InfraError("selftest: the peer sandbox's serve does not listen: " + serve.detail);
+  if (!serve.listening)
+    throw InfraError("selftest: the peer sandbox's serve does not listen: " + serve.detail);
   runner::JobContext ctx = session.jobs();
   runner::PeerBoard* board = ctx.peers;
   board->join({"peer", peer.handle().facts.value("item_id", std::string("selftest-peer")), "selftest-peer",
@@ -148,7 +149,7 @@ void run_on_backend(const Planned& p, int parallel, runner::RunSession& session,
     return;
   }
   try {
-    std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
+    std::optional<runner::LiveSandbox> peer;          // destroyed before the backend
     std::optional<runner::BoardMembership> on_board;  // leaves the board before the peer goes
     start_peer(p, session, peer);
     if (peer) serve_as_peer(session, *peer, on_board);

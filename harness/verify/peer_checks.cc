@@ -7,9 +7,9 @@
 namespace isoharness::verify {
 namespace {
 
-using nlohmann::json;
 using detail::get_int;
 using detail::get_string;
+using nlohmann::json;
 
 constexpr std::size_t kMaxResults = 256;
 constexpr std::size_t kMaxConnections = 1024;
@@ -49,7 +49,8 @@ const ReachResult* result_of(const PeerObservation& o, const PeerTry& t) {
 }
 
 std::string silence_text(const ReachResult& r) {
-  if (r.result == "timeout") return "no answer within the deadline (dropped on the way, or no route that answers)";
+  if (r.result == "timeout")
+    return "no answer within the deadline (dropped on the way, or no route that answers)";
   return "an error came back (" + r.result + ", errno " + std::to_string(r.err) +
          "): refused on the way by a router or a policy, or no route";
 }
@@ -64,8 +65,9 @@ Judged judge_try(const PeerObservation& o, const PeerTry& t) {
                                      ", nonce '" + seen->nonce + "')"};
   const auto& own = o.own_addresses;
   if (std::find(own.begin(), own.end(), t.address) != own.end())
-    return {Verdict3::unwitnessed, where + ": that address is this sandbox's own: the peer lives in another "
-                                           "network numbered alike, which this one has no route to"};
+    return {Verdict3::unwitnessed, where +
+                                       ": that address is this sandbox's own: the peer lives in another "
+                                       "network numbered alike, which this one has no route to"};
   if (!r) return {Verdict3::unwitnessed, where + ": the prober reported nothing for it"};
   if (r->result == "connected" || r->result == "refused")
     return {Verdict3::reachable, where + ": the prober's connect " + r->result +
@@ -76,14 +78,17 @@ Judged judge_try(const PeerObservation& o, const PeerTry& t) {
     return {Verdict3::unwitnessed, where + ": " + silence_text(*r) + "; but " + peer.separate_network +
                                        ": silence shows no route, not a policy"};
   if (!peer.serve.read)
-    return {Verdict3::unwitnessed, where + ": " + silence_text(*r) + "; the peer's serve was not seen (" +
-                                       peer.serve.why_not + ")"};
+    return {Verdict3::unwitnessed,
+            where + ": " + silence_text(*r) + "; the peer's serve was not seen (" + peer.serve.why_not + ")"};
   if (peer.serve.started_unix_ms > r->started_unix_ms || peer.serve.alive_unix_ms < r->ended_unix_ms)
     return {Verdict3::unwitnessed,
-            where + ": " + silence_text(*r) + "; the peer's serve did not look at its port for the whole try (served " +
+            where + ": " + silence_text(*r) +
+                "; the peer's serve did not look at its port for the whole try (served " +
                 std::to_string(peer.serve.started_unix_ms) + ".." + std::to_string(peer.serve.alive_unix_ms) +
-                ", tried " + std::to_string(r->started_unix_ms) + ".." + std::to_string(r->ended_unix_ms) + ")"};
-  return {Verdict3::unreachable, where + ": " + silence_text(*r) + "; the peer's serve, live throughout, saw nothing of it"};
+                ", tried " + std::to_string(r->started_unix_ms) + ".." + std::to_string(r->ended_unix_ms) +
+                ")"};
+  return {Verdict3::unreachable,
+          where + ": " + silence_text(*r) + "; the peer's serve, live throughout, saw nothing of it"};
 }
 
 std::string peers_text(const PeerObservation& o) {
@@ -106,21 +111,34 @@ CheckResult judge_port(const PeerObservation& o, PeerPort port, const std::strin
   }
   const std::string expected = std::string("every other eval's sandbox unreachable on ") + port_label(port);
   if (!reachable.empty())
-    return {control, CheckStatus::fail, expected, std::to_string(reachable.size()) + " reachable",
-            control + ": another eval's sandbox is reachable: " + reachable.front(), detail::bounded(evidence)};
+    return {control,
+            CheckStatus::fail,
+            expected,
+            std::to_string(reachable.size()) + " reachable",
+            control + ": another eval's sandbox is reachable: " + reachable.front(),
+            detail::bounded(evidence)};
   if (evidence.empty())
-    return detail::not_applicable(control, "unwitnessed: no try on this port was made (" + peers_text(o) + ")");
+    return detail::not_applicable(control,
+                                  "unwitnessed: no try on this port was made (" + peers_text(o) + ")");
   if (!unwitnessed.empty())
-    return {control, CheckStatus::na, expected, "not witnessed",
-            "unwitnessed: no answer, but no live witness either: " + unwitnessed.front(), detail::bounded(evidence)};
-  return {control, CheckStatus::pass, expected, "unreachable, witnessed by each peer",
-          "no answer from " + peers_text(o) + ", each peer's serve live and untouched", detail::bounded(evidence)};
+    return {control,
+            CheckStatus::na,
+            expected,
+            "not witnessed",
+            "unwitnessed: no answer, but no live witness either: " + unwitnessed.front(),
+            detail::bounded(evidence)};
+  return {control,
+          CheckStatus::pass,
+          expected,
+          "unreachable, witnessed by each peer",
+          "no answer from " + peers_text(o) + ", each peer's serve live and untouched",
+          detail::bounded(evidence)};
 }
 
 }  // namespace
 
 std::optional<std::vector<ReachResult>> parse_reach(std::string_view text) {
-  const json doc = json::parse(text, nullptr, false);
+  const json doc = json::parse(std::string(text), nullptr, false);
   if (!doc.is_object() || str_of(doc, "schema") != "isoharness.reach/v1") return std::nullopt;
   const auto it = doc.find("results");
   if (it == doc.end() || !it->is_array() || it->size() > kMaxResults) return std::nullopt;
@@ -129,14 +147,15 @@ std::optional<std::vector<ReachResult>> parse_reach(std::string_view text) {
     if (!r.is_object()) return std::nullopt;
     out.push_back({str_of(r, "name"), str_of(r, "address"), str_of(r, "result"),
                    detail::bounded(str_of(r, "banner"), 160), static_cast<int>(int_of(r, "port")),
-                   static_cast<int>(int_of(r, "errno")), int_of(r, "started_unix_ms"), int_of(r, "ended_unix_ms")});
+                   static_cast<int>(int_of(r, "errno")), int_of(r, "started_unix_ms"),
+                   int_of(r, "ended_unix_ms")});
   }
   return out;
 }
 
 PeerServeSeen parse_peer_serve(std::string_view text) {
   PeerServeSeen s;
-  const json doc = json::parse(text, nullptr, false);
+  const json doc = json::parse(std::string(text), nullptr, false);
   if (!doc.is_object() || str_of(doc, "schema") != "isoharness.peer-serve/v1") {
     s.why_not = "no peer-serve record: '" + detail::bounded(std::string(text.substr(0, 200)), 200) + "'";
     return s;
@@ -147,7 +166,8 @@ PeerServeSeen parse_peer_serve(std::string_view text) {
     return s;
   }
   for (const auto& c : *conns)
-    if (c.is_object()) s.connections.push_back({str_of(c, "from"), str_of(c, "nonce"), int_of(c, "at_unix_ms")});
+    if (c.is_object())
+      s.connections.push_back({str_of(c, "from"), str_of(c, "nonce"), int_of(c, "at_unix_ms")});
   s.port = static_cast<int>(int_of(doc, "port"));
   s.started_unix_ms = int_of(doc, "started_unix_ms");
   s.alive_unix_ms = int_of(doc, "alive_unix_ms");
@@ -162,7 +182,8 @@ PeerServeSeen parse_peer_serve(std::string_view text) {
 std::vector<CheckResult> verify_peers(const PeerObservation& o) {
   if (o.peers.empty()) return {no_live_peer("no live peer of another item while this sandbox ran")};
   if (!o.reach_answered) {
-    const std::string why = "unwitnessed: the prober did not answer (" + detail::bounded(o.reach_detail, 400) + ")";
+    const std::string why =
+        "unwitnessed: the prober did not answer (" + detail::bounded(o.reach_detail, 400) + ")";
     return {detail::not_applicable("peers:tcp-2222", why), detail::not_applicable("peers:serve-port", why)};
   }
   return {judge_port(o, PeerPort::ssh, "peers:tcp-2222"), judge_port(o, PeerPort::serve, "peers:serve-port")};

@@ -35,7 +35,7 @@ enum class PeerPort { ssh, serve };
 
 // One connect the prober was asked to make.
 struct PeerTry {
-  std::string target;  // the --target name given to `isoprobe reach`
+  std::string target;    // the --target name given to `isoprobe reach`
   std::size_t peer = 0;  // index into PeerObservation::peers
   PeerPort port = PeerPort::ssh;
   std::string address;

@@ -177,10 +177,14 @@ nlohmann::json to_json(const PeerServeRecord& r) {
   nlohmann::json conns = nlohmann::json::array();
   for (const auto& c : r.connections)
     conns.push_back({{"from", c.from}, {"at_unix_ms", c.at_unix_ms}, {"nonce", c.nonce}});
-  return {{"schema", kPeerServeSchema},      {"port", r.port},
-          {"started_unix_ms", r.started_unix_ms}, {"alive_unix_ms", r.alive_unix_ms},
-          {"until_unix_ms", r.until_unix_ms}, {"families", r.families},
-          {"connections", conns},            {"more_connections", r.more_connections},
+  return {{"schema", kPeerServeSchema},
+          {"port", r.port},
+          {"started_unix_ms", r.started_unix_ms},
+          {"alive_unix_ms", r.alive_unix_ms},
+          {"until_unix_ms", r.until_unix_ms},
+          {"families", r.families},
+          {"connections", conns},
+          {"more_connections", r.more_connections},
           {"ended", r.ended}};
 }
 

@@ -60,7 +60,8 @@ int peer_record_main(int argc, char** argv) {
 }
 
 int reach_main(int argc, char** argv) {
-  CLI::App app{"isoprobe reach: connect to peers, send the nonce line, report what answered", "isoprobe reach"};
+  CLI::App app{"isoprobe reach: connect to peers, send the nonce line, report what answered",
+               "isoprobe reach"};
   std::vector<std::string> raw;
   std::string nonce;
   long deadline_ms = 3000;

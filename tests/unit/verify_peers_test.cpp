@@ -148,7 +148,8 @@ TEST_CASE("peers: hostile reach and record documents", "[verify]") {
   CHECK_FALSE(parse_reach(R"({"schema":"other","results":[]})"));
   CHECK_FALSE(parse_reach(R"({"schema":"isoharness.reach/v1","results":{}})"));
   CHECK_FALSE(parse_reach(R"({"schema":"isoharness.reach/v1","results":[1]})"));
-  auto typed = parse_reach(R"({"schema":"isoharness.reach/v1","results":[{"name":3,"result":["x"],"port":"22"}]})");
+  auto typed =
+      parse_reach(R"({"schema":"isoharness.reach/v1","results":[{"name":3,"result":["x"],"port":"22"}]})");
   REQUIRE(typed);
   REQUIRE(typed->size() == 1);
   CHECK((*typed)[0].name.empty());
@@ -157,9 +158,10 @@ TEST_CASE("peers: hostile reach and record documents", "[verify]") {
 
   CHECK_FALSE(parse_peer_serve("").read);
   CHECK_FALSE(parse_peer_serve(R"({"schema":"isoharness.peer-serve/v1","port":7447})").read);
-  CHECK_FALSE(parse_peer_serve(
-                  R"({"schema":"isoharness.peer-serve/v1","port":22,"started_unix_ms":5,"alive_unix_ms":9,"connections":[]})")
-                  .read);
+  CHECK_FALSE(
+      parse_peer_serve(
+          R"({"schema":"isoharness.peer-serve/v1","port":22,"started_unix_ms":5,"alive_unix_ms":9,"connections":[]})")
+          .read);
   auto ok = parse_peer_serve(
       R"({"schema":"isoharness.peer-serve/v1","port":7447,"started_unix_ms":5,"alive_unix_ms":9,
           "connections":[{"from":"192.0.2.1","nonce":"abcdabcd","at_unix_ms":7},"junk"]})");

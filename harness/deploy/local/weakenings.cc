@@ -97,7 +97,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"nft:allow-sandboxes", "nftables",
        "the egress chain accepts the other sandboxes' range on every port (allowEntities: [cluster])"},
       {kWeakenAllowSandboxSsh, "nftables",
-       "the egress chain accepts tcp 2222 to the other sandboxes (the runner's policy for the baseliner's sshd)"},
+       "the egress chain accepts tcp 2222 to the other sandboxes (the runner's policy for the baseliner's "
+       "sshd)"},
       {"nft:allow-dns", "nftables", "the egress chain accepts DNS to the world resolver"},
       {"oci:runtime-socket", "oci", "a directory with containerd.sock is bind-mounted at /run/containerd"},
       {"oci:host-pid", "oci", "no PID namespace: the sandbox shares the host's"},
