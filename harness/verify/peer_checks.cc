@@ -1,6 +1,7 @@
 #include "harness/verify/peer_checks.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "harness/verify/checks_internal.h"
 
@@ -33,12 +34,25 @@ struct Judged {
   std::string line;
 };
 
-// Whether the peer's record holds the prober: by nonce, or by one of its own addresses.
+// Slack around the prober's tries within which a connection from one of its addresses (and
+// without its nonce) is taken for its own: an address is handed to the next sandbox once
+// this one is gone, so an older arrival from it is another sandbox's.
+constexpr std::int64_t kAddressSlackMs = 1000;
+
+// Whether the peer's record holds the prober: by nonce, or by one of its own addresses
+// while its tries ran.
 const PeerConnectionSeen* arrival(const PeerObservation& o, const PeerServeSeen& s) {
-  for (const auto& c : s.connections)
-    if (c.nonce == o.nonce ||
-        std::find(o.own_addresses.begin(), o.own_addresses.end(), c.from) != o.own_addresses.end())
-      return &c;
+  std::int64_t from = INT64_MAX, to = 0;
+  for (const auto& r : o.results) {
+    from = std::min(from, r.started_unix_ms);
+    to = std::max(to, r.ended_unix_ms);
+  }
+  for (const auto& c : s.connections) {
+    if (!o.nonce.empty() && c.nonce == o.nonce) return &c;
+    const bool mine =
+        std::find(o.own_addresses.begin(), o.own_addresses.end(), c.from) != o.own_addresses.end();
+    if (mine && c.at_unix_ms + kAddressSlackMs >= from && c.at_unix_ms <= to + kAddressSlackMs) return &c;
+  }
   return nullptr;
 }
 

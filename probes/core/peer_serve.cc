@@ -222,8 +222,10 @@ int print_peer_record(const std::string& record, std::int64_t after, long wait_m
   FileRead f = read_file_bounded(record, kMaxRecordBytes);
   while (true) {
     auto doc = nlohmann::json::parse(f.ok() ? f.data : std::string(), nullptr, false);
-    const bool seen = doc.is_object() && doc.value("alive_unix_ms", std::int64_t{0}) > after;
-    const bool over = doc.is_object() && doc.value("ended", false);
+    const auto alive = doc.is_object() ? doc.find("alive_unix_ms") : doc.end();
+    const auto ended = doc.is_object() ? doc.find("ended") : doc.end();
+    const bool seen = alive != doc.end() && alive->is_number_integer() && alive->get<std::int64_t>() > after;
+    const bool over = ended != doc.end() && ended->is_boolean() && ended->get<bool>();
     if (seen || over || unix_ms_now() >= give_up) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     f = read_file_bounded(record, kMaxRecordBytes);

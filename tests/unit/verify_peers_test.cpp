@@ -92,6 +92,11 @@ TEST_CASE("peers: the peer's record outweighs the prober's silence", "[verify]")
     o.peers[0].serve.connections.push_back({"192.0.2.10", "", 3000});
     CHECK(control(verify_peers(o), "peers:serve-port").status == CheckStatus::fail);
   }
+  SECTION("an older connection from the prober's address is the sandbox that had it before") {
+    auto o = one_peer();
+    o.peers[0].serve.connections.push_back({"192.0.2.10", "ffffffffffffffff", 500});
+    CHECK(control(verify_peers(o), "peers:serve-port").status == CheckStatus::pass);
+  }
   SECTION("someone else's connection is not this prober's") {
     auto o = one_peer();
     o.peers[0].serve.connections.push_back({"192.0.2.99", "ffffffffffffffff", 3000});
