@@ -139,7 +139,7 @@ CheckResult judge_port(const PeerObservation& o, PeerPort port, const std::strin
             CheckStatus::na,
             expected,
             "not witnessed",
-            "unwitnessed: no answer, but no live witness either: " + unwitnessed.front(),
+            "unwitnessed: " + unwitnessed.front(),
             detail::bounded(evidence)};
   return {control,
           CheckStatus::pass,
