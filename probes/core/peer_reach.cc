@@ -127,6 +127,7 @@ std::vector<ReachOutcome> run_reach(const std::vector<TargetSpec>& targets, cons
   for (auto& t : tries)
     if (t.step != Step::done) finish(t, "timeout", 0);  // connected ones keep "connected"
   std::vector<ReachOutcome> out;
+  out.reserve(tries.size());
   for (auto& t : tries) out.push_back(std::move(t.out));
   return out;
 }

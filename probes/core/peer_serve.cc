@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::size_t kMaxLine = 96;
 constexpr int kMaxPending = 16;
-constexpr std::size_t kMaxRecordBytes = 256 * 1024;
+constexpr std::size_t kMaxRecordBytes = std::size_t{256} * 1024;
 
 struct Pending {
   int fd = -1;
