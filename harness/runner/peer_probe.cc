@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr std::size_t kMaxAnswer = 512 * 1024;
+constexpr std::size_t kMaxAnswer = std::size_t{512} * 1024;
 constexpr std::size_t kAddressesPerFamily = 2;  // tried per peer and family
 constexpr auto kLeaveWait = 30s;                // a leaving sandbox waits this long for its readers
 
@@ -144,9 +144,10 @@ PeerServeStart start_peer_serve(SandboxChannel& session, std::chrono::millisecon
   s.window = window;
   auto r = session.exec({kRemoteProbe, "peer-serve", "--port", std::to_string(verify::kPeerServePort),
                          "--window-ms", std::to_string(window.count())},
-                        20s, 64 * 1024);
+                        20s, std::size_t{64} * 1024);
   const json ready = r && r->exit_code == 0 ? json::parse(r->out, nullptr, false) : json();
-  s.listening = ready.is_object() && ready.value("listening", false) == true;
+  const auto listening = ready.is_object() ? ready.find("listening") : ready.end();
+  s.listening = listening != ready.end() && listening->is_boolean() && listening->get<bool>();
   s.detail = s.listening ? head(r->out) : exec_text(r);
   if (s.listening) own_addresses_of(ready, s.ipv4, s.ipv6);
   return s;
