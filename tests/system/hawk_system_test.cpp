@@ -264,8 +264,8 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
         CHECK(c["status"] == "n/a");
       }
     CHECK(peer_checks >= 1);
-    for (const auto& peer : s["peers"]["peers"])
-      CHECK_FALSE(peer["separate_network"].get<std::string>().empty());
+    const json peers = s.value("peers", json::object()).value("peers", json::array());
+    for (const auto& peer : peers) CHECK_FALSE(peer.value("separate_network", std::string()).empty());
   }
   p.require_nothing_left();
 
