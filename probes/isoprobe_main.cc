@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "probes/core/listener.h"
+#include "probes/posture_agent/peer_commands.h"
 #include "probes/posture_agent/posture_command.h"
 #include "workloads/bench.h"
 
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return isoprobe::run_bench(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "serve") == 0) return serve_main(argc - 1, argv + 1);
   std::fputs(isoprobe::kPostureUsage, stderr);
+  std::fputs(isoprobe::kPeerUsage, stderr);
   std::fputs(kUsage, stderr);
   return 2;
 }

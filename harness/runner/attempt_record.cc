@@ -32,6 +32,7 @@ json checks_json(const AttemptRecord& r) {
   add_checks(checks, r.probe.siblings.checks);
   add_check(checks, r.probe.agent);
   add_check(checks, r.markers);
+  add_checks(checks, r.peer_checks);
   return checks;
 }
 
@@ -75,6 +76,7 @@ json attempt_json(const AttemptRecord& r) {
   if (r.probe.witness) record["witness"] = witness_summary(*r.probe.witness);
   for (const auto& [service, seen] : r.probe.siblings.none_siblings)
     record["siblings"][service] = seen_json(seen);
+  if (!r.peers.is_null()) record["peers"] = r.peers;
   if (r.stopped_run) record["stopped_run"] = true;
   return record;
 }

@@ -65,8 +65,11 @@ struct AttemptRecord {
   std::optional<UploadRecord> upload;
   PostureRecord probe;
   std::optional<verify::CheckResult> markers;  // leave_markers: the sandbox refused them
-  std::optional<std::string> error;            // the attempt's error
-  bool stopped_run = false;                    // the error stopped the run (RunStoppingError)
+  // probe_peers (peer_probe.h): the peer checks and what they rest on; none: no peer phase.
+  std::vector<verify::CheckResult> peer_checks;
+  nlohmann::json peers = nullptr;
+  std::optional<std::string> error;  // the attempt's error
+  bool stopped_run = false;          // the error stopped the run (RunStoppingError)
 };
 
 // The witness summary the record keeps: who, the nonce, and how much it saw.

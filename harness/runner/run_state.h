@@ -50,6 +50,9 @@ struct RunSettings {
   // hook set is an error.
   std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
   bool mark_tampered = false;  // every record says "tampered": true (run's seam)
+  // How many other live sandboxes each sandbox tries as peers (the profile's
+  // peers_per_sandbox; harness/verify/peer_checks.h).
+  int peers_per_sandbox = 2;
 };
 
 class RunState {

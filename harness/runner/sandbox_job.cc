@@ -7,6 +7,7 @@
 #include "harness/common/error.h"
 #include "harness/runner/attempt_freshness.h"
 #include "harness/runner/live_sandbox.h"
+#include "harness/runner/peer_probe.h"
 #include "harness/runner/probe_output.h"
 #include "harness/runner/sibling_probe.h"
 
@@ -154,6 +155,18 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
   }
 }
 
+// Phase peers (peer_probe.h): with the run's board, a fresh sandbox is a witness for its
+// peers from here on (its serve listens) and is on the board until the attempt ends.
+std::optional<PeerServeStart> become_peer(const JobContext& ctx, const Job& job, LiveSandbox& sandbox,
+                                          const std::string& name,
+                                          std::optional<BoardMembership>& membership) {
+  if (!ctx.peers || ctx.settings.existing_sandbox) return std::nullopt;
+  PeerServeStart serve =
+      start_peer_serve(sandbox.session(), peer_serve_window(ctx.settings.posture_deadline));
+  join_peer_board(ctx, job, sandbox, name, serve, membership);
+  return serve;
+}
+
 // Every phase on a deployed sandbox, each phase's record kept as it comes (a phase that
 // throws leaves the ones before it in the record).
 void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord& rec,
@@ -162,6 +175,8 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
   const RunSettings& settings = ctx.settings;
   if (!settings.existing_sandbox) rec.freshness = judge_freshness(sandbox, rec.attempt, resolver_instance);
   rec.upload = upload_agent(sandbox);
+  std::optional<BoardMembership> membership;  // leaves the board before the sandbox goes
+  const std::optional<PeerServeStart> serve = become_peer(ctx, job, sandbox, rec.name, membership);
 
   const std::vector<deploy::EgressTarget> targets = job_targets(settings, job);
   const std::string nonce = draw_nonce();
@@ -176,6 +191,13 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
   }
   rec.probe.posture = run.read.value();
   judge_posture(ctx, job, sandbox, run, targets, none_siblings, rec.probe);
+  if (serve) {
+    PeerRecord peers = probe_peers(ctx, job, sandbox, rec.name, *rec.probe.posture, *serve);
+    if (rec.probe.agent && rec.probe.agent->status != CheckStatus::pass)
+      distrust(peers.checks, rec.probe.agent->control);
+    rec.peer_checks = std::move(peers.checks);
+    rec.peers = std::move(peers.summary);
+  }
   if (!settings.existing_sandbox) rec.markers = leave_markers(ctx, sandbox, rec.name);
 }
 

@@ -11,6 +11,7 @@
 #include "harness/runner/fanout.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/matrix.h"
+#include "harness/runner/peer_board.h"
 #include "harness/runner/run_state.h"
 #include "harness/runner/sandbox_channel.h"
 
@@ -31,6 +32,9 @@ struct JobContext {
   // sandboxes are torn down (none: at once, by the job).
   DeployGate* deploy_gate = nullptr;
   Background* teardowns = nullptr;
+  // The run's board of live sandboxes that others try as peers (peer_board.h); none: no
+  // peer phase (unit tests of other phases).
+  PeerBoard* peers = nullptr;
   // Progress line callback: (record) after each sandbox.
   std::function<void(const nlohmann::json&)> on_sandbox;
 };

@@ -171,7 +171,9 @@ JobContext RunSession::jobs() {
   if (!jumps_)
     jumps_ = std::make_unique<JumpPool>(settings_.credentials, settings_.host_key_policy,
                                         settings_.jump_key_must_be_pinned, &g_interrupted);
-  return JobContext{settings_, *backend_, *journal_, *jumps_, state_};
+  JobContext ctx{settings_, *backend_, *journal_, *jumps_, state_};
+  ctx.peers = &peers_;
+  return ctx;
 }
 
 void RunSession::stop_backend() {

@@ -97,6 +97,7 @@ class RunSession {
   RunSettings settings_;
   RunState state_;
   std::unique_ptr<JumpPool> jumps_;
+  PeerBoard peers_;  // the run's live sandboxes that others try as peers
   // The agent's packed streams, made while the first sandboxes deploy (transport::prepack_dir);
   // joined before the session goes.
   std::thread prepack_;

@@ -58,6 +58,18 @@ void read_egress_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& er
   p.egress_deadline_ms = d.get<int>();
 }
 
+// peers_per_sandbox: a whole number from 0 to 16.
+template <typename Err>
+void read_peers_per_sandbox(const nlohmann::json& v, DeploymentProfile& p, Err& err) {
+  if (!v.contains("peers_per_sandbox")) return;
+  const auto& k = v["peers_per_sandbox"];
+  if (!k.is_number_integer() || k.get<long long>() < 0 || k.get<long long>() > 16) {
+    err("/peers_per_sandbox", "peers_per_sandbox must be a whole number from 0 to 16, got " + brief_json(k));
+    return;
+  }
+  p.peers_per_sandbox = k.get<int>();
+}
+
 // Where the readers of a profile's keys report a problem: pointer, message.
 using ProfileErrors = std::function<void(const std::string&, std::string)>;
 
@@ -196,6 +208,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   read_runtime_classes(v, p, err);
   read_handlers_and_node_classes(v, p, err);
   read_egress_deadline(v, p, err);
+  read_peers_per_sandbox(v, p, err);
   read_node_mounts(v, p, err);
   if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);

@@ -196,6 +196,9 @@ struct DeploymentProfile {
   // target is reported as a timeout only when it passes, so every sandbox waits this long;
   // it must cover the slowest allowed target's answer on this deployment.
   int egress_deadline_ms = kDefaultEgressDeadlineMs;
+  // peers_per_sandbox: how many other live sandboxes (other evals') each sandbox tries on
+  // 2222 and the peer-serve port (harness/verify/peer_checks.h); 0 .. 16, 0 = none.
+  int peers_per_sandbox = 2;
   // node_mounts: mount points at which every sandbox of this deployment shows the node's own
   // filesystem by design (absolute paths; the plan allows them to host_path_mount). Absent:
   // the local backend's read-only host /usr and /etc/alternatives (its image is this

@@ -15,6 +15,7 @@
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
+#include "harness/runner/peer_probe.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/sandbox_job.h"
 #include "harness/runner/session.h"
@@ -113,6 +114,23 @@ void start_peer(const Planned& p, runner::RunSession& session, std::optional<run
   if (!address6.empty()) targets.push_back({kPeerTarget6, address6, 2222, "tcp", "", "sandbox"});
 }
 
+// The peer is also every job's peer sandbox of another eval (peers:*): its serve listens for
+// the whole selftest (bounded) and it is on the run's board until it goes.
+void serve_as_peer(runner::RunSession& session, runner::LiveSandbox& peer,
+                   std::optional<runner::BoardMembership>& membership) {
+  using namespace std::chrono_literals;
+  peer.connect(45s);
+  peer.upload_isoprobe(transport::UploadCheck::size);
+  const runner::PeerServeStart serve = runner::start_peer_serve(peer.session(), 30min);
+  if (!serve.listening)
+    throw InfraError("selftest: the peer sandbox's serve does not listen: " + serve.detail);
+  runner::JobContext ctx = session.jobs();
+  runner::PeerBoard* board = ctx.peers;
+  board->join({"peer", peer.handle().facts.value("item_id", std::string("selftest-peer")), "selftest-peer",
+               serve.ipv4, serve.ipv6, peer.handle().route});
+  membership.emplace(board, "peer", 30s);
+}
+
 runner::HeaderParts header_of(const Planned& p) {
   runner::HeaderParts header;
   header.kind = "selftest";
@@ -131,8 +149,10 @@ void run_on_backend(const Planned& p, int parallel, runner::RunSession& session,
     return;
   }
   try {
-    std::optional<runner::LiveSandbox> peer;  // destroyed before the backend
+    std::optional<runner::LiveSandbox> peer;          // destroyed before the backend
+    std::optional<runner::BoardMembership> on_board;  // leaves the board before the peer goes
     start_peer(p, session, peer);
+    if (peer) serve_as_peer(session, *peer, on_board);
     runner::JobContext ctx = session.jobs();
     ctx.on_sandbox = on_sandbox;
     run_jobs(p.jobs.jobs, parallel, ctx);

@@ -61,6 +61,7 @@ const std::map<std::string, std::vector<std::pair<const char*, Kind>>>& value_sh
       {"kubernetes", {{"service_account_token", Kind::boolean}, {"env", Kind::strings}}},
       {"processes", {{"visible", Kind::integer}, {"pid1", Kind::string}}},
       {"network", {{"interfaces", Kind::strings}, {"hostname", Kind::string}}},
+      {"addresses", {{"ipv4", Kind::strings}, {"ipv6", Kind::strings}}},
       {"filesystem",
        {{"root_writable", Kind::boolean},
         {"paths", Kind::object},

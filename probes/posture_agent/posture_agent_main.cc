@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "probes/posture_agent/peer_commands.h"
 #include "probes/posture_agent/posture_command.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::fputs(isoprobe::kPostureUsage, stderr);
+  std::fputs(isoprobe::kPeerUsage, stderr);
   std::fputs("       isoprobe version\n", stderr);
   return 2;
 }

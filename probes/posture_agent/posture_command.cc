@@ -12,6 +12,7 @@
 #include "probes/core/posture_runner.h"
 #include "probes/core/registry.h"
 #include "probes/core/sha256.h"
+#include "probes/posture_agent/peer_commands.h"
 
 namespace isoprobe {
 namespace {
@@ -109,6 +110,9 @@ std::optional<int> run_shared_command(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && std::strcmp(argv[1], "posture") == 0) return posture_main(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "peer-serve") == 0) return peer_serve_main(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "peer-record") == 0) return peer_record_main(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "reach") == 0) return reach_main(argc - 1, argv + 1);
   return std::nullopt;
 }
 

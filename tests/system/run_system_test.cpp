@@ -356,3 +356,39 @@ TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that 
     CHECK(failed_controls(without.result).empty());
   }
 }
+
+// Other evals' sandboxes (docs/CONTRACTS.md §4.5): with four sandboxes of two eval sets live
+// at once, each tries others on 2222 and the peer-serve port, and each peer's record
+// witnesses the silence.
+TEST_CASE("run: sandboxes of other evals live at once cannot reach each other, witnessed", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto r = run_command({isoharness_bin(), "run", scenarios() + "/mixed.yaml", scenarios() + "/standard.yaml",
+                        "--scenarios-dir", scenarios(), "--runtimes", "runc", "--attempts", "1", "--parallel",
+                        "4", "--out", dir.path},
+                       RunOptions{.deadline = std::chrono::minutes(15)});
+  REQUIRE(r.has_value());
+  INFO(r->err.substr(r->err.size() > 4000 ? r->err.size() - 4000 : 0));
+  CHECK(r->exit_code == 0);
+  const json result = read_json(dir.path + "/result.json");
+  int judged = 0;  // sandboxes whose two peer checks passed
+  std::set<std::string> scenarios_with_peers;
+  for (const auto& s : result["sandboxes"]) {
+    INFO(s["id"] << " " << s.value("peers", json()).dump());
+    REQUIRE(s.contains("peers"));
+    std::map<std::string, std::string> status;
+    for (const auto& c : s["checks"])
+      if (c["control"].get<std::string>().rfind("peers", 0) == 0)
+        status[c["control"].get<std::string>()] = c["status"].get<std::string>();
+    // Every sandbox has its peer checks, or the one that says it had no live peer.
+    CHECK((status.count("peers:tcp-2222") == 1 || status["peers"] == "n/a"));
+    for (const auto& [control, st] : status) CHECK(st != "fail");
+    if (status["peers:tcp-2222"] == "pass" && status["peers:serve-port"] == "pass") {
+      ++judged;
+      scenarios_with_peers.insert(s["scenario"].get<std::string>());
+      for (const auto& p : s["peers"]["peers"]) CHECK(p["serve_seen"] == true);
+    }
+  }
+  CHECK(judged >= 2);
+  CHECK(scenarios_with_peers.size() == 2);
+}

@@ -8,4 +8,4 @@ isoharness_test(probe_parsers_test
 isoharness_test(probe_registry_test
   SOURCES unit/probe_registry_test.cpp unit/probe_runner_test.cpp unit/probe_child_test.cpp
   LIBS isoprobe_core)
-isoharness_test(probe_egress_test SOURCES unit/probe_egress_test.cpp LIBS isoprobe_core)
+isoharness_test(probe_egress_test SOURCES unit/probe_egress_test.cpp unit/probe_peer_test.cpp LIBS isoprobe_core)

@@ -20,7 +20,7 @@ TEST_CASE("the probe registry is sound and holds every contract observation", "[
   // docs/CONTRACTS.md §3
   for (const char* n : {"kernel", "capabilities", "no_new_privs", "seccomp", "identity", "userns", "mount",
                         "kallsyms", "debugfs", "sysrq", "devices", "runtime_sockets", "kubernetes",
-                        "processes", "network", "filesystem", "boot_id", "egress"}) {
+                        "processes", "network", "addresses", "filesystem", "boot_id", "egress"}) {
     INFO(n);
     CHECK(names.count(n) == 1);
   }

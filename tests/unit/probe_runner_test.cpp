@@ -119,6 +119,11 @@ TEST_CASE("every real probe runs on this machine and fills its contract shape", 
   CHECK(ok("processes")["visible"].get<int>() >= 1);
   auto net = ok("network");
   CHECK(std::find(net["interfaces"].begin(), net["interfaces"].end(), "lo") != net["interfaces"].end());
+  auto addresses = ok("addresses");
+  CHECK(addresses["ipv4"].is_array());
+  CHECK(addresses["ipv6"].is_array());
+  for (const auto& a : addresses["ipv4"])
+    CHECK(a.get<std::string>().rfind("127.", 0) != 0);  // loopback left out
   auto fs = ok("filesystem");
   CHECK(fs["paths"].contains("/tmp"));
   CHECK(ok("boot_id")["boot_id"].get<std::string>().size() == 36);

@@ -5,4 +5,4 @@
 isoharness_test(runner_test SOURCES unit/runner_bench_output_test.cpp unit/runner_fanout_test.cpp
   unit/runner_probe_output_test.cpp unit/runner_refusal_test.cpp
   unit/runner_journal_test.cpp unit/runner_freshness_test.cpp unit/runner_stop_test.cpp
-  unit/runner_node_view_test.cpp unit/runner_job_test.cpp LIBS isoharness::runner)
+  unit/runner_node_view_test.cpp unit/runner_job_test.cpp unit/runner_peer_board_test.cpp LIBS isoharness::runner)

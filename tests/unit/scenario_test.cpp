@@ -224,6 +224,19 @@ TEST_CASE("describe_item names package, task, item, args and sample_ids", "[scen
       "task mtb, item bridge (tasks[0].items[0]; package p; args {\"image_tag\":\"x\"}; sample_ids [\"a\"])");
 }
 
+TEST_CASE("deployment profiles: peers_per_sandbox sets how many other evals' sandboxes each tries",
+          "[scenario]") {
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").peers_per_sandbox == 2);
+  CHECK(parse_deployment("peers_per_sandbox: 5\n", "d.yaml").peers_per_sandbox == 5);
+  CHECK(parse_deployment("peers_per_sandbox: 0\n", "d.yaml").peers_per_sandbox == 0);
+  CHECK_THAT(error_of([] { parse_deployment("name: x\npeers_per_sandbox: many\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:2:1: peers_per_sandbox must be a whole number from 0 to 16"));
+  CHECK_THAT(error_of([] { parse_deployment("peers_per_sandbox: 17\n", "d.yaml"); }),
+             Catch::Contains("peers_per_sandbox must be a whole number from 0 to 16, got 17"));
+  CHECK_THAT(error_of([] { parse_deployment("peers_per_sandbox: -1\n", "d.yaml"); }),
+             Catch::Contains("peers_per_sandbox must be a whole number"));
+}
+
 TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {
   CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms ==
         kDefaultEgressDeadlineMs);

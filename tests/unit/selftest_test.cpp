@@ -17,6 +17,7 @@
 #include "harness/selftest/catalogue.h"
 #include "harness/selftest/detection.h"
 #include "harness/selftest/selftest_jobs.h"
+#include "harness/verify/peer_checks.h"
 #include "harness/verify/verify.h"
 #include "reports/selftest_reports.h"
 #include "tests/unit/policy_test_util.h"
@@ -55,6 +56,13 @@ std::set<std::string> verify_controls() {
   std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
   for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, "strict"}))
     names.insert(c.control);
+  // and the peer checks of the runner's peer phase, by the names verify_peers gives them
+  verify::PeerObservation peers;
+  peers.reach_answered = true;
+  peers.peers.push_back({"peer", "i", "s", {"192.0.2.9"}, {}, ""});
+  peers.tries = {{"a", 0, verify::PeerPort::ssh, "192.0.2.9"},
+                 {"b", 0, verify::PeerPort::serve, "192.0.2.9"}};
+  for (const auto& c : verify::verify_peers(peers)) names.insert(c.control);
   return names;
 }
 

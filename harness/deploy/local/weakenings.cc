@@ -94,7 +94,11 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"nft:allow-metadata", "nftables", "the sandbox's egress chain accepts the metadata address"},
       {"nft:allow-unlisted-host", "nftables", "the egress chain accepts blocked.example.com's address"},
       {"nft:allow-cluster-api", "nftables", "the egress chain accepts the cluster API's address"},
-      {"nft:allow-sandboxes", "nftables", "the egress chain accepts the other sandboxes' range"},
+      {"nft:allow-sandboxes", "nftables",
+       "the egress chain accepts the other sandboxes' range on every port (allowEntities: [cluster])"},
+      {kWeakenAllowSandboxSsh, "nftables",
+       "the egress chain accepts tcp 2222 to the other sandboxes (the runner's policy for the baseliner's "
+       "sshd)"},
       {"nft:allow-dns", "nftables", "the egress chain accepts DNS to the world resolver"},
       {"oci:runtime-socket", "oci", "a directory with containerd.sock is bind-mounted at /run/containerd"},
       {"oci:host-pid", "oci", "no PID namespace: the sandbox shares the host's"},
@@ -138,6 +142,10 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
   if (named(names, "nft:allow-sandboxes")) {
     out.push_back(std::string("ip daddr ") + world_addr::kSandboxRange);
     out.push_back(std::string("ip6 daddr ") + world_addr::kSandboxRange6);
+  }
+  if (named(names, kWeakenAllowSandboxSsh)) {
+    out.push_back(std::string("ip daddr ") + world_addr::kSandboxRange + " tcp dport 2222");
+    out.push_back(std::string("ip6 daddr ") + world_addr::kSandboxRange6 + " tcp dport 2222");
   }
   if (named(names, "nft:allow-dns")) {
     out.push_back(resolver + " udp dport 53");

@@ -30,6 +30,9 @@ inline constexpr const char* kWeakenAllowUdp = "nft:allow-udp";
 inline constexpr const char* kWeakenAllowIcmp = "nft:allow-icmp";
 inline constexpr const char* kWeakenForwardEveryName = "dns:forward-every-name";
 inline constexpr const char* kWeakenAllowIpv6 = "nft:allow-ipv6";  // a policy that covers only IPv4
+// Other sandboxes' tcp 2222 open, as the platform's runner opens the `default` service's sshd
+// port to every entity (other evals' sandboxes included).
+inline constexpr const char* kWeakenAllowSandboxSsh = "nft:allow-sandboxes-2222";
 
 // Every weakening the local backend knows.
 const std::vector<BackendWeakening>& backend_weakenings();
