@@ -120,6 +120,10 @@ std::vector<EgressTarget> allowed_domain_targets(const scenario::DeploymentProfi
     if (d.empty() || d.find('*') != std::string::npos) continue;
     out.push_back(EgressTarget{allowed_domain_target_name(d), d, profile.egress->allowed_domain_port, "tcp",
                                d, "internet"});
+    for (auto& t : domain_scope_targets(d, [](std::string_view domain, std::string_view suffix) {
+           return allowed_domain_target_name(domain, suffix);
+         }))
+      out.push_back(std::move(t));
   }
   return out;
 }
