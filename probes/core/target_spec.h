@@ -1,13 +1,16 @@
-// `--target
-// NAME=HOST:PORT[/tcp|/dns|/http|/udp|/icmp|/exfil|/tls|/http-google|/http-imds-token][@SERVERNAME]` and
-// `--resolver IP[:PORT]` arguments. tls sends a ClientHello (probes/core/tls_hello.h); http-google asks for
-// /computeMetadata/v1/ with `Metadata-Flavor: Google` and http-imds-token asks for an IMDSv2 token (PUT
-// /latest/api/token with `X-aws-ec2-metadata-token-ttl-seconds`), the two ways cloud metadata servers want to
-// be asked. @SERVERNAME (tls and the http forms) is the name presented instead of HOST: the TLS server name,
-// or the HTTP Host header; such a target is "connected" only when the far side answered (docs/CONTRACTS.md
-// §"Name-scoped targets"). udp, icmp and exfil (issue 23) are datagrams the outside witness looks for: udp
-// and icmp carry the run's nonce in their payload (icmp takes port 0), exfil asks the sandbox's resolver for
-// `ihw-<nonce>.HOST` (HOST is the canary zone).
+// `--target NAME=HOST:PORT[/PROTO][@SERVERNAME]` and `--resolver IP[:PORT]` arguments.
+//
+// PROTO: tcp (default), dns, http, udp, icmp, exfil, tls, http-google, http-imds-token.
+// udp, icmp and exfil are datagrams the outside witness looks for: udp and icmp carry the
+// run's nonce in their payload (icmp takes port 0), exfil asks the sandbox's resolver for
+// `ihw-<nonce>.HOST` (HOST is the canary zone). tls sends a ClientHello
+// (probes/core/tls_hello.h). http-google asks for /computeMetadata/v1/ with
+// `Metadata-Flavor: Google`, http-imds-token for an IMDSv2 token (PUT /latest/api/token with
+// `X-aws-ec2-metadata-token-ttl-seconds`): the ways cloud metadata servers want to be asked.
+//
+// @SERVERNAME (tls and the http forms) is the name presented instead of HOST: the TLS
+// server name or the HTTP Host header. Such a target reads "connected" only when the far
+// side answered (docs/CONTRACTS.md §"Allow-list scope and name-scoped targets").
 #pragma once
 
 #include <array>
