@@ -33,13 +33,18 @@ struct EgressTarget {
   std::string name;  // e.g. "target", "blocked", "metadata", "cluster-api", "dns"
   std::string host;  // a name (resolved by isoprobe's own resolver) or an address
   int port = 0;
-  std::string proto;   // "tcp", "dns" or "http"
+  std::string proto;   // isoprobe's: "tcp", "dns", "http", "udp", "icmp", "exfil", "tls", "http-google",
+                       // "http-imds-token"
   std::string domain;  // the domain the target stands for, when it has one
   std::string role;    // "internet", "metadata", "cluster", "sandbox", "resolver"
   // Where the backend's outside witness sees this target's packets arrive: the
   // destination address it logs, or for proto "exfil" the canary zone. Empty = no witness
   // covers the target, and its check rests on the sandbox's own report.
   std::string witness_address;
+  // The name presented instead of host (proto "tls": the TLS server name; the http forms:
+  // the Host header); "" = host. Such a target's domain is this name, so the plan judges
+  // the name the request carries, not the address it went to.
+  std::string server_name;
 };
 
 // One thing an outside witness saw arrive (docs/CONTRACTS.md §"Witness log").

@@ -24,13 +24,25 @@ bool egress_target_name_ok(std::string_view name) {
   return true;
 }
 
-std::string allowed_domain_target_name(std::string_view domain) {
+std::string allowed_domain_target_name(std::string_view domain, std::string_view suffix) {
   std::string clean;
   for (char c : domain) clean += name_char(c) ? c : '_';
   std::string name = "allowed-" + clean;
-  if (name.size() <= kMaxName) return name;
+  if (name.size() + suffix.size() <= kMaxName) return name + std::string(suffix);
   const std::string tag = fmt::format("-{:012x}", fnv1a(domain) & 0xffffffffffffULL);
-  return name.substr(0, kMaxName - tag.size()) + tag;
+  return name.substr(0, kMaxName - tag.size() - suffix.size()) + tag + std::string(suffix);
+}
+
+std::vector<EgressTarget> domain_scope_targets(const std::string& domain,
+                                               std::string (*namer)(std::string_view, std::string_view)) {
+  auto target = [&](std::string_view suffix, int port, const char* proto, const std::string& presented) {
+    EgressTarget t{namer(domain, suffix), domain, port, proto, presented, "internet"};
+    if (presented != domain) t.server_name = presented;
+    return t;
+  };
+  return {target("-port-22", 22, "tcp", domain), target("-sni", 443, "tls", domain),
+          target("-sni-fronted", 443, "tls", kFrontedName),
+          target("-host-fronted", 80, "http", kFrontedName)};
 }
 
 }  // namespace isoharness::deploy

@@ -48,6 +48,25 @@ const std::vector<InterfaceRule>& interface_rules() {
   return rules;
 }
 
+// allowDomainsPorts: the extra ports allow_domains opens, each {port, protocol} with
+// protocol TCP, UDP or ANY (the chart's default when absent). Malformed entries are left out.
+nlohmann::json domain_ports(const nlohmann::json& values) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto it = values.find("allowDomainsPorts");
+  if (it == values.end() || !it->is_array()) return out;
+  for (const auto& entry : *it) {
+    const nlohmann::json* port = entry.is_object() && entry.contains("port") ? &entry["port"] : &entry;
+    if (!port->is_number_integer() || port->get<long long>() < 1 || port->get<long long>() > 65535) continue;
+    std::string proto = "ANY";
+    if (entry.is_object() && entry.contains("protocol") && entry["protocol"].is_string())
+      proto = entry["protocol"].get<std::string>();
+    for (char& c : proto) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (proto != "TCP" && proto != "UDP" && proto != "ANY") continue;
+    out.push_back({{"port", port->get<int>()}, {"protocol", proto}});
+  }
+  return out;
+}
+
 nlohmann::json egress_expectations(const PlanItem& item) {
   // Egress reach, from the rendered values (so a task's bridge at standard counts too).
   std::vector<std::string> domains;
@@ -64,6 +83,7 @@ nlohmann::json egress_expectations(const PlanItem& item) {
   const bool any = !domains.empty() || !cidrs.empty();
   return {
       {"allow_domains", domains},
+      {"allow_domains_ports", domain_ports(item.values)},
       {"allow_cidr", cidrs},
       {"egress_roles",
        {
@@ -125,6 +145,49 @@ bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::
     }
   }
   return false;
+}
+
+namespace {
+
+// Whether allow_domains opens this transport and port to a listed name.
+bool domain_port_open(const nlohmann::json& expect, EgressTransport transport, int port) {
+  if (transport == EgressTransport::tcp && (port == 80 || port == 443)) return true;
+  const auto it = expect.find("allow_domains_ports");
+  if (it == expect.end() || !it->is_array()) return false;
+  for (const auto& e : *it) {
+    if (!e.is_object() || !e.contains("port") || !e["port"].is_number_integer() ||
+        e["port"].get<int>() != port)
+      continue;
+    const std::string proto =
+        e.contains("protocol") && e["protocol"].is_string() ? e["protocol"].get<std::string>() : "ANY";
+    if (proto == "ANY" || (proto == "TCP") == (transport == EgressTransport::tcp)) return true;
+  }
+  return false;
+}
+
+bool listed(const nlohmann::json& expect, const char* key, std::string_view value,
+            bool (*match)(std::string_view, std::string_view)) {
+  const auto it = expect.find(key);
+  if (value.empty() || it == expect.end() || !it->is_array()) return false;
+  for (const auto& entry : *it)
+    if (entry.is_string() && match(entry.get<std::string>(), value)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool egress_permitted_on(const nlohmann::json& expect, const EgressWay& way) {
+  if (way.role != "internet" || way.transport == EgressTransport::other)
+    return egress_permitted(expect, way.role, way.domain, way.address);
+  if (!expect.is_object() || !expect.contains("egress_roles") || !expect["egress_roles"].is_object())
+    return false;
+  const auto& roles = expect["egress_roles"];
+  const auto it = roles.find("internet");
+  if (it == roles.end() || !it->is_string() || *it == "none") return false;
+  if (*it == "all") return true;
+  if (listed(expect, "allow_cidr", way.address, cidr_contains)) return true;
+  return listed(expect, "allow_domains", way.domain, domain_matches) &&
+         domain_port_open(expect, way.transport, way.port);
 }
 
 }  // namespace isoharness::policy

@@ -111,4 +111,20 @@ std::string to_text(const Plan& plan, bool color);
 bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
                       std::string_view address);
 
+// One way out as the egress probe tries it: the target's role, the name it presents (its
+// domain, or the TLS server name / HTTP Host it sends), its address, transport and port.
+enum class EgressTransport { tcp, udp, other };  // other: icmp, a DNS lookup, an exfil query
+struct EgressWay {
+  std::string_view role, domain, address;
+  EgressTransport transport = EgressTransport::tcp;
+  int port = 0;
+};
+
+// egress_permitted scoped by port and protocol, as the chart's allow lists are: a domain in
+// allow_domains opens TCP 80 and 443 to that name only (plus the allow_domains_ports
+// entries, TCP, UDP or ANY); an address inside allow_cidr, or an item that may reach
+// everything, is open on every port and protocol; metadata, cluster and sandbox roles
+// never. Transport `other` and non-internet roles keep egress_permitted's answer.
+bool egress_permitted_on(const nlohmann::json& expect, const EgressWay& way);
+
 }  // namespace isoharness::policy

@@ -19,7 +19,8 @@ using namespace std::chrono_literals;
 
 std::string target_flag(const deploy::EgressTarget& t) {
   const bool ipv6 = t.host.find(':') != std::string::npos;
-  return t.name + "=" + (ipv6 ? "[" + t.host + "]" : t.host) + ":" + std::to_string(t.port) + "/" + t.proto;
+  return t.name + "=" + (ipv6 ? "[" + t.host + "]" : t.host) + ":" + std::to_string(t.port) + "/" + t.proto +
+         (t.server_name.empty() ? "" : "@" + t.server_name);
 }
 
 // 16 hex digits for this probe run: the probe puts them in every datagram and query, and

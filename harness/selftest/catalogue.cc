@@ -46,6 +46,11 @@ std::string kallsyms_applicability(const std::string& runtime) {
   return "";
 }
 
+// Lists the local world's target domain in the item's allowDomains (see build()).
+void allow_target_domain(json& values) {
+  values["allowDomains"] = json::array({"target.example.com"});
+}
+
 // long-function: table. The catalogue itself: one designated initializer per weakening,
 // no logic between them; splitting it would only scatter the list.
 std::vector<Weakening> build() {
@@ -116,6 +121,29 @@ std::vector<Weakening> build() {
                .not_applicable = everywhere,
                .backend = {"nft:allow-metadata"},
                .quick = true});
+  // The allow list's scope. The selftest items allow no domain, so each of these also lists
+  // target.example.com in the item's values (allowDomains) and weakens that list's scope.
+  // Judged against the unweakened plan, the now-reachable target.example.com fails its own
+  // checks too; the named check is the one that fails only when the scope itself is gone
+  // (a listed domain keeps port 22, a forbidden server name, a forbidden Host blocked).
+  w.push_back({.name = "allow_domains_any_port",
+               .what = "an allow-listed domain reachable on every port (TCP 22), not TCP 80/443 only",
+               .caught_by = {"egress:target-port-22"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-domains-any-port"},
+               .edit_item_values = allow_target_domain});
+  w.push_back({.name = "sni_not_checked",
+               .what = "TLS to an allow-listed domain's address with a server name no list names",
+               .caught_by = {"egress:target-sni-fronted"},
+               .not_applicable = everywhere,
+               .backend = {"proxy:sni-not-checked"},
+               .edit_item_values = allow_target_domain});
+  w.push_back({.name = "host_header_not_checked",
+               .what = "HTTP to an allow-listed domain's address with a Host no list names",
+               .caught_by = {"egress:target-host-fronted"},
+               .not_applicable = everywhere,
+               .backend = {"proxy:host-not-checked"},
+               .edit_item_values = allow_target_domain});
   w.push_back({.name = "egress_unlisted_host",
                .what = "egress to an internet host no list names, under strict",
                .caught_by = {"egress:blocked-addr", "egress:blocked"},

@@ -132,13 +132,34 @@ void check_host_reached(const VerifyInput& in, std::vector<CheckResult>& out) {
 namespace {
 
 // Why the plan opens or closes a target, for the reason.
-std::string egress_why(const deploy::EgressTarget& target, bool allowed) {
-  if (target.role == "metadata") return "cloud metadata is never reachable";
+std::string egress_why(const nlohmann::json& expect, const deploy::EgressTarget& target, bool allowed) {
+  if (target.role == "metadata") {
+    const auto roles = expect.find("egress_roles");
+    const bool world = expect.is_object() && roles != expect.end() && roles->is_object() &&
+                       roles->value("internet", std::string()) == "all";
+    // Cilium counts 169.254.169.254 as `world`: under world egress only the node keeps it out.
+    return world ? "cloud metadata is never reachable; this item may reach the whole internet, which on the "
+                   "platform includes the metadata address, so a node setting (not the chart) must block it"
+                 : "cloud metadata is never reachable (the chart opens no way to it)";
+  }
   if (target.role == "cluster") return "in-cluster endpoints are never reachable";
   if (target.role == "sandbox") return "other sandboxes are never reachable";
   if (target.role == "resolver")
     return allowed ? "allow_domains opens DNS to the world resolver" : "no domain is allowed, so no DNS";
-  return allowed ? "named in allow_domains / allow_cidr" : "not named in allow_domains / allow_cidr";
+  if (!target.server_name.empty() || target.proto == "tls")
+    return allowed ? "the name it presents (" + target.domain + ") is allowed on this port"
+                   : "the name it presents (" + target.domain +
+                         ") is not in allow_domains, and allow_cidr does not cover the address";
+  return allowed ? "allow_domains / allow_cidr open it on this port and protocol"
+                 : "allow_domains / allow_cidr do not open it (allow_domains opens TCP 80 and 443, plus "
+                   "allowDomainsPorts, to the listed names only)";
+}
+
+// The transport the plan scopes a target's protocol by.
+policy::EgressTransport transport_of(const std::string& proto) {
+  if (proto == "udp") return policy::EgressTransport::udp;
+  if (proto == "tcp" || proto == "tls" || proto.starts_with("http")) return policy::EgressTransport::tcp;
+  return policy::EgressTransport::other;
 }
 
 // The probe's result for the target, or nullptr.
@@ -175,7 +196,7 @@ CheckResult sandbox_reported(const deploy::EgressTarget& target, bool allowed, c
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   const auto* eg = observation(in.posture, "egress");
   const std::string evidence = observation_evidence(in.posture, "egress");
-  for (const char* key : {"allow_domains", "allow_cidr", "egress_roles"}) {
+  for (const char* key : {"allow_domains", "allow_domains_ports", "allow_cidr", "egress_roles"}) {
     if (!planned(in, key)) {
       out.push_back(unplanned("egress", key));
       return;
@@ -184,8 +205,9 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   for (const auto& target : in.targets) {
     const std::string control = "egress:" + target.name;
     // The plan decides what may be reached (one rule, the policy engine's).
-    const bool allowed = policy::egress_permitted(in.expect, target.role, target.domain, target.host);
-    const std::string why = egress_why(target, allowed);
+    const bool allowed = policy::egress_permitted_on(
+        in.expect, {target.role, target.domain, target.host, transport_of(target.proto), target.port});
+    const std::string why = egress_why(in.expect, target, allowed);
     const nlohmann::json* result = egress_result(eg, target.name);
     if (!result) {
       out.push_back(missing(control, in.posture, "egress", allowed ? "connected" : "blocked"));

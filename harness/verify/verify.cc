@@ -197,7 +197,7 @@ const std::vector<CheckFamily>& check_families() {
       {detail::check_filesystem, {"root_read_only", "root_writable", "writable_paths"}},
       {detail::check_emulated_interfaces, {"user_namespace", "mount", "sysrq", "kallsyms", "debugfs"}},
       {detail::check_host_reached, {}},
-      {detail::check_egress, {"allow_domains", "allow_cidr", "egress_roles"}},
+      {detail::check_egress, {"allow_domains", "allow_domains_ports", "allow_cidr", "egress_roles"}},
       {detail::check_raw_sockets, {"cap_eff", "cap_eff_default"}},
       {detail::check_escape_classes, {"host_mounts_allowed", "proc_sys", "cgroup_mounts", "bpf"}},
   };

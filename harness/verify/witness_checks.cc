@@ -17,7 +17,7 @@ bool witness_record_matches(const deploy::WitnessView& view, const deploy::Egres
   const bool from_sandbox = (!view.source.empty() && r.source == view.source) ||
                             (!view.source6.empty() && r.source == view.source6);
   const bool ours = from_sandbox || (!view.nonce.empty() && r.nonce == view.nonce);
-  if (t.proto == "tcp" || t.proto == "http")
+  if (t.proto == "tcp" || t.proto == "tls" || t.proto.starts_with("http"))
     return r.kind == "tcp-syn" && from_sandbox && r.destination == t.witness_address && r.port == t.port;
   if (t.proto == "udp")
     return r.kind == "udp" && ours && r.destination == t.witness_address && r.port == t.port;

@@ -1,6 +1,9 @@
 // The loop keeps one small state machine per target:
 //   resolve (UDP to the resolver, one retransmit) -> connect (non-blocking) ->
-//   [http: send request -> read status line] -> done
+//   [http, tls: send the request or ClientHello -> read the first answer] -> done
+// A name-scoped target (tls, or an http form with @SERVERNAME) counts as "connected" only
+// when the far side answered: a name-checking proxy accepts the TCP connection and then
+// resets it, closes it, or (Cilium's HTTP proxy) answers 403 ("denied").
 // Each poll() round waits for any socket or for the nearest timer (retransmit or the
 // deadline). When the deadline passes, unfinished targets get "timeout" (or
 // "dns_failed" when the resolver never answered). Every socket is closed on every path.
@@ -18,6 +21,7 @@
 
 #include "probes/core/dns_packet.h"
 #include "probes/core/text_util.h"
+#include "probes/core/tls_hello.h"
 
 namespace isoprobe {
 
@@ -185,6 +189,66 @@ void on_dns_readable(Work& w) {
   }
 }
 
+// Bytes for one evidence line: printable ASCII kept, the rest as '.'.
+std::string printable(std::string_view bytes) {
+  std::string out;
+  for (char c : bytes) out += (c >= 0x20 && c < 0x7f) ? c : '.';
+  return out;
+}
+
+// Whether only an answer from the far side counts as connected (header comment).
+bool name_scoped(const TargetSpec& t) {
+  return t.proto == TargetProto::tls || !t.server_name.empty();
+}
+
+// What the target sends once connected: an HTTP request of its form, or a ClientHello.
+std::string request_for(const TargetSpec& t) {
+  if (t.proto == TargetProto::tls) {
+    std::random_device rd;
+    std::array<std::uint8_t, 32> random{};
+    for (auto& b : random) b = static_cast<std::uint8_t>(rd());
+    return build_client_hello(t.presented_name(), random);
+  }
+  const std::string head = "Host: " + t.presented_name() + "\r\nUser-Agent: isoprobe\r\n";
+  if (t.proto == TargetProto::http_google)
+    return "GET /computeMetadata/v1/ HTTP/1.0\r\n" + head +
+           "Metadata-Flavor: Google\r\nConnection: close\r\n\r\n";
+  if (t.proto == TargetProto::http_imds_token)
+    return "PUT /latest/api/token HTTP/1.0\r\n" + head +
+           "X-aws-ec2-metadata-token-ttl-seconds: 60\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+  return "GET / HTTP/1.0\r\n" + head + "Connection: close\r\n\r\n";
+}
+
+// The result when the exchange ends with an error after the TCP connection.
+void finish_exchange_error(Work& w, const char* step, int err) {
+  if (!name_scoped(*w.spec))
+    return finish(w, "connected", 0, std::string("TCP connected; ") + step + " failed: " + errno_text(err));
+  finish(w, err == ECONNRESET || err == EPIPE ? "reset" : "unreachable", err,
+         std::string("TCP connected, then ") + step + ": " + errno_text(err));
+}
+
+// The result once the first answer (or its absence) is known.
+void finish_answer(Work& w, std::string_view got) {
+  const TargetSpec& t = *w.spec;
+  if (t.proto == TargetProto::tls) {
+    if (got.empty())
+      return finish(w, "closed", 0, "TCP connected, then closed without an answer to the ClientHello");
+    const bool server_hello = static_cast<std::uint8_t>(got[0]) == 0x16;
+    return finish(w, "connected", 0,
+                  std::string("answered the ClientHello (") +
+                      (server_hello ? "a TLS handshake record" : "not TLS") + ", " +
+                      std::to_string(got.size()) + " bytes): " + printable(got.substr(0, 60)));
+  }
+  std::string line = std::string(trim(got.substr(0, std::min<std::size_t>(got.find('\n'), 200))));
+  if (line.empty()) {
+    if (name_scoped(t))
+      return finish(w, "closed", 0, "TCP connected, then closed without an HTTP status line");
+    line = "(connection closed without an HTTP status line)";
+  }
+  const bool denied = name_scoped(t) && line.rfind("HTTP/", 0) == 0 && line.find(" 403") != std::string::npos;
+  finish(w, denied ? "denied" : "connected", 0, "HTTP: " + line);
+}
+
 void on_connect_ready(Work& w) {
   int err = 0;
   socklen_t len = sizeof err;
@@ -205,17 +269,17 @@ void on_connect_ready(Work& w) {
     int e = errno;
     return finish(w, classify_connect_errno(e), e, "getpeername: " + errno_text(e));
   }
-  if (w.spec->proto != TargetProto::http) return finish(w, "connected", 0, w.out.detail);
+  if (w.spec->proto != TargetProto::tls && !is_http(w.spec->proto))
+    return finish(w, "connected", 0, w.out.detail);
   w.phase = Phase::http_send;
-  w.http_buf =
-      "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\nConnection: close\r\n\r\n";
+  w.http_buf = request_for(*w.spec);
 }
 
 void on_http_send(Work& w) {
   ssize_t n = ::send(w.fd, w.http_buf.data(), w.http_buf.size(), MSG_NOSIGNAL);
   if (n < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-    return finish(w, "connected", 0, "TCP connected; sending the request failed: " + errno_text(errno));
+    return finish_exchange_error(w, "sending the request", errno);
   }
   w.http_buf.erase(0, static_cast<std::size_t>(n));
   if (w.http_buf.empty()) w.phase = Phase::http_read;
@@ -226,16 +290,14 @@ void on_http_read(Work& w) {
   ssize_t n = ::recv(w.fd, buf, sizeof buf, 0);
   if (n < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-    return finish(w, "connected", 0, "TCP connected; reading the response failed: " + errno_text(errno));
+    if (!w.http_buf.empty()) return finish_answer(w, w.http_buf);
+    return finish_exchange_error(w, "reading the answer", errno);
   }
   if (n > 0) w.http_buf.append(buf, static_cast<std::size_t>(n));
-  std::size_t eol = w.http_buf.find('\n');
-  if (eol != std::string::npos || n == 0 || w.http_buf.size() >= 512) {
-    std::string line =
-        std::string(trim(std::string_view(w.http_buf).substr(0, std::min<std::size_t>(eol, 200))));
-    if (line.empty()) line = "(connection closed without an HTTP status line)";
-    finish(w, "connected", 0, "HTTP: " + line);
-  }
+  const bool tls = w.spec->proto == TargetProto::tls;
+  if ((tls && !w.http_buf.empty()) || w.http_buf.find('\n') != std::string::npos || n == 0 ||
+      w.http_buf.size() >= 512)
+    finish_answer(w, w.http_buf);
 }
 
 // A target's socket is ready: the step of its phase.
@@ -272,7 +334,10 @@ void finish_at_deadline(Work& w) {
                  (w.early_wakeups ? " (" + w.out.detail + ")" : std::string()));
       return;
     default:
-      finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline");
+      if (name_scoped(*w.spec))
+        finish(w, "timeout", 0, "TCP connected; no answer before the deadline");
+      else
+        finish(w, "connected", 0, "TCP connected; no HTTP status line before the deadline");
       return;
   }
 }
@@ -292,6 +357,7 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     w.out.host = targets[i].host;
     w.out.port = targets[i].port;
     w.out.proto = std::string(proto_name(targets[i].proto));
+    w.out.server_name = targets[i].server_name;
     start(w, resolver, resolver_note, rng);
   }
   std::vector<pollfd> fds;

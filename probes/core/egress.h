@@ -17,11 +17,13 @@ namespace isoprobe {
 struct EgressOutcome {
   std::string name, host, proto;
   std::uint16_t port = 0;
-  std::string result;   // connected / refused / unreachable / timeout / dns_failed
+  std::string result;   // connected / refused / unreachable / timeout / dns_failed; name-scoped
+                        // targets also reset / closed / denied (egress.cc)
   std::string address;  // the IPv4 address used, when known
   double elapsed_ms = 0;
-  int err = 0;         // errno behind refused/unreachable, 0 otherwise
-  std::string detail;  // one line: resolver answer, HTTP status line, error text
+  int err = 0;              // errno behind refused/unreachable, 0 otherwise
+  std::string detail;       // one line: resolver answer, HTTP status line, error text
+  std::string server_name;  // the TLS server name / HTTP Host presented, when not host
 };
 
 // resolver: where names are resolved; nullopt means "none configured" and every name

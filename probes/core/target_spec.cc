@@ -20,12 +20,22 @@ std::string_view proto_name(TargetProto p) {
       return "icmp";
     case TargetProto::exfil:
       return "exfil";
+    case TargetProto::tls:
+      return "tls";
+    case TargetProto::http_google:
+      return "http-google";
+    case TargetProto::http_imds_token:
+      return "http-imds-token";
   }
   return "tcp";
 }
 
 bool is_datagram(TargetProto p) {
   return p == TargetProto::udp || p == TargetProto::icmp || p == TargetProto::exfil;
+}
+
+bool is_http(TargetProto p) {
+  return p == TargetProto::http || p == TargetProto::http_google || p == TargetProto::http_imds_token;
 }
 
 bool is_valid_nonce(std::string_view nonce) {
@@ -67,8 +77,10 @@ std::optional<std::uint16_t> parse_port(std::string_view s) {
 namespace {
 
 std::optional<TargetProto> parse_proto(std::string_view proto) {
-  static constexpr TargetProto kAll[] = {TargetProto::tcp, TargetProto::dns,  TargetProto::http,
-                                         TargetProto::udp, TargetProto::icmp, TargetProto::exfil};
+  static constexpr TargetProto kAll[] = {
+      TargetProto::tcp, TargetProto::dns,         TargetProto::http,
+      TargetProto::udp, TargetProto::icmp,        TargetProto::exfil,
+      TargetProto::tls, TargetProto::http_google, TargetProto::http_imds_token};
   for (TargetProto p : kAll)
     if (proto == proto_name(p)) return p;
   return std::nullopt;
@@ -112,6 +124,17 @@ std::string parse_host(std::string_view host, TargetSpec& t) {
   return "";
 }
 
+// Cuts "@SERVERNAME" off the end of rest: "" when fine (or absent), else what is wrong.
+std::string take_server_name(std::string_view& rest, TargetSpec& t) {
+  const std::size_t at = rest.rfind('@');
+  if (at == std::string_view::npos) return "";
+  const std::string_view name = rest.substr(at + 1);
+  if (!is_valid_dns_name(name)) return "the server name after '@' must be a valid DNS name";
+  t.server_name = std::string(name);
+  rest = rest.substr(0, at);
+  return "";
+}
+
 }  // namespace
 
 std::optional<TargetSpec> parse_target_spec(std::string_view arg, std::string* error) {
@@ -126,15 +149,18 @@ std::optional<TargetSpec> parse_target_spec(std::string_view arg, std::string* e
   if (t.name.size() > 64) return fail("the name is longer than 64 characters");
   if (!valid_target_name(t.name)) return fail("the name may hold only letters, digits, '-', '_' and '.'");
   std::string_view rest = arg.substr(eq + 1);
+  if (std::string why = take_server_name(rest, t); !why.empty()) return fail(why);
   std::size_t slash = rest.rfind('/');
   if (slash != std::string_view::npos) {
     auto proto = parse_proto(rest.substr(slash + 1));
     if (!proto)
       return fail("unknown protocol '" + std::string(rest.substr(slash + 1, 16)) +
-                  "' (tcp, dns, http, udp, icmp or exfil)");
+                  "' (tcp, dns, http, udp, icmp, exfil, tls, http-google or http-imds-token)");
     t.proto = *proto;
     rest = rest.substr(0, slash);
   }
+  if (!t.server_name.empty() && t.proto != TargetProto::tls && !is_http(t.proto))
+    return fail("@SERVERNAME goes with tls and the http forms only");
   std::size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos) return fail("missing ':PORT'");
   const bool no_port = t.proto == TargetProto::icmp && rest.substr(colon + 1) == "0";

@@ -72,7 +72,9 @@ Observation run(Context& ctx) {
                        {"elapsed_ms", static_cast<long long>(r.elapsed_ms + 0.5)},
                        {"errno", r.err},
                        {"detail", r.detail}});
-    ev.add_line(r.name + " " + r.host + ":" + std::to_string(r.port) + "/" + r.proto + " -> " + r.result +
+    if (!r.server_name.empty()) targets.back()["server_name"] = r.server_name;
+    ev.add_line(r.name + " " + r.host + ":" + std::to_string(r.port) + "/" + r.proto +
+                (r.server_name.empty() ? "" : "@" + r.server_name) + " -> " + r.result +
                 (r.detail.empty() ? "" : " (" + r.detail + ")"));
   }
   o.value = {

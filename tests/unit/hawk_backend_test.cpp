@@ -526,12 +526,28 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
   CHECK(p.hawk->start_timeout_s == 3);
   REQUIRE(p.egress.has_value());
   auto targets = deploy::probe_targets(p);
-  REQUIRE(targets.size() == 3);
+  // The canary; metadata plain, with GCE's header, for an IMDSv2 token, and on UDP; the API.
+  REQUIRE(targets.size() == 6);
   CHECK(targets[0].name == "internet-canary");
   CHECK(targets[0].domain == "canary.example.com");
   CHECK(targets[1].role == "metadata");
   CHECK(targets[1].domain.empty());
-  CHECK(deploy::allowed_domain_targets(p, {"target.example.com", "*"}).size() == 1);
+  CHECK(targets[2].name == "metadata-google");
+  CHECK(targets[2].proto == "http-google");
+  CHECK(targets[3].name == "metadata-imds-token");
+  CHECK(targets[3].proto == "http-imds-token");
+  CHECK(targets[4].name == "metadata-udp");
+  CHECK(targets[4].role == "metadata");
+  // The domain itself, then its scope: port 22, SNI, a fronted SNI, a fronted Host ("*" is no name).
+  const auto scoped = deploy::allowed_domain_targets(p, {"target.example.com", "*"});
+  REQUIRE(scoped.size() == 5);
+  CHECK(scoped[1].name == "allowed-target.example.com-port-22");
+  CHECK(scoped[1].port == 22);
+  CHECK(scoped[3].proto == "tls");
+  CHECK(scoped[3].server_name == deploy::kFrontedName);
+  CHECK(scoped[3].domain == deploy::kFrontedName);
+  CHECK(scoped[4].proto == "http");
+  CHECK(scoped[4].port == 80);
   REQUIRE(p.node_class("tier") != nullptr);
   CHECK(p.node_class("tier")->env.at(0).second == "https://hawk.example.com");
 

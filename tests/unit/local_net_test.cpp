@@ -97,14 +97,23 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(node, Catch::Contains("iifname vmap @from_sandbox"));
 
   SandboxEgress e{3, "sb3", "192.0.2.196", true, {"203.0.113.10"}, {"198.51.100.0/24"}};
+  e.proxied = {"203.0.113.10"};
   std::string add = sandbox_egress_add("abc123", e);
   auto pos = [&](const std::string& s) { return add.find(s); };
   REQUIRE(pos("ip saddr != 192.0.2.196 drop") != std::string::npos);
   REQUIRE(pos("ip daddr 192.0.2.0/24 drop") != std::string::npos);
   REQUIRE(pos("ip daddr 169.254.169.254/32 drop") != std::string::npos);
   REQUIRE(pos("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
-  REQUIRE(pos("ip daddr 203.0.113.10 accept") != std::string::npos);
-  CHECK(pos("ip daddr 192.0.2.0/24 drop") < pos("ip daddr 203.0.113.10 accept"));
+  // A listed address: TCP 80/443 to the name proxy, no other port, no UDP.
+  CHECK(pos("ip daddr 203.0.113.10 accept") == std::string::npos);
+  CHECK_THAT(add,
+             Catch::Contains("add rule inet ih_abc123 px_3 ip saddr 192.0.2.196 ip daddr { 203.0.113.10 } "
+                             "tcp dport { 80, 443 } ct state new dnat ip to 192.0.2.129:15080"));
+  CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 proxy_from_sandbox { \"sb3\" : jump px_3 }"));
+  SandboxEgress any_port = e;
+  any_port.domains_any_port = true;  // the selftest weakening: every port again
+  const std::string weak = sandbox_egress_add("abc123", any_port);
+  CHECK(weak.find("ip daddr 192.0.2.0/24 drop") < weak.find("ip daddr 203.0.113.10 accept"));
   CHECK(pos("ip daddr 203.0.113.30/32 drop") < pos("ip daddr 198.51.100.0/24 accept"));
   CHECK(add.rfind("counter drop") > pos("ip daddr 198.51.100.0/24 accept"));
   CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 from_sandbox { \"sb3\" : jump sb_3 }"));
@@ -115,6 +124,26 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   std::string rm = sandbox_egress_remove("abc123", e);
   CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 from_sandbox { \"sb3\" }"));
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
+  CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 proxy_from_sandbox { \"sb3\" }"));
+  CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 px_3"));
+  // The node: the proxy reachable only through the DNAT, replies to its transparent sockets marked.
+  CHECK_THAT(node, Catch::Contains("ip daddr 192.0.2.129 tcp dport 15080 ct status dnat accept"));
+  CHECK_THAT(node, Catch::Contains("socket transparent 1 meta mark set 1"));
+}
+
+TEST_CASE("listed addresses go through the name proxy unless an opened range covers them", "[local]") {
+  json values = {{"services", {{"default", {{"securityContext", {{"capabilities", {{"drop", {"ALL"}}}}}}}}}}};
+  values["allowDomains"] = {"target.example.com"};
+  SandboxEgress e = egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193");
+  CHECK(e.proxied == std::vector<std::string>{"203.0.113.10"});
+  CHECK(e.name_patterns == std::vector<std::string>{"target.example.com"});
+  CHECK(name_proxy_rules(e) == "allow target.example.com\n");
+  values["allowCIDR"] = {"203.0.113.0/24"};
+  CHECK(egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193").proxied.empty());
+  weaken_allow_list_scope({kWeakenSniUnchecked, kWeakenHostUnchecked}, e);
+  CHECK(name_proxy_rules(e) == "allow target.example.com\nskip-sni\nskip-host\n");
+  CHECK_FALSE(e.domains_any_port);
+  CHECK_NOTHROW(check_weakenings({kWeakenDomainsAnyPort, kWeakenSniUnchecked, kWeakenHostUnchecked}, "s1"));
 }
 
 TEST_CASE("the jumphost lets in the link relay's port only when the link has a relay", "[local]") {

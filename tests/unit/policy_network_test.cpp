@@ -84,6 +84,41 @@ TEST_CASE("egress_permitted follows the expectations, never reaching in-cluster 
   CHECK_FALSE(egress_permitted(named, "internet", "other.example.com", "203.0.113.20"));
 }
 
+TEST_CASE("egress_permitted_on: allow_domains opens TCP 80/443 to the name, allow_cidr every port",
+          "[policy]") {
+  using T = EgressTransport;
+  nlohmann::json named = {
+      {"allow_domains", {"target.example.com"}},
+      {"allow_domains_ports", {{{"port", 8443}, {"protocol", "TCP"}}, {{"port", 5353}, {"protocol", "UDP"}}}},
+      {"allow_cidr", {"198.51.100.0/24"}},
+      {"egress_roles", {{"internet", "named"}, {"resolver", true}, {"metadata", false}}}};
+  auto on = [&](std::string_view domain, std::string_view address, T transport, int port) {
+    return egress_permitted_on(named, EgressWay{"internet", domain, address, transport, port});
+  };
+  CHECK(on("target.example.com", "203.0.113.10", T::tcp, 80));
+  CHECK(on("target.example.com", "203.0.113.10", T::tcp, 443));
+  CHECK(on("target.example.com", "203.0.113.10", T::tcp, 8443));  // allowDomainsPorts, TCP
+  CHECK_FALSE(on("target.example.com", "203.0.113.10", T::tcp, 22));
+  CHECK_FALSE(on("target.example.com", "203.0.113.10", T::udp, 53));
+  CHECK_FALSE(on("target.example.com", "203.0.113.10", T::udp, 8443));  // TCP only
+  CHECK(on("target.example.com", "203.0.113.10", T::udp, 5353));
+  CHECK_FALSE(on("target.example.com", "203.0.113.10", T::tcp, 5353));  // UDP only
+  // A forbidden name on the allowed address (domain fronting) is not allowed.
+  CHECK_FALSE(on("forbidden.example.net", "203.0.113.10", T::tcp, 443));
+  // An allowed CIDR: every port and protocol.
+  CHECK(on("", "198.51.100.10", T::tcp, 8443));
+  CHECK(on("", "198.51.100.10", T::udp, 53));
+  CHECK(on("forbidden.example.net", "198.51.100.10", T::tcp, 22));
+  // Metadata never, whatever the port; other transports keep egress_permitted's answer.
+  CHECK_FALSE(egress_permitted_on(named, EgressWay{"metadata", "", "169.254.169.254", T::tcp, 80}));
+  CHECK(egress_permitted_on(named, EgressWay{"internet", "target.example.com", "", T::other, 53}));
+  nlohmann::json all = named;
+  all["egress_roles"]["internet"] = "all";
+  CHECK(egress_permitted_on(all, EgressWay{"internet", "x.example", "203.0.113.40", T::udp, 9}));
+  CHECK_FALSE(egress_permitted_on(all, EgressWay{"metadata", "", "169.254.169.254", T::udp, 53}));
+  CHECK_FALSE(egress_permitted_on(nullptr, EgressWay{"internet", "target.example.com", "", T::tcp, 80}));
+}
+
 TEST_CASE("one function says whether a rendered service is cut off from every network", "[policy]") {
   CHECK(service_network_isolated(nlohmann::json{{"networkIsolated", true}}));
   CHECK_FALSE(service_network_isolated(nlohmann::json{{"networkIsolated", false}}));

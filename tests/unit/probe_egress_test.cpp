@@ -301,3 +301,61 @@ TEST_CASE("datagram egress: udp answered, udp unanswered, icmp echo, exfil query
   CHECK(servers.last_dns_name() == "ihw-0123456789abcdef.zone.test");
   CHECK(icmp_checksum(reinterpret_cast<const unsigned char*>("\x08\x00\x00\x00"), 4) == 0xf7ff);
 }
+
+namespace {
+
+// One listener per behaviour a name-checking proxy or server shows after accepting.
+enum class After { answer_tls, reset, close, deny_403, answer_200 };
+
+void behave(int listener, After after) {
+  for (int i = 0; i < 40; ++i) {  // at most ~4 s
+    pollfd p{listener, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    Fd c(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+    if (c.fd < 0) continue;
+    char buf[2048];
+    pollfd r{c.fd, POLLIN, 0};
+    if (::poll(&r, 1, 1000) > 0) (void)::recv(c.fd, buf, sizeof buf, 0);
+    std::string reply;
+    if (after == After::answer_tls) reply = std::string("\x16\x03\x03\x00\x02\x02\x00", 7);
+    if (after == After::deny_403) reply = "HTTP/1.1 403 Forbidden\r\n\r\nAccess denied\r\n";
+    if (after == After::answer_200) reply = "HTTP/1.0 200 OK\r\n\r\nhello\n";
+    if (after == After::reset) {
+      linger l{1, 0};
+      ::setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    }
+    if (!reply.empty()) (void)::send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+    return;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("egress: a name-scoped target is connected only when the far side answers", "[probe]") {
+  enter_own_netns();
+  const std::vector<std::pair<std::string, After>> kinds = {
+      {"tls_ok", After::answer_tls},    {"tls_reset", After::reset},    {"tls_closed", After::close},
+      {"http_denied", After::deny_403}, {"http_ok", After::answer_200}, {"http_reset", After::reset}};
+  std::vector<std::unique_ptr<Fd>> listeners;
+  std::vector<std::thread> threads;
+  std::vector<TargetSpec> targets;
+  for (const auto& [name, after] : kinds) {
+    listeners.push_back(std::make_unique<Fd>(loopback_socket(SOCK_STREAM, 4)));
+    const std::string port = std::to_string(bound_port(listeners.back()->fd));
+    const bool tls = name.rfind("tls", 0) == 0;
+    targets.push_back(
+        target(name + "=127.0.0.1:" + port + (tls ? "/tls@a.example.com" : "/http@b.example.com")));
+    threads.emplace_back(behave, listeners.back()->fd, after);
+  }
+  auto results =
+      by_name(run_egress(targets, std::nullopt, "", Clock::now() + std::chrono::milliseconds(3000)));
+  for (auto& t : threads) t.join();
+  CHECK(results["tls_ok"].result == "connected");
+  CHECK(results["tls_ok"].detail.find("a TLS handshake record") != std::string::npos);
+  CHECK(results["tls_ok"].server_name == "a.example.com");
+  CHECK(results["tls_reset"].result == "reset");
+  CHECK(results["tls_closed"].result == "closed");
+  CHECK(results["http_denied"].result == "denied");
+  CHECK(results["http_ok"].result == "connected");
+  CHECK(results["http_reset"].result == "reset");
+}

@@ -278,6 +278,50 @@ TEST_CASE("egress: strict blocks everything; named targets open exactly", "[veri
   CHECK(find(run(e, open), "egress:target").status == isoharness::CheckStatus::fail);
 }
 
+TEST_CASE("egress: the plan's allow lists are scoped by port, protocol and the name presented", "[verify]") {
+  json e = plan_expect(
+      "{level: strict, non_root: true, read_only_root: true, allow_domains: [target.example.com], "
+      "allow_cidr: [198.51.100.0/24]}");
+  const std::vector<deploy::EgressTarget> scoped = {
+      {"target-port-22", "target.example.com", 22, "tcp", "target.example.com", "internet"},
+      {"target-udp", "203.0.113.10", 53, "udp", "target.example.com", "internet"},
+      {"target-sni", "target.example.com", 443, "tls", "target.example.com", "internet"},
+      {"target-sni-fronted", "target.example.com", 443, "tls", "fronted.isoharness.invalid", "internet", "",
+       "fronted.isoharness.invalid"},
+      {"cidr-host-port", "198.51.100.10", 8443, "tcp", "", "internet"},
+      {"metadata-google", "169.254.169.254", 80, "http-google", "", "metadata"}};
+  auto judge = [&](const json& expect, const std::string& name, const std::string& result) {
+    json p = posture(true);
+    for (auto& o : p["observations"])
+      if (o["name"] == "egress") o["value"]["targets"] = {{{"name", name}, {"result", result}}};
+    auto h = host();
+    for (const auto& c : verify::verify_sandbox({expect, p, h, scoped, "strict"}))
+      if (c.control == "egress:" + name) return c;
+    FAIL("no check for " << name);
+    throw std::logic_error("unreachable");
+  };
+  using S = isoharness::CheckStatus;
+  // The listed domain is reachable on 443 under its own name only; port 22 and UDP are holes.
+  CHECK(judge(e, "target-sni", "connected").status == S::pass);
+  CHECK(judge(e, "target-port-22", "connected").status == S::fail);
+  CHECK(judge(e, "target-port-22", "timeout").status == S::pass);
+  CHECK(judge(e, "target-udp", "connected").status == S::fail);
+  const auto fronted = judge(e, "target-sni-fronted", "connected");
+  CHECK(fronted.status == S::fail);
+  CHECK(fronted.reason.find("fronted.isoharness.invalid") != std::string::npos);
+  CHECK(judge(e, "target-sni-fronted", "reset").status == S::pass);
+  // The CIDR is open on every port: an unanswered 8443 is a missing hole.
+  CHECK(judge(e, "cidr-host-port", "connected").status == S::pass);
+  CHECK(judge(e, "cidr-host-port", "timeout").status == S::fail);
+  // Metadata: the chart keeps it out of a named item; under world egress only the node does.
+  CHECK(judge(e, "metadata-google", "timeout").reason.find("the chart opens no way") != std::string::npos);
+  json world = plan_expect("{level: standard, allow_domains: ['*']}");
+  const auto meta = judge(world, "metadata-google", "timeout");
+  CHECK(meta.status == S::pass);
+  CHECK(meta.reason.find("a node setting (not the chart) must block it") != std::string::npos);
+  CHECK(judge(world, "metadata-google", "connected").status == S::fail);
+}
+
 TEST_CASE("gVisor's own devices are emulated, the same names on the host kernel are not", "[verify]") {
   json g = posture(true);
   for (auto& o : g["observations"])

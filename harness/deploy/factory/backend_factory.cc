@@ -31,7 +31,19 @@ std::vector<EgressTarget> profile_targets(const scenario::DeploymentProfile& pro
   std::vector<EgressTarget> out;
   const auto& e = *profile.egress;
   if (!e.internet_canary.empty()) out.push_back(target_of("internet-canary", e.internet_canary, "internet"));
-  if (!e.metadata.empty()) out.push_back(target_of("metadata", e.metadata, "metadata"));
+  if (!e.metadata.empty()) {
+    // Metadata as each cloud's server wants to be asked (GCE's header, an IMDSv2 token),
+    // and on UDP when the profile names its address: never reachable, world egress or not.
+    EgressTarget m = target_of("metadata", e.metadata, "metadata");
+    out.push_back(m);
+    for (const char* proto : {"http-google", "http-imds-token"}) {
+      EgressTarget t = m;
+      t.name = std::string("metadata-") + (proto + 5);
+      t.proto = proto;
+      out.push_back(t);
+    }
+    if (is_address(m.host)) out.push_back(EgressTarget{"metadata-udp", m.host, 53, "udp", "", "metadata"});
+  }
   if (!e.cluster_api.empty()) out.push_back(target_of("cluster-api", e.cluster_api, "cluster"));
   return out;
 }
@@ -120,6 +132,10 @@ std::vector<EgressTarget> allowed_domain_targets(const scenario::DeploymentProfi
     if (d.empty() || d.find('*') != std::string::npos) continue;
     out.push_back(EgressTarget{allowed_domain_target_name(d), d, profile.egress->allowed_domain_port, "tcp",
                                d, "internet"});
+    for (auto& t : domain_scope_targets(d, [](std::string_view domain, std::string_view suffix) {
+           return allowed_domain_target_name(domain, suffix);
+         }))
+      out.push_back(std::move(t));
   }
   return out;
 }

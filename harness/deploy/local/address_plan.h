@@ -82,6 +82,9 @@ inline constexpr const char* kMetadata = "169.254.169.254";
 inline constexpr const char* kCidrHost = "198.51.100.10";
 inline constexpr const char* kCanary = "203.0.113.40";
 inline constexpr const char* kCanaryDns = "203.0.113.41";
+// The name-checking proxy's port on the node (kNodeJumpSide): where nft sends a
+// sandbox's TCP 80/443 to an allow-listed address (tools/name_proxy.cc).
+inline constexpr int kNameProxyPort = 15080;
 // IPv6 (inet_ntop's canonical form: the witness logs addresses so).
 inline constexpr const char* kNodeWorldSide6 = "2001:db8:0:1::1";
 inline constexpr const char* kWorldNodeSide6 = "2001:db8:0:1::2";
@@ -92,6 +95,10 @@ inline constexpr const char* kCanary6 = "2001:db8:100::40";
 inline constexpr const char* kClusterApi6 = "2001:db8:100::30";
 inline constexpr const char* kMetadata6 = "2001:db8:100::254";
 }  // namespace world_addr
+
+// The CIDR host's port beside 80: open only through allowCIDR (every port), never through
+// a domain.
+inline constexpr int kCidrHostExtraPort = 8443;
 
 // Sandbox i's IPv6 address (2001:db8:0:2::(193+i)).
 std::string sandbox_address6(int index);

@@ -9,6 +9,7 @@
 
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
+#include "harness/deploy/egress_target.h"
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
@@ -99,6 +100,22 @@ std::vector<EgressTarget> classic_world_targets() {
       A{"cluster-api", world_addr::kClusterApi, 443, "tcp", "kubernetes.default.svc", "cluster"},
       A{"jumphost", world_addr::kJumpNodeSide, 22, "tcp", "", "cluster"},
   };
+}
+
+// The allow list's scope (ports, protocols and names, as the chart's): the listed domain
+// target.example.com on a port and a protocol allow_domains does not open, its address
+// under a forbidden TLS server name and HTTP Host; the CIDR host on a port other than
+// 80/443; cloud metadata asked as Google's and AWS's servers want to be asked.
+std::vector<EgressTarget> scope_world_targets() {
+  using A = EgressTarget;
+  auto out = domain_scope_targets("target.example.com", [](std::string_view, std::string_view suffix) {
+    return "target" + std::string(suffix);
+  });
+  out.push_back(A{"target-udp", world_addr::kTarget, 53, "udp", "target.example.com", "internet"});
+  out.push_back(A{"cidr-host-port", world_addr::kCidrHost, kCidrHostExtraPort, "tcp", "", "internet"});
+  out.push_back(A{"metadata-google", world_addr::kMetadata, 80, "http-google", "", "metadata"});
+  out.push_back(A{"metadata-imds-token", world_addr::kMetadata, 80, "http-imds-token", "", "metadata"});
+  return out;
 }
 
 // The datagram and raw ways out, each aimed at the world's canary, which no allow list opens
@@ -293,6 +310,7 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
       weakened_shared_dir(paths_.dir(), request.item_id.empty() ? request.name : request.item_id);
   prepare(sb, spec);
   sb.egress.weakened_accepts = weakened_egress_accepts(request.test_weakenings);
+  weaken_allow_list_scope(request.test_weakenings, sb.egress);
   std::vector<ItemMember> members = {{"default", spec.network_mode == "none", &sb.egress}};
   for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
     prepare(*sb.siblings[i], sibling_specs[i]);
@@ -384,6 +402,7 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
 
 std::vector<EgressTarget> world_targets() {
   auto out = classic_world_targets();
+  for (auto& t : scope_world_targets()) out.push_back(std::move(t));
   // Where the outside witness sees each one arrive: every destination inside the world.
   for (auto& t : out) {
     for (const auto& n : world_names())
@@ -391,6 +410,9 @@ std::vector<EgressTarget> world_targets() {
     if (t.host.find_first_not_of("0123456789.") == std::string::npos && t.host != world_addr::kJumpNodeSide)
       t.witness_address = t.host;
     if (t.proto == "dns") t.witness_address.clear();  // resolving only: nothing is sent to the target
+    // A TLS or name-scoped request shares its SYN (address and port) with the plain
+    // target beside it; the witness cannot tell them apart, the sandbox's report can.
+    if (t.proto == "tls" || !t.server_name.empty()) t.witness_address.clear();
   }
   for (auto& t : witnessed_world_targets()) out.push_back(std::move(t));
   return out;

@@ -20,11 +20,20 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   std::string s;
   s += "table inet " + t + " {\n";
   s += "  map from_sandbox { type ifname : verdict; }\n";
+  s += "  map proxy_from_sandbox { type ifname : verdict; }\n";
   s += "  set sealed { type ipv4_addr; }\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
   s += "    iif \"lo\" accept\n    ct state established,related accept\n";
   // IPv6 neighbour discovery with the sandboxes and the world (their gateway is the node).
-  s += "    icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept\n  }\n";
+  s += "    icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept\n";
+  // The name proxy, reached only through proxy_nat's DNAT (a sandbox cannot address it).
+  s += "    ip daddr " + std::string(world_addr::kNodeJumpSide) + " tcp dport " +
+       std::to_string(world_addr::kNameProxyPort) + " ct status dnat accept\n  }\n";
+  s += "  chain proxy_nat {\n    type nat hook prerouting priority -100; policy accept;\n";
+  s += "    iifname vmap @proxy_from_sandbox\n  }\n";
+  s += "  chain proxy_reply {\n    type filter hook prerouting priority -150; policy accept;\n";
+  s += "    iifname \"to-world\" meta l4proto tcp socket transparent 1 meta mark set " +
+       std::to_string(kProxyMark) + "\n  }\n";
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
   s += "    ip daddr @sealed counter drop\n";
@@ -98,11 +107,23 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
     s += rule + "ip daddr " + world_addr::kResolver + " tcp dport 53 accept\n";
   }
-  for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
+  // A listed address: 80/443 went to the name proxy (proxy_nat); nothing else is open.
+  if (e.domains_any_port)
+    for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
   for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
   for (const auto& cidr : e.cidrs6) s += rule + "ip6 daddr " + cidr + " accept\n";
   s += rule + "counter drop\n";
   s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
+  s += "add chain " + t + " px_" + std::to_string(e.index) + "\n";
+  if (!e.proxied.empty()) {
+    std::string set;
+    for (const auto& a : e.proxied) set += (set.empty() ? "" : ", ") + a;
+    s += "add rule " + t + " px_" + std::to_string(e.index) + " ip saddr " + e.address + " ip daddr { " +
+         set + " } tcp dport { 80, 443 } ct state new dnat ip to " + world_addr::kNodeJumpSide + ":" +
+         std::to_string(world_addr::kNameProxyPort) + "\n";
+  }
+  s += "add element " + t + " proxy_from_sandbox { \"" + e.veth + "\" : jump px_" + std::to_string(e.index) +
+       " }\n";
   if (e.sealed) s += "add element " + t + " sealed { " + e.address + " }\n";
   return s;
 }
@@ -110,8 +131,19 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
 std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress& e) {
   const std::string t = "inet " + nft_table_name(run_id);
   std::string s = "delete element " + t + " from_sandbox { \"" + e.veth + "\" }\n";
+  s += "delete element " + t + " proxy_from_sandbox { \"" + e.veth + "\" }\n";
+  s += "flush chain " + t + " px_" + std::to_string(e.index) + "\n" + "delete chain " + t + " px_" +
+       std::to_string(e.index) + "\n";
   if (e.sealed) s += "delete element " + t + " sealed { " + e.address + " }\n";
   return s + "flush chain " + t + " " + chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+}
+
+std::string name_proxy_rules(const SandboxEgress& e) {
+  std::string s;
+  for (const auto& p : e.name_patterns) s += "allow " + p + "\n";
+  if (e.proxy_skips_sni) s += "skip-sni\n";
+  if (e.proxy_skips_host) s += "skip-host\n";
+  return s;
 }
 
 }  // namespace isoharness::deploy::local

@@ -11,6 +11,19 @@
 //
 // Services of one item (siblings, each its own sandbox) reach each other: a member's chain
 // accepts its peers' addresses and the item's own resolver before the in-cluster drops.
+// allowDomains opens a listed name on TCP 80 and 443 only, and only for requests that
+// carry that name, as the chart's Cilium policy does: the node's nat chain `proxy_nat`
+// DNATs a sandbox's new TCP 80/443 connections to its listed addresses (`proxied`, those
+// no allowCIDR covers) to the name proxy on kNodeJumpSide:kNameProxyPort
+// (tools/name_proxy.cc), which forwards them only when the TLS server name or HTTP Host
+// matches the sandbox's patterns (its rules file, name_proxy_rules below) and resets them
+// otherwise. The forward chain opens no other port to a listed address, and UDP never.
+// The proxy opens its upstream connection from the sandbox's address (IP_TRANSPARENT):
+// the chain `proxy_reply` marks replies to such sockets and the node routes marked
+// packets to itself (ip rule fwmark kProxyMark, table kProxyTable), so the world and its
+// witness see the sandbox as the source. The same path serves runc and runsc sandboxes:
+// it acts on packets leaving the sandbox's veth, whatever network stack sent them.
+//
 // A `networkIsolated: true` (network_mode none) member has no peers, no resolver and no egress, is nobody's
 // peer, and its address is in the set `sealed`, which the forward chain drops before anything else may open a
 // flow to it (the jumphost's tcp/2222 included): deny-all both ways.
@@ -34,7 +47,20 @@ struct SandboxEgress {
   std::vector<std::string> weakened_accepts;  // selftest only (weakenings.h): accepted first
   std::string address6;                       // its IPv6 address ("" = no IPv6, every v6 packet dropped)
   std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
+  std::vector<std::string> name_patterns;     // allowDomains patterns the name proxy checks
+  std::vector<std::string> proxied;           // listed addresses whose TCP 80/443 go to the proxy
+  // Selftest only (weakenings.h): listed addresses open on every port and protocol; the
+  // proxy forwards TLS / HTTP without checking the name.
+  bool domains_any_port = false;
+  bool proxy_skips_sni = false;
+  bool proxy_skips_host = false;
 };
+
+inline constexpr int kProxyMark = 1;
+inline constexpr int kProxyTable = 100;
+
+// The sandbox's rules file for the name proxy (tools/name_proxy.h), named after its address.
+std::string name_proxy_rules(const SandboxEgress& e);
 
 // The table name for a run: "ih_<runid>".
 std::string nft_table_name(const std::string& run_id);

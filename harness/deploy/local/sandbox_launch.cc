@@ -94,6 +94,16 @@ SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& 
     for (const auto& r : world_internet_ranges()) e.cidrs.push_back(r);
     e.cidrs6.emplace_back(world_addr::kInternet6);
   }
+  // Listed addresses no opened range covers go through the name proxy on 80/443.
+  e.name_patterns = spec.allow_domains;
+  for (const auto& a : e.addresses) {
+    const auto ip = parse_ipv4(a);
+    const bool covered = std::any_of(e.cidrs.begin(), e.cidrs.end(), [&ip](const std::string& c) {
+      const auto range = parse_cidr(c);
+      return ip && range && range->contains(*ip);
+    });
+    if (ip && !covered) e.proxied.push_back(a);
+  }
   return e;
 }
 
@@ -159,6 +169,7 @@ void create_network(DeployedSandbox& sb, const LaunchContext& ctx) {
                         "addr add " + sb.egress.address6 + "/128 dev eth0 nodad",
                         "route add default via " + std::string(world_addr::kSandboxGateway6) + " dev eth0"}));
   sb.egress_added = true;
+  write_file(world.name_proxy_rules_dir() + "/" + sb.address, name_proxy_rules(sb.egress));
   nft_apply(world.node_ns(), sandbox_egress_add(paths.run_id, sb.egress),
             "egress policy of sandbox " + sb.name);
 }
@@ -435,6 +446,8 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
     if (sb.egress_added) {
       nft_apply(ctx.world->node_ns(), sandbox_egress_remove(paths.run_id, sb.egress),
                 "remove sandbox " + sb.name);
+      std::error_code ec;
+      fs::remove(ctx.world->name_proxy_rules_dir() + "/" + sb.address, ec);
       sb.egress_added = false;
     }
   } catch (...) {

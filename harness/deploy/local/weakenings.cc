@@ -11,6 +11,7 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/nft_rules.h"
 
 namespace isoharness::deploy::local {
 namespace {
@@ -116,6 +117,11 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {kWeakenAllowIpv6, "nftables",
        "the egress chain accepts every IPv6 packet (a policy written for IPv4)"},
       {"sshd:no-sftp", "sshd", "the sandbox's sshd has no SFTP subsystem (as dropbear or a minimal sshd)"},
+      {kWeakenDomainsAnyPort, "nftables",
+       "allow-listed domains' addresses are open on every port and protocol, not TCP 80/443 only"},
+      {kWeakenSniUnchecked, "proxy",
+       "the name proxy forwards TLS to a listed address whatever its server name"},
+      {kWeakenHostUnchecked, "proxy", "the name proxy forwards HTTP to a listed address whatever its Host"},
   };
   return all;
 }
@@ -155,6 +161,12 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
   if (named(names, kWeakenAllowIcmp)) out.emplace_back("meta l4proto icmp");
   if (named(names, kWeakenAllowIpv6)) out.emplace_back("meta nfproto ipv6");
   return out;
+}
+
+void weaken_allow_list_scope(const std::vector<std::string>& names, SandboxEgress& e) {
+  e.domains_any_port = named(names, kWeakenDomainsAnyPort);
+  e.proxy_skips_sni = named(names, kWeakenSniUnchecked);
+  e.proxy_skips_host = named(names, kWeakenHostUnchecked);
 }
 
 bool weakened_sshd_serves_sftp(const std::vector<std::string>& names) {

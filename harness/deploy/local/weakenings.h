@@ -34,6 +34,13 @@ inline constexpr const char* kWeakenAllowIpv6 = "nft:allow-ipv6";  // a policy t
 // port to every entity (other evals' sandboxes included).
 inline constexpr const char* kWeakenAllowSandboxSsh = "nft:allow-sandboxes-2222";
 
+// The allow list's scope (nft_rules.h): a listed domain's address open on every port and
+// protocol (an L3-only policy), and the name proxy forwarding TLS / HTTP without reading
+// the server name / the Host header (no L7 check: domain fronting goes through).
+inline constexpr const char* kWeakenDomainsAnyPort = "nft:allow-domains-any-port";
+inline constexpr const char* kWeakenSniUnchecked = "proxy:sni-not-checked";
+inline constexpr const char* kWeakenHostUnchecked = "proxy:host-not-checked";
+
 // Every weakening the local backend knows.
 const std::vector<BackendWeakening>& backend_weakenings();
 
@@ -43,6 +50,10 @@ void check_weakenings(const std::vector<std::string>& names, const std::string& 
 // Rule bodies (nft syntax after "add rule <table> <chain> ") that the sandbox's egress
 // chain accepts before anything else it checks (SandboxEgress::weakened_accepts).
 std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>& names);
+
+struct SandboxEgress;
+// Sets the allow-list weakenings above on the sandbox's egress (the named ones only).
+void weaken_allow_list_scope(const std::vector<std::string>& names, SandboxEgress& e);
 
 // Whether the sandbox's sshd serves SFTP: not under "sshd:no-sftp", which leaves the
 // `Subsystem sftp` line out, so the harness must upload over an exec channel. Not a

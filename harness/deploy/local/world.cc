@@ -215,6 +215,11 @@ void World::build_namespaces() {
     ip(world, {"addr", "add", std::string(a) + "/32", "dev", "lo"},
        std::string("world service address ") + a);
 
+  // The name proxy's upstream replies (nft_rules.h): marked packets are for a local socket.
+  ip(node, {"rule", "add", "fwmark", std::to_string(kProxyMark), "lookup", std::to_string(kProxyTable)},
+     "node rule for the name proxy's replies");
+  ip(node, {"route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", std::to_string(kProxyTable)},
+     "node local route for the name proxy's replies");
   nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
   nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host", jump_port() == 22 ? 0 : kRelayPort),
             "jumphost filter");
@@ -292,6 +297,26 @@ pid_t World::spawn_in(const std::string& ns, const std::vector<std::string>& arg
   return *pid;
 }
 
+namespace {
+
+// The world's small servers (isoharness-world-helper serve): NAME=ADDR:PORT/PROTO each.
+std::vector<std::string> world_server_listens() {
+  const std::string cidr_port = std::to_string(kCidrHostExtraPort);
+  return {std::string("target=") + world_addr::kTarget + ":80/http",
+          std::string("target-tls=") + world_addr::kTarget + ":443/tcp",
+          std::string("blocked=") + world_addr::kBlocked + ":80/http",
+          std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp",
+          std::string("metadata=") + world_addr::kMetadata + ":80/http",
+          std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
+          std::string("cidr-host-port=") + world_addr::kCidrHost + ":" + cidr_port + "/tcp",
+          std::string("canary=") + world_addr::kCanary + ":443/tcp",
+          std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp",
+          std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp",
+          std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"};
+}
+
+}  // namespace
+
 void World::start_world_services() {
   const std::string dir = paths_.world_dir();
   write_file(dir + "/dnsmasq.conf",
@@ -300,35 +325,14 @@ void World::start_world_services() {
       world_ns(), {find_program("dnsmasq"), "--keep-in-foreground", "--conf-file=" + dir + "/dnsmasq.conf"},
       dir + "/dnsmasq.log", "dnsmasq");
   const std::string tag = "ih-" + paths_.run_id;
-  pid_t servers = spawn_in(world_ns(),
-                           {options_.helper_path,
-                            "serve",
-                            "--tag",
-                            tag,
-                            "--max-seconds",
-                            "86400",
-                            "--listen",
-                            std::string("target=") + world_addr::kTarget + ":80/http",
-                            "--listen",
-                            std::string("target-tls=") + world_addr::kTarget + ":443/tcp",
-                            "--listen",
-                            std::string("blocked=") + world_addr::kBlocked + ":80/http",
-                            "--listen",
-                            std::string("cluster-api=") + world_addr::kClusterApi + ":443/tcp",
-                            "--listen",
-                            std::string("metadata=") + world_addr::kMetadata + ":80/http",
-                            "--listen",
-                            std::string("cidr-host=") + world_addr::kCidrHost + ":80/http",
-                            "--listen",
-                            std::string("canary=") + world_addr::kCanary + ":443/tcp",
-                            "--listen",
-                            std::string("canary6=[") + world_addr::kCanary6 + "]:443/tcp",
-                            "--listen",
-                            std::string("cluster-api6=[") + world_addr::kClusterApi6 + "]:443/tcp",
-                            "--listen",
-                            std::string("metadata6=[") + world_addr::kMetadata6 + "]:80/http"},
-                           dir + "/servers.log", "world servers");
+  std::vector<std::string> serve = {options_.helper_path, "serve", "--tag", tag, "--max-seconds", "86400"};
+  for (const auto& listen : world_server_listens()) {
+    serve.emplace_back("--listen");
+    serve.push_back(listen);
+  }
+  pid_t servers = spawn_in(world_ns(), serve, dir + "/servers.log", "world servers");
   pid_t witness = start_witness();
+  pid_t name_proxy = start_name_proxy();
   // The witness's log over HTTP from the jumphost's host-link address, as an operator's
   // witness serves its own (hawk backend, docs/CONTRACTS.md §4.4).
   pid_t log_server =
@@ -341,7 +345,8 @@ void World::start_world_services() {
   for (auto [pid, name, log] :
        {std::tuple{dns, "dnsmasq", "/dnsmasq.log"}, std::tuple{servers, "world servers", "/servers.log"},
         std::tuple{witness, "witness", "/witness.err"},
-        std::tuple{log_server, "witness log server", "/witness-log-server.err"}}) {
+        std::tuple{log_server, "witness log server", "/witness-log-server.err"},
+        std::tuple{name_proxy, "name proxy", "/name-proxy.log"}}) {
     int status;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
@@ -378,6 +383,19 @@ pid_t World::start_witness() {
                    "--canary-udp-port",
                    "443"},
                   dir + "/witness.err", "outside witness");
+}
+
+// The node's name-checking proxy for allow-listed names (tools/name_proxy.cc).
+pid_t World::start_name_proxy() {
+  std::error_code ec;
+  fs::create_directories(name_proxy_rules_dir(), ec);
+  if (ec) throw InfraError("world: cannot create " + name_proxy_rules_dir() + ": " + ec.message());
+  return spawn_in(
+      node_ns(),
+      {options_.helper_path, "name-proxy", "--tag", "ih-" + paths_.run_id, "--max-seconds", "86400",
+       "--listen", std::string(world_addr::kNodeJumpSide) + ":" + std::to_string(world_addr::kNameProxyPort),
+       "--rules", name_proxy_rules_dir(), "--max-connections", "64"},
+      paths_.world_dir() + "/name-proxy.log", "name proxy");
 }
 
 std::string World::witness_log_path() const {

@@ -87,6 +87,11 @@ class World {
   // The outside witness's log (witness_log.h): one line per packet or query that arrived.
   std::string witness_log_path() const;
 
+  // Where each sandbox's rules for the node's name proxy live, one file per sandbox
+  // address (nft_rules.h, tools/name_proxy.h); its decisions are logged to name-proxy.log
+  // beside it.
+  std::string name_proxy_rules_dir() const { return paths_.world_dir() + "/name-proxy"; }
+
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
 
@@ -100,6 +105,7 @@ class World {
   void start_jumphost();
   void start_link_relay();
   pid_t start_witness();
+  pid_t start_name_proxy();
   void teardown() noexcept;
   pid_t spawn_in(const std::string& ns, const std::vector<std::string>& argv, const std::string& log,
                  const std::string& what);

@@ -34,6 +34,10 @@
 //         [--max-connections N] [--buffer-bytes B]
 //       A TCP forwarder holding every byte D microseconds in each direction (tools/relay.cc): the
 //       world's far jumphost link (jumphost_link.rtt_ms, D = rtt * 500).
+//   name-proxy --tag T --max-seconds N --listen ADDR:PORT --rules DIR [--max-connections N]
+//       The node's name-checking proxy for allow-listed names (tools/name_proxy.cc): a
+//       sandbox's TCP 80/443 to a listed address goes out only when its TLS server name or
+//       HTTP Host is on that sandbox's list (DIR/<sandbox address>); otherwise it is reset.
 //
 // --tag carries the run id so a cleanup can recognise its own processes.
 #include <arpa/inet.h>
@@ -56,6 +60,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/deploy/local/tools/name_proxy.h"
 #include "harness/deploy/local/tools/relay.h"
 #include "harness/deploy/local/tools/witness.h"
 #include "harness/deploy/local/tools/witness_log_server.h"
@@ -345,7 +350,8 @@ int cmd_adopt(const std::vector<std::string>& options, const std::vector<std::st
 
 int main(int argc, char** argv) {
   if (argc < 2)
-    die("usage: isoharness-world-helper serve|noise|wait-banner|adopt|witness|serve-witness-log|relay "
+    die("usage: isoharness-world-helper "
+        "serve|noise|wait-banner|adopt|witness|serve-witness-log|relay|name-proxy "
         "[options]");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
@@ -362,5 +368,6 @@ int main(int argc, char** argv) {
   if (cmd == "witness") return isoharness::world_helper::cmd_witness(args);
   if (cmd == "serve-witness-log") return isoharness::world_helper::cmd_serve_witness_log(args);
   if (cmd == "relay") return isoharness::world_helper::cmd_relay(args);
+  if (cmd == "name-proxy") return isoharness::world_helper::cmd_name_proxy(args);
   die("unknown subcommand " + cmd);
 }
