@@ -59,7 +59,10 @@ void print_hawk_section() {
   std::printf("%-4s keyring  %s%s%s\n", found.ok ? "ok" : "WARN",
               found.backend.empty() ? "" : (found.backend + ": ").c_str(), found.detail.c_str(),
               found.source.empty() ? "" : (" [from " + found.source + "]").c_str());
-  if (!found.ok)
+  if (!found.ok && found.source.empty())
+    std::printf("     fix: where the hawk backend runs, install the hawk CLI (uv pip install \"hawk[cli]\") "
+                "and run `hawk login`\n");
+  else if (!found.ok)
     std::printf(
         "     fix: give the hawk CLI a keyring backend that works without a desktop session "
         "(e.g. keyrings.alt's file backend, named with PYTHON_KEYRING_BACKEND), then run "

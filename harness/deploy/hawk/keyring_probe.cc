@@ -121,7 +121,8 @@ KeyringFinding hawk_keyring(const std::string& cli, const HawkCli::Runner& runne
   const std::string source = python + " (the interpreter of " + path + ")";
   if (!r || !r->ok())
     return {false, "", source,
-            r ? fmt::format("asking its keyring failed: {}", cli_error_message(r->err))
+            r ? fmt::format("asking its keyring failed: {}",
+                            r->timed_out ? "no answer within 15 s" : platform_tail(r->err, 1, 300))
               : "asking its keyring failed: " + r.error().message};
   return judge_keyring(r->out, source);
 }
