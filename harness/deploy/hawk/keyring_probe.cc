@@ -115,7 +115,7 @@ KeyringFinding hawk_keyring(const std::string& cli, const HawkCli::Runner& runne
                         path)};
   RunOptions options;
   options.deadline = 15s;
-  options.max_output = 64 * 1024;
+  options.max_output = std::size_t{64} * 1024;
   options.stdin_data = "";
   auto r = runner({python, "-c", kKeyringScript}, options);
   const std::string source = python + " (the interpreter of " + path + ")";

@@ -24,7 +24,7 @@ enum class Stream { out, err };
 // How much of stdout may hold a login prompt: the device flow speaks before a command's own
 // output, so only stdout's first bytes, before a line opening with `{` or `[` (the JSON of
 // `status`, the entries of `logs`, which carry what the eval's pods printed), are read.
-inline constexpr std::size_t kStdoutPromptWindow = 16 * 1024;
+inline constexpr std::size_t kStdoutPromptWindow = std::size_t{16} * 1024;
 
 // Why a CLI call must stop: a non-empty answer when what a stream printed so far (the last
 // `fresh` bytes new) shows the CLI starting an interactive login that waits for a person.
