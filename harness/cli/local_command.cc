@@ -21,6 +21,7 @@
 #include "harness/common/ssh_keygen.h"
 #include "harness/common/subprocess.h"
 #include "harness/common/text.h"
+#include "harness/deploy/hawk/keyring_probe.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/ssh_client_files.h"
@@ -50,6 +51,25 @@ struct LocalArgs {
   std::vector<std::string> test_weakenings;  // test seam (deploy/local/weakenings.h)
 };
 
+// The hawk backend's prerequisite on this machine, beside the local ones and not counted
+// with them: the keyring the hawk CLI would keep its login in.
+void print_hawk_section() {
+  const auto found = isoharness::deploy::hawk::hawk_keyring(
+      "hawk", [](const auto& argv, const auto& o) { return run_command(argv, o); });
+  std::printf("hawk backend (not needed by the local backend):\n");
+  std::printf("%-4s keyring  %s%s%s\n", found.ok ? "ok" : "WARN",
+              found.backend.empty() ? "" : (found.backend + ": ").c_str(), found.detail.c_str(),
+              found.source.empty() ? "" : (" [from " + found.source + "]").c_str());
+  if (!found.ok && found.source.empty())
+    std::printf("     fix: where the hawk backend runs, install the hawk CLI (uv pip install \"hawk[cli]\") "
+                "and run `hawk login`\n");
+  else if (!found.ok)
+    std::printf(
+        "     fix: give the hawk CLI a keyring backend that works without a desktop session "
+        "(e.g. keyrings.alt's file backend, named with PYTHON_KEYRING_BACKEND), then run "
+        "`hawk login`\n");
+}
+
 int do_doctor(const LocalArgs& a) {
   dl::LocalOptions opts;
   opts.state_root = a.state_dir;
@@ -67,6 +87,7 @@ int do_doctor(const LocalArgs& a) {
   }
   std::printf("%s\n", missing ? (std::to_string(missing) + " prerequisite(s) missing").c_str()
                               : "local backend: every prerequisite is present");
+  print_hawk_section();
   return missing ? kExitInfrastructure : kExitPass;
 }
 

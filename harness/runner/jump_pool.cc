@@ -82,6 +82,7 @@ transport::JumpConnection& JumpPool::jump_for(const deploy::SshEndpoint& jump) {
     throw RunStoppingError(what);
   }
   conn = std::move(opened.value());
+  ++opened_;
   return *conn;
 }
 
@@ -100,6 +101,11 @@ std::vector<transport::AcceptedKey> JumpPool::accepted_keys() const {
     if (conn)
       for (auto& k : conn->accepted_keys()) keys.push_back(std::move(k));
   return keys;
+}
+
+std::size_t JumpPool::connections_opened() const {
+  std::lock_guard lock(mutex_);
+  return opened_;
 }
 
 Expected<std::unique_ptr<SandboxChannel>> JumpPool::open(const deploy::SshRoute& route,

@@ -1,5 +1,7 @@
-// The run's jump connections, one per jumphost endpoint (under hawk each sandbox's ssh line
-// names its own): opened on first use, reopened when they die, each thread-safe itself. It
+// The run's jump connections, one per jumphost endpoint for the whole run (under hawk every
+// sandbox's ssh line names the platform's shared jumphost, so every sandbox goes through one
+// pinned connection; the local backend's world has one jumphost too): opened on first use,
+// reopened when they die, each thread-safe itself. It
 // is how the jobs reach their sandboxes over SSH (SandboxReach), and it keeps every host
 // key accepted on first use for the result.
 #pragma once
@@ -33,6 +35,8 @@ class JumpPool : public SandboxReach {
   // Closes every connection; every key accepted on first use stays in accepted_keys().
   void close();
   std::vector<transport::AcceptedKey> accepted_keys() const;
+  // How many jump connections have been opened so far (reopened ones included).
+  std::size_t connections_opened() const;
 
   Expected<std::unique_ptr<SandboxChannel>> open(const deploy::SshRoute& route,
                                                  std::chrono::milliseconds deadline) override;
@@ -46,6 +50,7 @@ class JumpPool : public SandboxReach {
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<transport::JumpConnection>> jumps_;  // by user@host:port
   std::vector<transport::AcceptedKey> accepted_;  // from connections closed or replaced
+  std::size_t opened_ = 0;
 };
 
 }  // namespace isoharness::runner

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "harness/common/error.h"
+#include "harness/deploy/deploy_failed.h"
 #include "harness/runner/attempt_freshness.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/peer_probe.h"
@@ -277,6 +278,8 @@ AttemptRecord run_attempt(const Job& job, int attempt, JobContext& ctx, std::str
     retire(ctx, std::move(sandbox));
   } catch (const std::exception& e) {  // deploy failed: this sandbox's error, loud (exit 3)
     record_error(ctx.state, e, rec);
+    if (const auto* held = dynamic_cast<const deploy::DeployFailed*>(&e))
+      for (const auto& [k, v] : held->timings().items()) rec.timings[k] = v;
   }
   rec.timings["total_s"] = seconds_since(started);
   return rec;

@@ -145,6 +145,55 @@ bool config_override_reserved(std::string_view key) {
 }  // namespace isoharness::scenario
 
 namespace isoharness::scenario::detail {
+namespace {
+
+// hawk.human_agent: {package, name, args}, the solver a --no-rewrite start names itself.
+void read_human_agent(const YamlDocument& doc, const json& h, HawkSettings& out,
+                      std::vector<Diagnostic>& errors) {
+  if (!h.contains("human_agent")) return;
+  Section a{doc, "/hawk/human_agent", errors};
+  const json& v = h["human_agent"];
+  if (!v.is_object()) {
+    a.error("", "hawk.human_agent must be a mapping {package, name, args}");
+    return;
+  }
+  a.unknown_keys(v, {"package", "name", "args"});
+  HumanAgentSolver solver;
+  const bool has_package = a.string_at(v, "package", solver.package);
+  const bool has_name = a.string_at(v, "name", solver.name);
+  const bool named = has_package && has_name;
+  if (!named && (!v.contains("package") || !v.contains("name")))
+    a.error("", "hawk.human_agent needs package and name (the solver's package and registered name)");
+  static const std::regex name_re("[A-Za-z_][A-Za-z0-9_./-]{0,127}");
+  if (!solver.name.empty() && !std::regex_match(solver.name, name_re))
+    a.error("name", "hawk.human_agent.name '" + solver.name + "' is not a solver name");
+  if (v.contains("args") && !v["args"].is_object())
+    a.error("args", "hawk.human_agent.args must be a mapping");
+  if (v.contains("args") && v["args"].is_object()) solver.args = v["args"];
+  if (named) out.human_agent = std::move(solver);
+}
+
+// The waits for a sandbox pod held short of running, and the rule that a start with
+// --no-rewrite names its own human-agent solver.
+void read_hawk_holds(const YamlDocument& doc, const json& h, HawkSettings& out,
+                     std::vector<Diagnostic>& errors) {
+  Section s{doc, "/hawk", errors};
+  read_bounded_int(s, h, "unschedulable_grace_s", "a whole number of seconds", 0, 86400,
+                   out.unschedulable_grace_s);
+  read_bounded_int(s, h, "stuck_grace_s", "a whole number of seconds", 0, 86400, out.stuck_grace_s);
+  read_bounded_int(s, h, "crash_loop_restarts", "a whole number of restarts", 1, 100,
+                   out.crash_loop_restarts);
+  read_human_agent(doc, h, out, errors);
+  const bool no_rewrite =
+      std::find(out.start_args.begin(), out.start_args.end(), "--no-rewrite") != out.start_args.end();
+  if (no_rewrite && !out.human_agent && !h.contains("human_agent"))
+    s.error("start_args",
+            "hawk.start_args has --no-rewrite, so the platform keeps the submitted solvers as they are, and "
+            "the one-item config names none: name the human-agent solver in hawk.human_agent "
+            "{package, name, args}, or drop --no-rewrite to let the platform put in the operator's");
+}
+
+}  // namespace
 
 void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
@@ -163,7 +212,8 @@ void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std:
   HawkSettings out;
   s.unknown_keys(
       h, {"cli", "human", "identity_file", "jumphost_host_key", "sandbox_host_keys", "start_timeout_s",
-          "jumphost_user", "sandbox_user", "start_args", "max_live_evals", "quota_wait_s", "start_retries"});
+          "jumphost_user", "sandbox_user", "start_args", "max_live_evals", "quota_wait_s", "start_retries",
+          "unschedulable_grace_s", "stuck_grace_s", "crash_loop_restarts", "human_agent"});
   s.string_at(h, "cli", out.cli);
   if (!s.string_at(h, "human", out.human) && !h.contains("human"))
     s.error("", "hawk.human is required: the registered human whose key the harness logs in with");
@@ -189,6 +239,7 @@ void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std:
   read_bounded_int(s, h, "max_live_evals", "a whole number of evals", 1, 1000, out.max_live_evals);
   read_bounded_int(s, h, "quota_wait_s", "a whole number of seconds", 0, 86400, out.quota_wait_s);
   read_bounded_int(s, h, "start_retries", "a whole number of retries", 0, 10, out.start_retries);
+  read_hawk_holds(doc, h, out, errors);
   profile.hawk = out;
 }
 

@@ -103,6 +103,14 @@ inline constexpr int kMaxEgressDeadlineMs = 20000;  // isoprobe's egress probe i
 
 // The `hawk:` section of a deployment profile (backend hawk): how the harness drives the
 // platform's CLI and logs in through its jumphost.
+// The human-agent solver an eval-set config names itself (`hawk.human_agent`), for a start
+// with `--no-rewrite`, where the platform keeps the config's solvers as they are.
+struct HumanAgentSolver {
+  std::string package;  // pip-installable package, e.g. "inspect-ai" or a git URL
+  std::string name;     // the solver's registered name, e.g. "human_agent"
+  nlohmann::json args = nlohmann::json::object();
+};
+
 struct HawkSettings {
   std::string cli = "hawk";                         // program name or path
   std::string human;                                // a registered human whose key is used
@@ -125,6 +133,15 @@ struct HawkSettings {
   // Extra words for `hawk human eval start`, each flag checked against a list of flags
   // known to be safe to pass (harness/scenario/hawk_start_args.cc); paths made absolute.
   std::vector<std::string> start_args;
+  // A sandbox pod held short of running is the item's error once it has been held so
+  // (docs/CONTRACTS.md §4.1): Pending with FailedScheduling for unschedulable_grace_s; an
+  // image that cannot be pulled or a container config error for stuck_grace_s; a
+  // container in CrashLoopBackOff after crash_loop_restarts restarts.
+  int unschedulable_grace_s = 300;
+  int stuck_grace_s = 60;
+  int crash_loop_restarts = 3;
+  // The solver the one-item config names, when given (required with --no-rewrite).
+  std::optional<HumanAgentSolver> human_agent;
 };
 
 // The `egress:` section: what the probes try from inside, per deployment ("host:port").
@@ -146,8 +163,8 @@ struct WitnessSettings {
   int tcp_port = 443;   // 0: no TCP target (TCP carries no nonce: matched on source address)
   std::vector<int> udp_ports{53, 443};
   // The log, from log.http "http://HOST[:PORT]/PATH": HOST an IPv4 address, or the word
-  // `jumphost` for the jumphost of the sandbox's own ssh-command line (each eval's jumphost
-  // serves its witness's log). Port 80 when not given.
+  // `jumphost` for the jumphost of the sandbox's own ssh-command line (the platform's shared
+  // jumphost, which serves the witness's log). Port 80 when not given.
   std::string log_host;
   int log_port = 80;
   std::string log_path;

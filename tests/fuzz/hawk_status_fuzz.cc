@@ -8,5 +8,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!status) return 0;
   (void)isoharness::deploy::hawk::describe_sandbox_pods(*status);
   (void)isoharness::deploy::hawk::sandbox_running(*status);
+  (void)isoharness::deploy::hawk::describe_stuck(isoharness::deploy::hawk::stuck_sandbox(*status));
   return 0;
 }

@@ -392,3 +392,51 @@ TEST_CASE("run: sandboxes of other evals live at once cannot reach each other, w
   CHECK(judged >= 2);
   CHECK(scenarios_with_peers.size() == 2);
 }
+
+// Every sandbox of a world sits behind the same jumphost (as every eval on a platform sits
+// behind its shared jumphost): two sandboxes live at once go through one jump connection,
+// each with its own session to its own sandbox.
+TEST_CASE("run: two sandboxes behind one jumphost share one jump connection", "[system][run]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto profile = scenario::load_deployment(scenarios() + "/deployments/local.yaml");
+  const std::string run_id = runner::random_run_id();
+  runner::RunKey key(run_id);
+  auto backend = deploy::make_backend("local", profile, {run_id, dir.path, false, nullptr});
+  runner::RunSettings settings;
+  settings.run_id = run_id;
+  settings.credentials.private_key_path = key.private_path();
+  settings.credentials.public_key_path = key.public_path();
+  settings.public_key_line = key.public_line();
+  settings.isoprobe_bundle = bundle();
+  runner::RunState state;
+  runner::JumpPool jumps(settings.credentials, settings.host_key_policy, false, nullptr);
+  runner::Journal journal(dir.path + "/journal", {{"schema", "isoharness.result/v1"}});
+  const runner::JobContext ctx{settings, *backend, journal, jumps, state};
+  {
+    auto planned = runner::plan_scenarios({scenarios() + "/standard.yaml"}, profile, false);
+    REQUIRE_FALSE(planned.front().items.empty());
+    const runner::PlanItemPtr& item = planned.front().items.front();
+    runner::Job job{planned.front().scenario.name, item, "runc", "tier", 1};
+    runner::LiveSandbox a(ctx, runner::make_request(job, 1, "sharea", settings));
+    runner::LiveSandbox b(ctx, runner::make_request(job, 2, "shareb", settings));
+    const auto& ra = a.handle().route;
+    const auto& rb = b.handle().route;
+    CHECK(ra.jump.host == rb.jump.host);
+    CHECK(ra.jump.port == rb.jump.port);
+    CHECK(ra.jump.user == rb.jump.user);
+    CHECK(ra.sandbox.host + std::to_string(ra.sandbox.port) !=
+          rb.sandbox.host + std::to_string(rb.sandbox.port));
+    auto& sa = a.connect(std::chrono::seconds(60));
+    auto& sb = b.connect(std::chrono::seconds(60));
+    for (auto* s : {&sa, &sb}) {
+      auto r = s->exec({"hostname"}, std::chrono::seconds(30), 4096);
+      REQUIRE(r.has_value());
+      CHECK(r->exit_code == 0);
+    }
+    CHECK(jumps.connections_opened() == 1);
+  }
+  jumps.close();
+  backend.reset();
+  CHECK(test::local::leftovers_of("/run/isoharness", run_id).empty());
+}

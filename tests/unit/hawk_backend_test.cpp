@@ -5,12 +5,15 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "harness/common/error.h"
+#include "harness/deploy/deploy_failed.h"
 #include "harness/deploy/egress_target.h"
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/deploy/hawk/hawk_cli.h"
+#include "harness/deploy/hawk/keyring_probe.h"
 #include "harness/deploy/hawk/one_item_config.h"
 #include "harness/deploy/hawk/platform_text.h"
 #include "harness/deploy/hawk/start_retry.h"
@@ -138,6 +141,11 @@ struct FakeHawk {
   // starts the device login, printing what the real CLI prints, in two pieces, through the
   // caller's watch as run_command would.
   std::string needs_login_in;
+  // How `auth access-token` (the login pre-flight) answers: "token", "logged-out" (exit 1),
+  // "no-command" (click's usage error), "prompt-stdout" (the device login, on stdout). Its
+  // calls are counted here, not kept in `calls`.
+  std::string token = "token";
+  int token_asks = 0;
 
   static std::string subcommand(const std::vector<std::string>& argv) {
     return argv.at(1) == "human" ? argv.at(3) : argv.at(1);
@@ -154,11 +162,12 @@ struct FakeHawk {
 
   HawkCli::Runner runner() {
     return [this](const std::vector<std::string>& argv, const RunOptions& o) -> Expected<RunResult> {
-      calls.push_back(argv);
       CHECK(o.env_set.count("HAWK_API_URL") == 1);
       RunResult r;
       r.exited = true;
       r.exit_code = 0;
+      if (argv.at(1) == "auth") return answer_token(o, r);
+      calls.push_back(argv);
       if (subcommand(argv) == needs_login_in) {
         REQUIRE(login_stops(o, r));
         r.exited = false;
@@ -192,6 +201,19 @@ struct FakeHawk {
       }
       return r;
     };
+  }
+  RunResult answer_token(const RunOptions& o, RunResult& r) {
+    ++token_asks;
+    if (token == "token") r.out = "eyJhbGciOiJSUzI1NiJ9.secret\n";
+    if (token == "logged-out") r.exit_code = 1, r.err = "Error: No valid access token found\n";
+    if (token == "no-command")
+      r.exit_code = 2, r.err = "Usage: hawk [OPTIONS]\nError: No such command 'auth'.\n";
+    if (token == "prompt-stdout") {
+      r.out = "No valid access token found. Logging in...\n";
+      r.stopped = o.watch(OutputSeen{false, r.out, r.out.size()});
+      r.exited = r.stopped.empty();
+    }
+    return r;
   }
   int count(const std::string& word) const {
     int n = 0;
@@ -385,7 +407,7 @@ TEST_CASE("hawk backend: the profile's start_args follow the harness's own words
   const std::string anchor = "  start_timeout_s: 3\n";
   yaml.insert(yaml.find(anchor) + anchor.size(),
               "  start_args: [--secret, OPENAI_API_KEY, --secrets-file, env/staging.env, --image-tag=1.2.3, "
-              "--no-rewrite, --secret=HF_TOKEN]\n");
+              "--no-rewrite, --secret=HF_TOKEN]\n  human_agent: { package: inspect-ai, name: human_agent }\n");
   auto profile = scenario::parse_deployment(yaml, "/etc/isoharness/staging.yaml");
   FakeHawk fake;
   HawkBackend backend(profile, options(fake, dir));
@@ -661,4 +683,270 @@ TEST_CASE("deployment profile: hawk.max_live_evals, quota_wait_s and start_retri
                  Catch::Contains("hawk.max_live_evals must be a whole number of evals from 1") &&
                  Catch::Contains("bad.yaml:5") && Catch::Contains("hawk.start_retries must be") &&
                  Catch::Contains("bad.yaml:6") && Catch::Contains("hawk.quota_wait_s must be"));
+}
+
+TEST_CASE("login prompts by their shape, on stdout and stderr", "[hawk]") {
+  auto err = [](const std::string& t) { return login_prompt(t, t.size(), Stream::err); };
+  auto out = [](const std::string& t) { return login_prompt(t, t.size(), Stream::out); };
+  // The CLI's own words, on either stream (versions before late 2025 wrote them to stdout).
+  CHECK_THAT(out("No valid access token found. Logging in...\n"),
+             Catch::Contains("No valid access token found") && Catch::Contains("on stdout"));
+  CHECK_FALSE(err("Visit the following URL to finish logging in:\n").empty());
+  // Other words: a sign-in URL with a user code, a URL carrying a code, a device-code phrase.
+  CHECK_FALSE(
+      err("Authentication required.\nOpen https://id.example.com/device in a browser and enter QXRT-PLMN\n")
+          .empty());
+  CHECK_FALSE(out("Go to https://id.example.com/x?code=AB12 to continue\n").empty());
+  CHECK_FALSE(err("Waiting for the device code to be approved\n").empty());
+  CHECK_FALSE(err("Please sign in to continue: https://auth.example.com/activate\n").empty());
+  // Not a person awaited: a refresh, an error with a link, a UUID, JSON and log entries on stdout.
+  CHECK(err("Access token missing or expiring soon, refreshing\n").empty());
+  CHECK(err("Error: 500 Internal Server Error\nsee https://status.example.com/incidents/42\n").empty());
+  CHECK(err("Error: job 3f2a9c1e-77b0-4d7e-9a51-0c2f8e6d1b2a failed: https://x.example.com/j\n").empty());
+  CHECK(out("{\"pod_status\": {\"pods\": [{\"message\": \"No valid access token found. Logging in...\"}]}}\n")
+            .empty());
+  CHECK(
+      out("[2026-12-02 01:00:00Z] [INFO ] sandbox: Logging in to https://x.example.com/activate\n").empty());
+  CHECK(out("Your sandbox is ready. Connect with:\n\n  ssh -J jump@198.51.100.1 agent@192.0.2.2\n").empty());
+  // A prompt past stdout's opening bytes is not read (what follows a command's output is its
+  // output); on stderr only the fresh bytes and a little before them are read again.
+  const std::string late = std::string(kStdoutPromptWindow, 'x') + "\nLogging in...\n";
+  CHECK(login_prompt(late, 15, Stream::out).empty());
+  CHECK_FALSE(login_prompt(late, 15, Stream::err).empty());
+  const std::string old_prompt = "Logging in...\n" + std::string(4096, 'x') + "\n";
+  CHECK(login_prompt(old_prompt, 100, Stream::err).empty());
+}
+
+TEST_CASE("hawk backend: the login pre-flight before the first start", "[hawk]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-login";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  SECTION("a token: asked once per node class, the starts go on, the token kept nowhere") {
+    FakeHawk fake;
+    HawkBackend backend(profile, options(fake, dir));
+    auto a = backend.deploy(request());
+    fake.ssh_failures_before_ready = 0;
+    auto b = backend.deploy(request());
+    CHECK(fake.token_asks == 1);
+    CHECK(fake.count("start") == 2);
+    CHECK(a.facts.dump().find("secret") == std::string::npos);
+    backend.destroy(a);
+    backend.destroy(b);
+  }
+  SECTION("no usable token: the run stops before any eval is started, naming hawk login") {
+    FakeHawk fake;
+    fake.token = "logged-out";
+    HawkBackend backend(profile, options(fake, dir));
+    CHECK_THROWS_AS(backend.deploy(request()), RunStoppingError);
+    CHECK_THROWS_WITH(backend.deploy(request()),
+                      Catch::Contains("login pre-flight failed") && Catch::Contains("run `hawk login`"));
+    CHECK_THROWS_AS(backend.submit_expecting_refusal(request(), std::chrono::seconds(5)), RunStoppingError);
+    CHECK(fake.token_asks == 1);  // its answer is kept for the run
+    CHECK(fake.calls.empty());    // nothing started
+  }
+  SECTION("the device login on stdout: stopped, the run stops before any start") {
+    FakeHawk fake;
+    fake.token = "prompt-stdout";
+    HawkBackend backend(profile, options(fake, dir));
+    CHECK_THROWS_WITH(backend.deploy(request()),
+                      Catch::Contains("needs a person to log in") && Catch::Contains("on stdout"));
+    CHECK(fake.calls.empty());
+  }
+  SECTION("a CLI with no such command: said on stderr, the starts go on") {
+    FakeHawk fake;
+    fake.token = "no-command";
+    HawkBackend backend(profile, options(fake, dir));
+    auto h = backend.deploy(request());
+    CHECK(fake.count("start") == 1);
+    backend.destroy(h);
+  }
+}
+
+namespace {
+
+std::string stuck_status(const std::string& phase, const std::string& containers, const std::string& events) {
+  return R"({"pod_status": {"pods": [{"name": "runner", "component": "runner", "phase": "Running"},
+    {"name": "sb", "namespace": "ev-1", "component": "sandbox", "phase": ")" +
+         phase + R"(", "container_statuses": )" + containers + R"(, "events": )" + events + "}]}}";
+}
+
+// The item's error of a deploy whose sandbox never answers, and its timings.
+std::pair<std::string, json> failed_deploy(const std::string& profile_yaml, FakeHawk& fake) {
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-stuck";
+  auto profile = scenario::parse_deployment(profile_yaml, "staging.yaml");
+  fake.ssh_failures_before_ready = -1;
+  HawkBackend backend(profile, options(fake, dir));
+  try {
+    backend.deploy(request());
+  } catch (const deploy::DeployFailed& e) {
+    return {e.what(), e.timings()};
+  }
+  FAIL("the deploy did not fail with its timings");
+  return {};
+}
+
+std::string with_hawk_keys(const std::string& lines) {
+  std::string yaml = kProfile;
+  const std::string anchor = "  start_timeout_s: 3\n";
+  yaml.replace(yaml.find(anchor), anchor.size(), "  start_timeout_s: 60\n" + lines);
+  return yaml;
+}
+
+}  // namespace
+
+TEST_CASE("hawk backend: a sandbox pod held short of running is the item's error within its bound",
+          "[hawk]") {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  FakeHawk fake;
+  SECTION("CrashLoopBackOff after N restarts, named with its restarts; no event listed") {
+    fake.status_out = stuck_status(
+        "Running",
+        R"([{"name": "default", "state": "waiting", "reason": "CrashLoopBackOff", "message": "back-off 40s", "restart_count": 4}])",
+        "[]");
+    auto [m, timings] = failed_deploy(with_hawk_keys("  crash_loop_restarts: 4\n"), fake);
+    CHECK_THAT(
+        m, Catch::Contains("CrashLoopBackOff in pod ev-1/sb, container default (4 restarts): back-off 40s"));
+    CHECK_THAT(m, Catch::Contains("after 4 restarts") && Catch::Contains("lists no event"));
+    CHECK(timings.contains("hawk_held_s"));
+  }
+  SECTION("an image that cannot be pulled, after stuck_grace_s, with the last event") {
+    fake.status_out = stuck_status(
+        "Pending",
+        R"([{"name": "default", "state": "waiting", "reason": "ImagePullBackOff", "message": "Back-off pulling"}])",
+        R"([{"type": "Warning", "reason": "Failed", "message": "manifest unknown"}])");
+    auto [m, timings] = failed_deploy(with_hawk_keys("  stuck_grace_s: 1\n"), fake);
+    CHECK_THAT(m,
+               Catch::Contains("ImagePullBackOff") && Catch::Contains("last event Failed: manifest unknown"));
+    CHECK_THAT(m, Catch::Contains("(hawk.stuck_grace_s 1)"));
+    CHECK(timings["hawk_stuck_s"].get<double>() >= 1.0);
+  }
+  SECTION("a container config error") {
+    fake.status_out = stuck_status(
+        "Pending",
+        R"([{"name": "default", "reason": "CreateContainerConfigError", "message": "secret not found"}])",
+        "[]");
+    auto [m, timings] = failed_deploy(with_hawk_keys("  stuck_grace_s: 0\n"), fake);
+    CHECK_THAT(m, Catch::Contains("CreateContainerConfigError") && Catch::Contains("secret not found"));
+  }
+  SECTION("Pending with FailedScheduling, after unschedulable_grace_s") {
+    auto [m, timings] =
+        failed_deploy(with_hawk_keys("  unschedulable_grace_s: 2\n"), fake);  // the fake's default
+    CHECK_THAT(m, Catch::Contains("FailedScheduling in pod ev-1/sb: 0/3 nodes are available"));
+    CHECK_THAT(m, Catch::Contains("(hawk.unschedulable_grace_s 2)"));
+    CHECK(timings["hawk_held_s"].get<double>() >= 2.0);
+  }
+  CHECK(took() < 20);  // each well before start_timeout_s (60)
+  CHECK(fake.count("delete") == 1);
+}
+
+TEST_CASE("hawk backend: a status 404 before the first pod is not yet, until start_timeout_s", "[hawk]") {
+  FakeHawk fake;
+  fake.status_out = "-";  // answered below as the API's 404
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-404";
+  auto profile = scenario::parse_deployment(kProfile, "staging.yaml");
+  fake.ssh_failures_before_ready = 2;
+  HawkOptions o = options(fake, dir);
+  auto inner = o.runner;
+  int not_found = 0;
+  o.runner = [&](const std::vector<std::string>& argv, const RunOptions& ro) -> Expected<RunResult> {
+    if (argv.at(1) != "status") return inner(argv, ro);
+    ++not_found;
+    RunResult r;
+    r.exited = true;
+    r.exit_code = 1;
+    r.err = "Error: 404 Not Found\n{\"detail\": \"Job not found\"}\n";
+    return r;
+  };
+  HawkBackend backend(profile, o);
+  auto h = backend.deploy(request());  // the ssh line came; the 404s were only "not yet"
+  CHECK(not_found >= 2);
+  backend.destroy(h);
+  fake.ssh_failures_before_ready = -1;
+  std::string m;
+  try {
+    backend.deploy(request());
+  } catch (const InfraError& e) {
+    m = e.what();
+  }
+  CHECK_THAT(m, Catch::Contains("no sandbox answered within 3 s") && Catch::Contains("no pod for it yet"));
+}
+
+TEST_CASE("deployment profile: --no-rewrite needs the human-agent solver, which the config then names",
+          "[hawk]") {
+  std::string yaml = kProfile;
+  const std::string anchor = "  start_timeout_s: 3\n";
+  const auto at = yaml.find(anchor) + anchor.size();
+  try {
+    scenario::parse_deployment(std::string(yaml).insert(at, "  start_args: [--no-rewrite]\n"), "nr.yaml");
+    FAIL("accepted");
+  } catch (const UserError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("nr.yaml:11") && Catch::Contains("--no-rewrite") &&
+                                          Catch::Contains("hawk.human_agent"));
+  }
+  CHECK_THROWS_WITH(scenario::parse_deployment(
+                        std::string(yaml).insert(at, "  human_agent: { package: inspect-ai }\n"), "h.yaml"),
+                    Catch::Contains("h.yaml:11") && Catch::Contains("needs package and name"));
+  auto profile = scenario::parse_deployment(
+      std::string(yaml).insert(
+          at,
+          "  start_args: [--no-rewrite]\n  human_agent: { package: \"inspect-ai==0.3.140\", "
+          "name: inspect_ai/human_agent, args: { record_session: false } }\n"),
+      "ok.yaml");
+  REQUIRE(profile.hawk->human_agent);
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-agent";
+  FakeHawk fake;
+  HawkBackend backend(profile, options(fake, dir));
+  auto h = backend.deploy(request());
+  json submitted = json::parse(scenario::read_input_file(fake.calls.at(0).at(4)));
+  CHECK(submitted["solvers"] == json::parse(R"([{"package": "inspect-ai==0.3.140", "name": "inspect_ai",
+                        "items": [{"name": "human_agent", "args": {"record_session": false}}]}])"));
+  CHECK(fake.calls.at(0).back() == "--no-rewrite");
+  backend.destroy(h);
+  // Without human_agent the config names no solver (the platform puts in the operator's).
+  FakeHawk plain;
+  HawkBackend b2(scenario::parse_deployment(kProfile, "staging.yaml"), options(plain, dir));
+  auto h2 = b2.deploy(request());
+  CHECK_FALSE(json::parse(scenario::read_input_file(plain.calls.at(0).at(4))).contains("solvers"));
+  b2.destroy(h2);
+}
+
+TEST_CASE("the keyring the hawk CLI would keep its login in", "[hawk]") {
+  CHECK(script_interpreter("#!/usr/bin/python3") == "/usr/bin/python3");
+  CHECK(script_interpreter("#!/usr/bin/env -S python3 -u") == "python3");
+  CHECK(script_interpreter("#! /opt/venv/bin/python") == "/opt/venv/bin/python");
+  CHECK(script_interpreter("\x7f"
+                           "ELF")
+            .empty());
+  auto secret = judge_keyring("keyring.backends.SecretService.Keyring\n", "x");
+  CHECK(secret.ok);
+  CHECK(secret.backend == "keyring.backends.SecretService.Keyring");
+  CHECK_FALSE(judge_keyring("keyring.backends.fail.Keyring\n", "x").ok);
+  CHECK_FALSE(judge_keyring("keyring.backends.chainer.ChainerBackend\n", "x").ok);  // holds nothing
+  CHECK(
+      judge_keyring("keyring.backends.chainer.ChainerBackend\nkeyrings.alt.file.PlaintextKeyring\n", "x").ok);
+  CHECK_FALSE(judge_keyring("", "x").ok);
+
+  // The CLI's interpreter is asked, with argv only and a deadline.
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit-keyring";
+  std::filesystem::create_directories(dir);
+  const std::string cli = dir + "/hawk";
+  std::ofstream(cli) << "#!/usr/bin/env python3\nimport sys\n";
+  std::vector<std::string> asked;
+  auto found = hawk_keyring(
+      cli, [&](const std::vector<std::string>& argv, const RunOptions& o) -> Expected<RunResult> {
+        asked = argv;
+        CHECK(o.deadline <= std::chrono::seconds(15));
+        RunResult r;
+        r.exited = true;
+        r.exit_code = 0;
+        r.out = "keyring.backends.fail.Keyring\n";
+        return r;
+      });
+  REQUIRE(asked.size() == 3);
+  CHECK(asked[0] == "python3");
+  CHECK(asked[1] == "-c");
+  CHECK_FALSE(found.ok);
+  CHECK(found.backend == "keyring.backends.fail.Keyring");
+  CHECK_THAT(found.detail, Catch::Contains("every hawk call would start a device login"));
+  CHECK_THAT(found.source, Catch::Contains(cli));
 }

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "harness/common/error.h"
+#include "harness/deploy/deploy_failed.h"
 #include "harness/deploy/hawk/one_item_config.h"
 #include "harness/deploy/hawk/platform_text.h"
 #include "harness/deploy/hawk/ssh_line.h"
@@ -113,11 +115,28 @@ HawkCli HawkBackend::cli_for(const std::string& node_class) const {
   return HawkCli(settings_.cli, nc ? nc->env : Env{}, options_.runner);
 }
 
+void HawkBackend::require_login(const std::string& node_class, const HawkCli& cli) {
+  std::lock_guard lock(login_mutex_);
+  auto it = login_checked_.find(node_class);
+  if (it == login_checked_.end()) {
+    auto check = cli.check_login();
+    std::string why = check ? "" : check.error().message;
+    if (check && *check == LoginCheck::no_such_command)
+      std::fprintf(stderr,
+                   "hawk: %s has no `auth access-token` command, so its login cannot be checked before "
+                   "the first start; a call that starts a login is stopped instead\n",
+                   settings_.cli.c_str());
+    it = login_checked_.emplace(node_class, std::move(why)).first;
+  }
+  if (!it->second.empty()) throw RunStoppingError("the login pre-flight failed: " + it->second);
+}
+
 std::string HawkBackend::write_config(const SandboxRequest& request) const {
   const auto* nc = profile_.node_class(request.node_class);
-  nlohmann::json config =
-      one_item_config(request.eval_set, {request.task_index, request.item_index, request.add_runtime_class},
-                      nc ? nc->config_overrides : nlohmann::json::object());
+  nlohmann::json config = one_item_config(request.eval_set,
+                                          {request.task_index, request.item_index, request.add_runtime_class,
+                                           settings_.human_agent ? &*settings_.human_agent : nullptr},
+                                          nc ? nc->config_overrides : nlohmann::json::object());
   if (nc)
     if (auto placement = sandbox_placement(nc->node_selector, nc->tolerations); !placement.is_null())
       config[scenario::kSandboxPlacementKey] = std::move(placement);
@@ -175,41 +194,130 @@ Started HawkBackend::start_eval(const HawkCli& cli, const std::string& config, c
   }
 }
 
+namespace {
+
+// How long a sandbox pod has been held for one reason, across status rounds: the reason's
+// first sighting is its clock, reset when the reason changes or goes.
+class StuckClock {
+ public:
+  explicit StuckClock(const scenario::HawkSettings& s) : settings_(s) {}
+
+  // The item's error when the pod has been held past its reason's bound, else "".
+  std::string judge(const Stuck& stuck) {
+    if (stuck.reason != reason_) {
+      reason_ = stuck.reason;
+      since_ = Clock::now();
+    }
+    const double held = seconds_since(since_);
+    switch (stuck.reason) {
+      case StuckReason::none:
+        return "";
+      case StuckReason::crash_loop:
+        if (stuck.restarts < settings_.crash_loop_restarts) return "";
+        return fmt::format("after {} restarts (hawk.crash_loop_restarts {})", stuck.restarts,
+                           settings_.crash_loop_restarts);
+      case StuckReason::unschedulable:
+        if (held < settings_.unschedulable_grace_s) return "";
+        return fmt::format("for {:.0f} s (hawk.unschedulable_grace_s {})", held,
+                           settings_.unschedulable_grace_s);
+      case StuckReason::image_pull:
+      case StuckReason::config_error:
+        if (held < settings_.stuck_grace_s) return "";
+        return fmt::format("for {:.0f} s (hawk.stuck_grace_s {})", held, settings_.stuck_grace_s);
+    }
+    return "";
+  }
+  double held_s() const { return reason_ == StuckReason::none ? 0.0 : seconds_since(since_); }
+  // Seconds until the current reason's bound passes (none for no reason, or a crash loop,
+  // whose bound is its restarts): the next round waits no longer than this.
+  std::optional<double> left() const {
+    if (reason_ == StuckReason::unschedulable) return settings_.unschedulable_grace_s - held_s();
+    if (reason_ == StuckReason::image_pull || reason_ == StuckReason::config_error)
+      return settings_.stuck_grace_s - held_s();
+    return std::nullopt;
+  }
+
+ private:
+  const scenario::HawkSettings& settings_;
+  StuckReason reason_ = StuckReason::none;
+  Clock::time_point since_ = Clock::now();
+};
+
+// The wait for one sandbox: when it began, the stuck clock, what status said last.
+struct WaitState {
+  StuckClock clock;
+  Clock::time_point began = Clock::now();
+  std::optional<EvalStatus> last_status;
+  std::string last_status_note;  // why the last status round gave no pods
+
+  // For the item's record: how long the platform held it, and how long in its stuck state.
+  nlohmann::json timings() const {
+    return {{"hawk_held_s", seconds_since(began)}, {"hawk_stuck_s", clock.held_s()}};
+  }
+};
+
+// What one `hawk status` round says of a sandbox not yet answering: nothing (keep waiting),
+// or throws the item's error (a Failed pod, a pod held past its bound). A 404 before the
+// first pod exists is "not yet".
+void judge_status(const HawkCli& cli, const std::string& id, WaitState& w) {
+  auto st = cli.status(id);
+  if (!st) {
+    throw_if_needs_login(st.error());
+    w.last_status_note = is_job_not_found(st.error().message)
+                             ? "hawk status: the platform has no pod for it yet (Job not found)"
+                             : st.error().message;
+    return;
+  }
+  w.last_status = *st;
+  w.last_status_note.clear();
+  for (const auto& p : st->pods)
+    if (p.component == "sandbox" && p.phase == "Failed")
+      throw DeployFailed(fmt::format("eval {}: the sandbox pod failed: {}{}", id, describe_sandbox_pods(*st),
+                                     platform_log_tail(cli, id)),
+                         w.timings());
+  const Stuck stuck = stuck_sandbox(*st);
+  const std::string bound = w.clock.judge(stuck);
+  if (bound.empty()) return;
+  throw DeployFailed(fmt::format("eval {}: the platform held its sandbox pod: {}, {}{}", id,
+                                 describe_stuck(stuck), bound, platform_log_tail(cli, id)),
+                     w.timings());
+}
+
+}  // namespace
+
 // ssh-command in short rounds, hawk status between them, until the line comes or time is up.
 std::string HawkBackend::wait_for_ssh_line(const HawkCli& cli, const std::string& id) const {
   const auto until = Clock::now() + std::chrono::seconds(settings_.start_timeout_s);
+  WaitState w{StuckClock(settings_)};
   std::string last_error;
-  std::optional<EvalStatus> last_status;
   while (Clock::now() < until) {
     if (options_.interrupted && options_.interrupted->load())
       throw InfraError("interrupted while waiting for eval " + id);
     auto left = std::chrono::duration_cast<std::chrono::seconds>(until - Clock::now());
-    int step = static_cast<int>(std::max<long>(1, std::min(left.count(), options_.poll_step.count())));
+    long step_s = std::min(left.count(), options_.poll_step.count());
+    if (auto grace = w.clock.left()) step_s = std::min(step_s, static_cast<long>(std::ceil(*grace)));
+    const int step = static_cast<int>(std::max<long>(1, step_s));
     auto round = Clock::now();
     auto out = cli.ssh_command(id, step);
     if (out && out->find("ssh ") != std::string::npos) return *out;
     if (!out) throw_if_needs_login(out.error());
     last_error = out ? "ssh-command printed no ssh line" : out.error().message;
-    auto st = cli.status(id);
-    if (!st) throw_if_needs_login(st.error());
-    if (st) {
-      last_status = *st;
-      for (const auto& p : st->pods)
-        if (p.component == "sandbox" && p.phase == "Failed")
-          throw InfraError(fmt::format("eval {}: the sandbox pod failed: {}{}", id,
-                                       describe_sandbox_pods(*st), platform_log_tail(cli, id)));
-    }
+    judge_status(cli, id, w);
     if (Clock::now() - round < 1s) std::this_thread::sleep_for(1s);
   }
-  throw InfraError(
+  throw DeployFailed(
       fmt::format("eval {}: no sandbox answered within {} s (hawk.start_timeout_s); last: {}; {}{}", id,
                   settings_.start_timeout_s, last_error,
-                  last_status ? describe_sandbox_pods(*last_status) : "hawk status gave nothing",
-                  platform_log_tail(cli, id)));
+                  w.last_status
+                      ? describe_sandbox_pods(*w.last_status)
+                      : (w.last_status_note.empty() ? "hawk status gave nothing" : w.last_status_note),
+                  platform_log_tail(cli, id)),
+      w.timings());
 }
 
 SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
   const HawkCli cli = cli_for(request.node_class);
+  require_login(request.node_class, cli);
   const std::string config = write_config(request);
   const auto t0 = Clock::now();
   StartTally tally;
@@ -268,6 +376,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
 std::optional<RefusalProbe> HawkBackend::submit_expecting_refusal(const SandboxRequest& request,
                                                                   std::chrono::seconds watch) {
   const HawkCli cli = cli_for(request.node_class);
+  require_login(request.node_class, cli);
   auto started = cli.start(write_config(request), settings_.human, settings_.start_args);
   if (!started) {
     throw_if_needs_login(started.error());

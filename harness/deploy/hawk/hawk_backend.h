@@ -1,5 +1,8 @@
 // The hawk backend: one sandbox = one human-baseline eval on a real deployment.
 //
+//   login:   before the first start with each node class's environment, `hawk auth
+//            access-token` (hawk_cli.h): no usable token stops the run before any eval is
+//            started; a CLI without that command is noted and its first call tells instead.
 //   deploy:  write the one-item eval-set config, `hawk human eval start` (plus the
 //            profile's hawk.start_args), then alternate `hawk human eval ssh-command ID
 //            --timeout T` with `hawk status ID --hours 0` until the sandbox answers or
@@ -17,6 +20,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -63,6 +67,9 @@ class HawkBackend final : public Backend {
 
  private:
   HawkCli cli_for(const std::string& node_class) const;
+  // The login pre-flight for this node class, once per run (its answer kept): throws
+  // RunStoppingError when the CLI has no usable login.
+  void require_login(const std::string& node_class, const HawkCli& cli);
   std::string write_config(const SandboxRequest& request) const;
   Started start_eval(const HawkCli& cli, const std::string& config, const std::string& name,
                      StartTally& tally) const;
@@ -75,6 +82,8 @@ class HawkBackend final : public Backend {
   HawkOptions options_;
   mutable std::mutex mutex_;
   std::set<std::pair<std::string, std::string>> live_;  // (eval set id, node class)
+  std::mutex login_mutex_;                              // one pre-flight at a time
+  std::map<std::string, std::string> login_checked_;    // node class -> "" or why not logged in
 };
 
 }  // namespace isoharness::deploy::hawk

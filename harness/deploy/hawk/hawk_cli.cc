@@ -64,6 +64,16 @@ std::string cli_error_message(std::string_view err) {
   return first.empty() ? "(no message on stderr)" : clean_line(first);
 }
 
+bool is_job_not_found(std::string_view message) {
+  return message.find("Job not found") != std::string_view::npos ||
+         message.find("404 Not Found") != std::string_view::npos;
+}
+
+bool is_unknown_command(std::string_view err) {
+  return err.find("No such command") != std::string_view::npos ||
+         err.find("no such command") != std::string_view::npos;
+}
+
 HawkCli::HawkCli(std::string program, Env env, Runner runner)
     : program_(std::move(program)), env_(std::move(env)), runner_(std::move(runner)) {}
 
@@ -74,7 +84,7 @@ Expected<RunResult> HawkCli::call(std::vector<std::string> args, std::chrono::se
   options.max_output = 4 << 20;
   options.stdin_data = "";  // never answer a prompt
   options.watch = [](const OutputSeen& seen) {
-    return seen.is_stderr ? login_prompt(seen.text, seen.fresh) : "";
+    return login_prompt(seen.text, seen.fresh, seen.is_stderr ? Stream::err : Stream::out);
   };
   for (const auto& [k, v] : env_) options.env_set[k] = v;
   return runner_(args, options);
@@ -114,6 +124,19 @@ Expected<Started> HawkCli::start(const std::string& config_path, const std::stri
     s.warning = clean_line(r->err);
   }
   return s;
+}
+
+Expected<LoginCheck> HawkCli::check_login() const {
+  auto r = call(kTokenCommand, 60s);
+  if (r && r->exited && r->exit_code == 2 && is_unknown_command(r->err)) return LoginCheck::no_such_command;
+  if (r && r->ok() && r->out.find_first_not_of(" \r\n\t") != std::string::npos) return LoginCheck::has_token;
+  Error e = failure("auth access-token", r);
+  if (e.code == kNeedsLogin || e.code == -1) return e;
+  return make_error(fmt::format("{} auth access-token found no usable login ({}); run `hawk login` on this "
+                                "machine, as the user that runs isoharness (with the node class's "
+                                "environment, e.g. HAWK_API_URL), then run again",
+                                program_, r && r->ok() ? "it printed no token" : e.message),
+                    kNeedsLogin);
 }
 
 Expected<std::string> HawkCli::ssh_command(const std::string& id, int timeout_s) const {

@@ -1,8 +1,9 @@
 // The hawk CLI, one call per method, each through run_command: argv only, a deadline,
 // bounded output, and the node class's environment. What the CLI prints is parsed here
 // and nowhere else (`Eval set ID:` line, `Error:` messages, the config-keys warning).
-// Every call's stderr is watched as it arrives: a CLI that starts its interactive login
-// (no valid token) is stopped at once, and the call fails with kNeedsLogin.
+// Every call's stdout and stderr are watched as they arrive: a CLI that starts its
+// interactive login (no valid token) is stopped at once, and the call fails with kNeedsLogin
+// (platform_text.h says how a prompt is told).
 #pragma once
 
 #include <functional>
@@ -30,6 +31,23 @@ struct Started {
   std::string warning;               // that warning's line(s), cleaned and bounded
 };
 
+// What the login pre-flight learnt (HawkCli::check_login).
+enum class LoginCheck {
+  has_token,        // the CLI answered with a token (not kept)
+  no_such_command,  // the CLI has no `auth access-token`; its first real call tells instead
+};
+
+// The pre-flight's words: `hawk auth access-token`, which prints the stored access token
+// (refreshing it when it can) and fails rather than starting a device login.
+inline const std::vector<std::string> kTokenCommand = {"auth", "access-token"};
+
+// Text only: whether a failed call's stderr is click's answer to a command it does not have.
+bool is_unknown_command(std::string_view err);
+
+// Text only: whether a failed `hawk status` said the platform has no job for the id yet
+// (its API answers 404 "Job not found" until the eval's first pod exists).
+bool is_job_not_found(std::string_view message);
+
 // Text only: the id from an `Eval set ID: <id>` line of stdout.
 Expected<std::string> parse_eval_set_id(std::string_view out);
 
@@ -47,6 +65,10 @@ class HawkCli {
   // message; code is its exit status (-1 when it could not run or timed out, kNeedsLogin).
   Expected<Started> start(const std::string& config_path, const std::string& human,
                           const std::vector<std::string>& extra = {}) const;
+  // kTokenCommand, before the first start: a token (discarded unread), or the CLI saying
+  // it has no such command. Any other answer is an error with code kNeedsLogin (a prompt,
+  // or no usable token), or -1 when the CLI could not be run or gave no answer in time.
+  Expected<LoginCheck> check_login() const;
   // `hawk human eval ssh-command ID --timeout T`: stdout on exit 0.
   Expected<std::string> ssh_command(const std::string& id, int timeout_s) const;
   // `hawk status ID --hours 0`, parsed: pod status only, so the least log history.

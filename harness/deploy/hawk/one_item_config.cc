@@ -59,7 +59,17 @@ json one_item_config(const json& eval_set, const OneItem& which, const json& ove
   }
   config["limit"] = 1;
   config["epochs"] = 1;
+  if (which.human_agent) config["solvers"] = human_agent_solvers(*which.human_agent);
   return config;
+}
+
+json human_agent_solvers(const scenario::HumanAgentSolver& solver) {
+  const auto slash = solver.name.find('/');
+  const std::string registry = slash == std::string::npos ? solver.name : solver.name.substr(0, slash);
+  const std::string name = slash == std::string::npos ? solver.name : solver.name.substr(slash + 1);
+  return json::array({{{"package", solver.package},
+                       {"name", registry},
+                       {"items", json::array({{{"name", name}, {"args", solver.args}}})}}});
 }
 
 json sandbox_placement(const json& node_selector, const json& tolerations) {

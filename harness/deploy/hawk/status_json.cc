@@ -204,4 +204,60 @@ std::string sandbox_node_name(const EvalStatus& status) {
   return first;
 }
 
+namespace {
+
+StuckReason container_stuck(const std::string& reason) {
+  if (reason == "CrashLoopBackOff") return StuckReason::crash_loop;
+  if (reason == "ImagePullBackOff" || reason == "ErrImagePull" || reason == "InvalidImageName" ||
+      reason == "ErrImageNeverPull")
+    return StuckReason::image_pull;
+  if (reason == "CreateContainerConfigError" || reason == "CreateContainerError" ||
+      reason == "RunContainerError")
+    return StuckReason::config_error;
+  return StuckReason::none;
+}
+
+std::string last_event_of(const Pod& p) {
+  if (p.events.empty()) return "";
+  const PodEvent& e = p.events.back();
+  return e.reason + ": " + e.message;
+}
+
+}  // namespace
+
+Stuck stuck_sandbox(const EvalStatus& status) {
+  for (const Pod* p : sandbox_pods(status)) {
+    if (p->phase == "Failed" || p->phase == "Succeeded") continue;  // ended: not held
+    for (const auto& c : p->containers) {
+      const StuckReason why = container_stuck(c.reason);
+      if (why == StuckReason::none || c.ready) continue;
+      return {why,
+              c.reason,
+              p->namespace_ + "/" + p->name,
+              c.name,
+              c.message,
+              last_event_of(*p),
+              c.restart_count};
+    }
+    if (p->phase != "Pending") continue;
+    for (auto e = p->events.rbegin(); e != p->events.rend(); ++e)
+      if (e->reason == "FailedScheduling")
+        return {StuckReason::unschedulable, e->reason, p->namespace_ + "/" + p->name, "", e->message,
+                last_event_of(*p),          0};
+  }
+  return {};
+}
+
+std::string describe_stuck(const Stuck& stuck) {
+  if (stuck.reason == StuckReason::none) return "";
+  std::string out = fmt::format("{} in pod {}", stuck.word, stuck.pod);
+  if (!stuck.container.empty())
+    out += fmt::format(", container {} ({} restart{})", stuck.container, stuck.restarts,
+                       stuck.restarts == 1 ? "" : "s");
+  if (!stuck.message.empty()) out += ": " + stuck.message;
+  out +=
+      stuck.last_event.empty() ? "; the platform lists no event for it" : "; last event " + stuck.last_event;
+  return out;
+}
+
 }  // namespace isoharness::deploy::hawk

@@ -55,6 +55,34 @@ std::string describe_sandbox_pods(const EvalStatus& status);
 // container after the service; its `coredns` companion is left out), in the order seen.
 std::vector<std::string> running_services(const EvalStatus& status);
 
+// Why a sandbox pod is held short of running, as Kubernetes says it (a container's waiting
+// reason, or the pod's events): the states a pod sits in rather than reaching Failed.
+enum class StuckReason {
+  none,
+  crash_loop,     // CrashLoopBackOff: its container starts and exits, again and again
+  image_pull,     // ImagePullBackOff, ErrImagePull, InvalidImageName, ErrImageNeverPull
+  config_error,   // CreateContainerConfigError, CreateContainerError, RunContainerError
+  unschedulable,  // Pending with a FailedScheduling event and no container yet
+};
+
+// A sandbox pod held short of running: the reason, its words, the pod and container, the
+// container's restarts and the pod's last event ("reason: message", "" when it lists none;
+// the platform lists events only for pods not running).
+struct Stuck {
+  StuckReason reason = StuckReason::none;
+  std::string word;  // Kubernetes' own word: "CrashLoopBackOff", "FailedScheduling", ...
+  std::string pod, container, message, last_event;
+  long restarts = 0;
+};
+
+// The first sandbox pod held short of running, judged from one status: none when every
+// sandbox pod runs (or is on its way without any of these reasons). Text only.
+Stuck stuck_sandbox(const EvalStatus& status);
+
+// "CrashLoopBackOff in pod NS/NAME, container default (4 restarts): <message>; last event
+// BackOff: <message>", for the item's error.
+std::string describe_stuck(const Stuck& stuck);
+
 // Whether a sandbox pod's phase is Running.
 bool sandbox_running(const EvalStatus& status);
 
