@@ -36,7 +36,8 @@
 // per-workload ratios, exp(sum w_i log r_i / sum w_i). Its interval is a percentile
 // bootstrap: each workload's baseline and candidate samples are resampled independently
 // (with replacement), the Hodges–Lehmann ratios and their weighted geometric mean are
-// recomputed, and the alpha/2 and 1-alpha/2 quantiles are taken. The generator is a
+// recomputed, and the alpha/2 and 1-alpha/2 quantiles are taken (with fewer than
+// kBootstrapMinRounds samples on a side, a Welch t interval on log times instead: below). The generator is a
 // mt19937_64 with a fixed seed and our own unbiased bounded draw, so the result is the same
 // on every machine. The verdict against T is the human-baseline validity verdict.
 //
@@ -59,6 +60,18 @@ inline constexpr const char* kInconclusive = "inconclusive";
 // A mix with nothing to combine: every workload measured on both sides weighs 0 (e.g.
 // `--workloads getpid`, whose weight is 0). It has no slowdown and decides nothing.
 inline constexpr const char* kNoMix = "no_mix";
+
+// The mix interval's two methods. With at least kBootstrapMinRounds samples on every side of
+// every workload used, a percentile bootstrap; with fewer (e.g. the 5 rounds of --quick) a
+// percentile bootstrap under-covers (it cannot see beyond the few values drawn), so the
+// interval is a Welch t interval on log times instead: the estimate is the weighted mean
+// of the per-workload differences of mean log times, its variance the weighted sum of
+// var(log b)/m + var(log c)/n, the degrees of freedom Welch–Satterthwaite's.
+inline constexpr std::size_t kBootstrapMinRounds = 10;
+inline constexpr const char* kMixBootstrap =
+    "weighted geometric mean of Hodges-Lehmann ratios; percentile bootstrap";
+inline constexpr const char* kMixWelch =
+    "weighted mean of log-time differences; Welch t interval (few rounds: a bootstrap under-covers)";
 
 // Samples below this count per side draw a warning.
 inline constexpr std::size_t kMinSamplesPerSide = 5;
@@ -103,6 +116,9 @@ struct MixOptions {
   double confidence = 0.95;
   int resamples = 2000;
   std::uint64_t seed = 0x150AA12E55ULL;
+  // Fewer rounds than this on a side: the Welch t interval instead of the bootstrap
+  // (0 = always the bootstrap; tests use it to show what the bootstrap gives).
+  std::size_t welch_below = kBootstrapMinRounds;
 };
 
 // The human-baseline validity verdict for one cell.
@@ -117,6 +133,7 @@ struct MixVerdict {
   std::uint64_t seed = 0;
   std::optional<int> rounds_to_decide;
   std::vector<std::string> warnings;
+  std::string method = kMixBootstrap;
 };
 
 // Combines the comparisons of one cell with the scenario's weights (workload -> weight).
