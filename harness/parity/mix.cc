@@ -114,7 +114,8 @@ Interval welch_log_interval(const std::vector<Used>& used, double confidence) {
     }
   }
   const double df = df_den > 0 ? var * var / df_den : 1.0;
-  const double half = var > 0 ? t_quantile(1.0 - (1.0 - confidence) / 2.0, std::max(1.0, df)) * std::sqrt(var) : 0;
+  const double half =
+      var > 0 ? t_quantile(1.0 - (1.0 - confidence) / 2.0, std::max(1.0, df)) * std::sqrt(var) : 0;
   return {std::exp(est), std::exp(est - half), std::exp(est + half)};
 }
 
@@ -175,10 +176,11 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
                     "values",
                     rounds));
   }
-  if (mix.slowdown.high < 1.0 / tolerance) {
+  if (mix.verdict == kFaster) {
     mix.faster = true;
     mix.warnings.push_back(
-        "the mix runs faster than baseline beyond the tolerance: parity, but check the workloads");
+        "the mix runs faster than baseline beyond the tolerance: not comparable either way; check "
+        "that the workloads did the same work");
   }
   return mix;
 }

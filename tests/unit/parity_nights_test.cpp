@@ -231,9 +231,10 @@ TEST_CASE("--quick's 5 rounds: a Welch t interval on log times covers, the boots
   const double welch = mix_coverage(800, 5, false, 0x0C0FFEE1);
   const double boot = mix_coverage(800, 5, true, 0x0C0FFEE1);
   const double boot12 = mix_coverage(400, 12, false, 0x0C0FFEE2);
-  std::printf("coverage of a nominal 95 %% mix interval, 800 trials: 5 rounds Welch t %.3f, 5 rounds percentile "
-              "bootstrap %.3f; 12 rounds bootstrap %.3f\n",
-              welch, boot, boot12);
+  std::printf(
+      "coverage of a nominal 95 %% mix interval, 800 trials: 5 rounds Welch t %.3f, 5 rounds percentile "
+      "bootstrap %.3f; 12 rounds bootstrap %.3f\n",
+      welch, boot, boot12);
   CHECK(boot < 0.93);  // about 0.91: the old interval fell short
   CHECK(welch >= 0.93);
   CHECK(welch <= 0.975);
