@@ -299,6 +299,12 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
   }
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : history.runs) runs.push_back(r.run_id);
+  // The intervals' confidence: the runs' when they all agree, else null (each record's
+  // source says its own); reports print this, never a fixed number.
+  std::set<double> confidences;
+  for (const auto& r : records)
+    if (r["source"].is_object()) confidences.insert(r["source"]["confidence"].get<double>());
+  const nlohmann::json confidence = confidences.size() == 1 ? nlohmann::json(*confidences.begin()) : nlohmann::json();
   nlohmann::json summary = {{"records", file.records.size()}};
   for (const auto& [k, v] : counts) summary[k] = v;
   return {{"schema", kSchema},
@@ -311,6 +317,7 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
           {"scenario", mixes.scenario},
           {"deployment", deployment},
           {"nights", o.nights},
+          {"confidence", confidence},
           {"compute_fraction_default", o.compute_fraction},
           {"parity_runs", runs},
           {"method", method_json(o)},

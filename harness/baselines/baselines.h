@@ -165,6 +165,10 @@ struct AssessOptions {
 nlohmann::json assess(const BaselineFile& file, const HistoryView& history, const Target& target,
                       const Mixes& mixes, const AssessOptions& options = {});
 
+// "95 % CI" from the document's confidence, or "CI (each record's run)" when the records'
+// runs differ; what every report prints as the intervals' heading.
+std::string ci_label(const nlohmann::json& document);
+
 // For people: one line per record and a summary line.
 std::string to_text(const nlohmann::json& document);
 
