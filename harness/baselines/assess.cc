@@ -128,7 +128,43 @@ struct Judged {
   bool same_cell;
   double fraction;
   std::string unknown_reason;
+  std::string runtime_change;  // "" = none seen in the runs' provenance
 };
+
+bool concerns(const std::string& runtime, const std::string& field) {
+  const bool gvisor = runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
+  if (field == "node_image") return true;
+  return gvisor ? field == "runsc" || field == "runsc_platform" : field == runtime;
+}
+
+// What change-point detection cannot see (a change in the last nights, fewer than a
+// segment's worth of runs after it, or one before the history begins), the runs'
+// provenance can: the runtime the record's deployment ran at its recording against the
+// newest run's. Also warns when the record predates every run of the deployment.
+std::string runtime_since(const HistoryView& h, const BaselineRecord& rec, const Found& f,
+                          std::vector<std::string>& warnings) {
+  if (!f.run) return "";
+  const ParityRun* then = nullptr;
+  for (const auto& r : h.runs)
+    if (r.started <= rec.recorded_utc && r.provenance.key() == f.run->provenance.key()) then = &r;
+  if (!then) {
+    warnings.push_back(fmt::format("recorded before the first run of {} in the history: a change between its "
+                                   "recording and that run cannot be seen",
+                                   f.run->provenance.key()));
+    return "";
+  }
+  std::string out;
+  const auto& a = then->provenance.runtime;
+  const auto& b = f.run->provenance.runtime;
+  std::set<std::string> fields;
+  for (const auto& [k, _] : a) fields.insert(k);
+  for (const auto& [k, _] : b) fields.insert(k);
+  for (const auto& k : fields) {
+    const std::string x = a.count(k) ? a.at(k) : "?", y = b.count(k) ? b.at(k) : "?";
+    if (x != y && concerns(rec.runtime, k)) out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : "; ", k, x, y);
+  }
+  return out;
+}
 
 // Fills ratio, corrected, verdict and reason from what was found.
 void judge(nlohmann::json& out, const Judged& j, const nlohmann::json& drift) {
@@ -155,9 +191,14 @@ void judge(nlohmann::json& out, const Judged& j, const nlohmann::json& drift) {
   if (verdict == kInconclusive && j.f.run)
     if (auto n = more_rounds(eff, tolerance, j.f.ratio.rounds)) out["rounds_needed"] = *n;
   const bool unstable = j.f.run && out["nights"]["aa"]["unstable"].get<bool>();
-  out["verdict"] = own ? kStale : unstable ? kUnstable : verdict;
+  const bool changed = !own && !j.runtime_change.empty();
+  out["verdict"] = own || changed ? kStale : unstable ? kUnstable : verdict;
   if (own)
     out["reason"] = stale_reason(j.rec, *own);
+  else if (changed)
+    out["reason"] = fmt::format("its cell {}'s runtime changed since it was recorded on {} ({}, from the runs' "
+                                "provenance; too recent or too early for change-point detection)",
+                                j.rec.cell(), j.rec.recorded_at, j.runtime_change);
   else if (unstable)
     out["reason"] = "the runs' A/A noise exceeds the tolerance (" +
                     out["nights"]["aa"]["reason"].get<std::string>() + "): no verdict";
@@ -233,7 +274,10 @@ nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, co
                mixes.scenario, rec.recorded_utc};
   if (q.parity_baseline.empty() && !h.runs.empty()) q.parity_baseline = h.runs.back().baseline;
   out["drift"] = changes_since(h.drift, q);
-  judge(out, {rec, f, same_cell, fraction, unknown_reason}, out["drift"]);
+  std::vector<std::string> warnings;
+  const std::string runtime_change = runtime_since(h, rec, f, warnings);
+  out["warnings"] = warnings;
+  judge(out, {rec, f, same_cell, fraction, unknown_reason, runtime_change}, out["drift"]);
   return out;
 }
 

@@ -119,6 +119,17 @@ Interval welch_log_interval(const std::vector<Used>& used, double confidence) {
   return {std::exp(est), std::exp(est - half), std::exp(est + half)};
 }
 
+// The percentile-bootstrap interval around exp(log_est). A percentile interval can miss the
+// point estimate on very skewed data; it is widened to include the estimate so that
+// low <= estimate <= high always holds.
+Interval bootstrap_interval(const std::vector<Used>& used, const MixOptions& options, double log_est) {
+  const std::vector<double> stats = bootstrap_log_shifts(used, options);
+  const double half_alpha = (1.0 - options.confidence) / 2.0;
+  const double est = std::exp(log_est);
+  return {est, std::min(std::exp(quantile_sorted(stats, half_alpha)), est),
+          std::max(std::exp(quantile_sorted(stats, 1.0 - half_alpha)), est)};
+}
+
 }  // namespace
 
 MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
@@ -160,13 +171,7 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
     mix.resamples = 0;
     mix.slowdown = welch_log_interval(used, options.confidence);
   } else {
-    const std::vector<double> stats = bootstrap_log_shifts(used, options);
-    const double half_alpha = (1.0 - options.confidence) / 2.0;
-    mix.slowdown.estimate = std::exp(log_est);
-    // A percentile interval can miss the point estimate on very skewed data; widen it to
-    // include the estimate so that low <= estimate <= high always holds.
-    mix.slowdown.low = std::min(std::exp(quantile_sorted(stats, half_alpha)), mix.slowdown.estimate);
-    mix.slowdown.high = std::max(std::exp(quantile_sorted(stats, 1.0 - half_alpha)), mix.slowdown.estimate);
+    mix.slowdown = bootstrap_interval(used, options, log_est);
   }
   mix.verdict = verdict_for(mix.slowdown, tolerance);
   if (mix.verdict == kInconclusive) mix.rounds_to_decide = rounds_to_decide(mix.slowdown, tolerance, rounds);

@@ -371,3 +371,23 @@ TEST_CASE("compute_fraction: only the sandbox share of a human's time scales", "
   CHECK_THROWS_WITH(baselines::parse_baselines(bad, "b.csv", {"2026-12-01T00:00:00Z", "", std::nullopt}),
                     Catch::Contains("compute_fraction"));
 }
+
+TEST_CASE("stale sees what change points cannot: the last nights, and records older than the history",
+          "[baselines]") {
+  // As of the night after the upgrade, E-divisive has one run at the new level: no change
+  // point yet. The runs' provenance shows runsc changed since the record.
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class\n"
+      "ctf,a,3600,2026-06-03,gvisor,tier\n"
+      "swe,b,3600,2026-06-03,runc,tier\n"
+      "swe,c,3600,2026-05-01,runc,non-tier\n";
+  Assessed a("2026-06-07T23:59:59Z", csv);
+  const auto& r = record_of(a.doc, "a");
+  CHECK(r["drift"].empty());
+  CHECK(r["verdict"] == "stale");
+  CHECK_THAT(r["reason"].get<std::string>(), Catch::Contains("runsc: release-20260301.0 -> release-20260612.0"));
+  CHECK(record_of(a.doc, "b")["verdict"] != "stale");  // runc did not change
+  const auto& c = record_of(a.doc, "c");
+  REQUIRE(c["warnings"].size() == 1);
+  CHECK_THAT(c["warnings"][0].get<std::string>(), Catch::Contains("recorded before the first run"));
+}
