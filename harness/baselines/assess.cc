@@ -132,7 +132,8 @@ struct Judged {
 };
 
 bool concerns(const std::string& runtime, const std::string& field) {
-  const bool gvisor = runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
+  const bool gvisor =
+      runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
   if (field == "node_image") return true;
   return gvisor ? field == "runsc" || field == "runsc_platform" : field == runtime;
 }
@@ -148,9 +149,10 @@ std::string runtime_since(const HistoryView& h, const BaselineRecord& rec, const
   for (const auto& r : h.runs)
     if (r.started <= rec.recorded_utc && r.provenance.key() == f.run->provenance.key()) then = &r;
   if (!then) {
-    warnings.push_back(fmt::format("recorded before the first run of {} in the history: a change between its "
-                                   "recording and that run cannot be seen",
-                                   f.run->provenance.key()));
+    warnings.push_back(
+        fmt::format("recorded before the first run of {} in the history: a change between its "
+                    "recording and that run cannot be seen",
+                    f.run->provenance.key()));
     return "";
   }
   std::string out;
@@ -161,7 +163,8 @@ std::string runtime_since(const HistoryView& h, const BaselineRecord& rec, const
   for (const auto& [k, _] : b) fields.insert(k);
   for (const auto& k : fields) {
     const std::string x = a.count(k) ? a.at(k) : "?", y = b.count(k) ? b.at(k) : "?";
-    if (x != y && concerns(rec.runtime, k)) out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : "; ", k, x, y);
+    if (x != y && concerns(rec.runtime, k))
+      out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : "; ", k, x, y);
   }
   return out;
 }
@@ -196,9 +199,10 @@ void judge(nlohmann::json& out, const Judged& j, const nlohmann::json& drift) {
   if (own)
     out["reason"] = stale_reason(j.rec, *own);
   else if (changed)
-    out["reason"] = fmt::format("its cell {}'s runtime changed since it was recorded on {} ({}, from the runs' "
-                                "provenance; too recent or too early for change-point detection)",
-                                j.rec.cell(), j.rec.recorded_at, j.runtime_change);
+    out["reason"] = fmt::format(
+        "its cell {}'s runtime changed since it was recorded on {} ({}, from the runs' "
+        "provenance; too recent or too early for change-point detection)",
+        j.rec.cell(), j.rec.recorded_at, j.runtime_change);
   else if (unstable)
     out["reason"] = "the runs' A/A noise exceeds the tolerance (" +
                     out["nights"]["aa"]["reason"].get<std::string>() + "): no verdict";
@@ -348,7 +352,8 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
   std::set<double> confidences;
   for (const auto& r : records)
     if (r["source"].is_object()) confidences.insert(r["source"]["confidence"].get<double>());
-  const nlohmann::json confidence = confidences.size() == 1 ? nlohmann::json(*confidences.begin()) : nlohmann::json();
+  const nlohmann::json confidence =
+      confidences.size() == 1 ? nlohmann::json(*confidences.begin()) : nlohmann::json();
   nlohmann::json summary = {{"records", file.records.size()}};
   for (const auto& [k, v] : counts) summary[k] = v;
   return {{"schema", kSchema},

@@ -79,7 +79,8 @@ int run_baselines(const BaselinesOptions& o) {
   if (!history::is_postgres_uri(o.db) && !std::filesystem::exists(o.db))
     throw UserError(o.db + ": no history database (record parity runs with `isoharness history record`)");
   const history::Database db(o.db);
-  const auto doc = baselines::assess(file, baselines::read_history(db, target.at_utc), target, mixes, o.assess);
+  const auto doc =
+      baselines::assess(file, baselines::read_history(db, target.at_utc), target, mixes, o.assess);
   const std::string text = baselines::to_text(doc), json = doc.dump(2) + "\n";
   const std::string csv = reports::render_baselines_csv(doc);
   if (!o.out.empty()) {
@@ -117,9 +118,10 @@ Command baselines_command(CLI::App& app) {
   sub->add_option("--scenario", o->scenario,
                   "Scenario with the named mixes, whose parity runs are used (default: "
                   "<scenarios-dir>/parity/default.yaml)");
-  sub->add_option("--deployment", o->assess.deployment,
-                  "Judge against runs of this deployment only, BACKEND/PROFILE (e.g. hawk/staging; runs recorded "
-                  "before runs carried their deployment are BACKEND/unknown). Default: the newest parity run's");
+  sub->add_option(
+      "--deployment", o->assess.deployment,
+      "Judge against runs of this deployment only, BACKEND/PROFILE (e.g. hawk/staging; runs recorded "
+      "before runs carried their deployment are BACKEND/unknown). Default: the newest parity run's");
   sub->add_flag("--other-deployments", o->assess.other_deployments,
                 "When the deployment has no run that timed a record's cells, use another deployment's runs, "
                 "marked \"from another deployment\" (off: such a record is unknown, with the reason)");

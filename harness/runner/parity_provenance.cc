@@ -13,14 +13,18 @@ std::string string_at(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-nlohmann::json text_or_null(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+nlohmann::json text_or_null(const std::string& s) {
+  return s.empty() ? nlohmann::json() : nlohmann::json(s);
+}
 
 nlohmann::json cell_provenance(const scenario::DeploymentProfile& profile, const nlohmann::json& detail) {
-  const nlohmann::json node = detail.is_object() ? detail.value("node", nlohmann::json::object()) : nlohmann::json();
+  const nlohmann::json node =
+      detail.is_object() ? detail.value("node", nlohmann::json::object()) : nlohmann::json();
   const std::string runtime = string_at(detail, "runtime");
-  nlohmann::json out = {{"node_class", text_or_null(string_at(detail, "node_class"))},
-                        {"runtime_class", text_or_null(runtime)},
-                        {"handler", runtime.empty() ? nlohmann::json() : nlohmann::json(profile.handler_of(runtime))}};
+  nlohmann::json out = {
+      {"node_class", text_or_null(string_at(detail, "node_class"))},
+      {"runtime_class", text_or_null(runtime)},
+      {"handler", runtime.empty() ? nlohmann::json() : nlohmann::json(profile.handler_of(runtime))}};
   for (const char* k : {"kernel", "node_name", "boot_id", "cpus_allowed"})
     out[k] = text_or_null(string_at(node, k));
   return out;
@@ -55,12 +59,9 @@ nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, con
   if (cell_details.is_array())
     for (const auto& d : cell_details)
       if (auto name = string_at(d, "cell"); !name.empty()) cells[name] = cell_provenance(profile, d);
-  return {{"backend", backend},
-          {"deployment", profile.name},
-          {"runtime", runtime},
-          {"node_image", text_or_null(declared.node_image)},
-          {"cells", cells},
-          {"harness_host_versions_apply", local}};
+  return {{"backend", backend}, {"deployment", profile.name},
+          {"runtime", runtime}, {"node_image", text_or_null(declared.node_image)},
+          {"cells", cells},     {"harness_host_versions_apply", local}};
 }
 
 void separate_harness_host(nlohmann::json& context, const scenario::DeploymentProfile& profile,
@@ -74,7 +75,8 @@ void separate_harness_host(nlohmann::json& context, const scenario::DeploymentPr
   context["harness_host"] = host;
   const DeclaredPlatform declared = declared_platform(profile);
   for (const char* k : {"runc", "runsc"})
-    if (auto it = declared.runtime_versions.find(k); it != declared.runtime_versions.end()) context[k] = it->second;
+    if (auto it = declared.runtime_versions.find(k); it != declared.runtime_versions.end())
+      context[k] = it->second;
   if (!declared.node_image.empty()) context["node_image"] = declared.node_image;
 }
 

@@ -354,14 +354,16 @@ void time_cell(const CellTimer& timer, const WorkloadMix& mix, Cell& cell, Measu
 
 // One cell's mix at a look: the baseline's and the cell's samples so far, judged at the
 // look's confidence.
-nlohmann::json mix_at_look(const ParityInput& in, const Measurements& m, const std::string& cell, double confidence) {
+nlohmann::json mix_at_look(const ParityInput& in, const Measurements& m, const std::string& cell,
+                           double confidence) {
   parity::SectionInput input;
   input.scenario = in.planned->scenario.name;
   input.baseline = in.baseline;
   input.tolerance = in.planned->scenario.tolerance;
   input.weights = in.mix.weights;
   input.samples[in.baseline] = m.samples.at(in.baseline);
-  input.samples[cell] = m.samples.count(cell) ? m.samples.at(cell) : std::map<std::string, std::vector<double>>{};
+  input.samples[cell] =
+      m.samples.count(cell) ? m.samples.at(cell) : std::map<std::string, std::vector<double>>{};
   input.mix.confidence = confidence;
   const nlohmann::json section = parity::analyse(input);
   return section["cells"].empty() ? nlohmann::json() : section["cells"][0]["mix"];
@@ -471,14 +473,16 @@ void warn_not_ready(nlohmann::json& section, const std::string& baseline, const 
 // later unplanned look would say, so the error rate stays the one spent.
 void apply_sequential(nlohmann::json& section, const ParityInput& in, const Measurements& m) {
   nlohmann::json looks = nlohmann::json::array();
-  for (const auto& l : m.looks) looks.push_back({{"rounds", l.rounds}, {"alpha", l.alpha}, {"confidence", l.confidence}});
+  for (const auto& l : m.looks)
+    looks.push_back({{"rounds", l.rounds}, {"alpha", l.alpha}, {"confidence", l.confidence}});
   nlohmann::json cells = nlohmann::json::object();
   for (auto& c : section["cells"]) {
     const std::string name = c.value("name", "");
     const auto d = m.decided.find(name);
     if (d != m.decided.end()) {
       c["mix"] = d->second["mix"];
-      cells[name] = {{"rounds", d->second["rounds"]}, {"decided", true}, {"confidence", d->second["confidence"]}};
+      cells[name] = {
+          {"rounds", d->second["rounds"]}, {"decided", true}, {"confidence", d->second["confidence"]}};
     } else {
       const double conf = m.looks.empty() ? 0.95 : m.looks.back().confidence;
       c["mix"] = mix_at_look(in, m, name, conf);
@@ -612,7 +616,8 @@ RunOutcome run_parity(const ParityConfig& config) {
   separate_harness_host(result["context"], in.profile, config.backend);
   result["parity"] = analyse(config, in, m, started);
   if (result["parity"].is_object())
-    result["parity"]["provenance"] = parity_provenance(in.profile, config.backend, m.cells_json, result["context"]);
+    result["parity"]["provenance"] =
+        parity_provenance(in.profile, config.backend, m.cells_json, result["context"]);
   const Verdict verdict = parity_verdict(result["parity"], m);
   result["summary"] = {{"verdict", verdict_label(verdict)},
                        {"rounds", m.rounds_done},

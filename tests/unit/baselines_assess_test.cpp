@@ -385,7 +385,8 @@ TEST_CASE("stale sees what change points cannot: the last nights, and records ol
   const auto& r = record_of(a.doc, "a");
   CHECK(r["drift"].empty());
   CHECK(r["verdict"] == "stale");
-  CHECK_THAT(r["reason"].get<std::string>(), Catch::Contains("runsc: release-20260301.0 -> release-20260612.0"));
+  CHECK_THAT(r["reason"].get<std::string>(),
+             Catch::Contains("runsc: release-20260301.0 -> release-20260612.0"));
   CHECK(record_of(a.doc, "b")["verdict"] != "stale");  // runc did not change
   const auto& c = record_of(a.doc, "c");
   REQUIRE(c["warnings"].size() == 1);

@@ -24,19 +24,19 @@ scenario::DeploymentProfile profile(const std::string& backend, bool declared) {
 }
 
 nlohmann::json host_context(const std::string& backend) {
-  return {{"backend", backend},
-          {"runc", "1.1.5"},
-          {"runsc", "0.0~20221219"},
-          {"runsc_platform", "ptrace"},
-          {"runsc_network", "host"},
-          {"started", "2026-11-29T02:00:04Z"}};
+  return {{"backend", backend},         {"runc", "1.1.5"},         {"runsc", "0.0~20221219"},
+          {"runsc_platform", "ptrace"}, {"runsc_network", "host"}, {"started", "2026-11-29T02:00:04Z"}};
 }
 
 nlohmann::json cell_details() {
   return nlohmann::json::array(
-      {{{"cell", "runc/tier"}, {"runtime", "runc"}, {"node_class", "tier"},
+      {{{"cell", "runc/tier"},
+        {"runtime", "runc"},
+        {"node_class", "tier"},
         {"node", {{"kernel", "Linux 6.1"}, {"node_name", "ip-10-0-0-1"}, {"boot_id", "abc"}}}},
-       {{"cell", "gvisor/non-tier"}, {"runtime", "gvisor"}, {"node_class", "non-tier"},
+       {{"cell", "gvisor/non-tier"},
+        {"runtime", "gvisor"},
+        {"node_class", "non-tier"},
         {"node", {{"kernel", "Linux 4.4.0"}, {"node_name", 42}}}}});
 }
 
@@ -67,14 +67,16 @@ TEST_CASE("the parity section's provenance: deployment, runtime as observed or d
   const auto p = runner::parity_provenance(profile("hawk", true), "hawk", cell_details(), context);
   CHECK(p["backend"] == "hawk");
   CHECK(p["deployment"] == "staging");
-  CHECK(p["runtime"] == nlohmann::json({{"runsc", "release-20260901.0"}, {"node_image", "bottlerocket-1.20"}}));
+  CHECK(p["runtime"] ==
+        nlohmann::json({{"runsc", "release-20260901.0"}, {"node_image", "bottlerocket-1.20"}}));
   CHECK(p["harness_host_versions_apply"] == false);
   CHECK(p["cells"]["gvisor/non-tier"]["kernel"] == "Linux 4.4.0");
   CHECK(p["cells"]["gvisor/non-tier"]["handler"] == "runsc");
   CHECK(p["cells"]["gvisor/non-tier"]["node_name"].is_null());  // not text: not taken
   CHECK(p["cells"]["runc/tier"]["node_name"] == "ip-10-0-0-1");
 
-  const auto l = runner::parity_provenance(profile("local", false), "local", cell_details(), host_context("local"));
+  const auto l =
+      runner::parity_provenance(profile("local", false), "local", cell_details(), host_context("local"));
   CHECK(l["runtime"]["runsc"] == "0.0~20221219");
   CHECK(l["harness_host_versions_apply"] == true);
 }
@@ -82,7 +84,8 @@ TEST_CASE("the parity section's provenance: deployment, runtime as observed or d
 TEST_CASE("the history of a hawk run shows no harness-host runtime versions", "[parity][provenance]") {
   test::TempDir dir("ih-provenance");
   const std::string path = (dir.path / "h.sqlite").string();
-  auto result = nlohmann::json::parse(test::read_text(test::source_dir() + "/tests/fixtures/reports/result.json"));
+  auto result =
+      nlohmann::json::parse(test::read_text(test::source_dir() + "/tests/fixtures/reports/result.json"));
   result["context"] = host_context("hawk");
   runner::separate_harness_host(result["context"], profile("hawk", false), "hawk");
   {
