@@ -56,10 +56,11 @@ std::string chart(const nlohmann::json& doc) {
 }
 
 std::string table(const nlohmann::json& doc) {
-  std::string out =
+  std::string out = fmt::format(
       "<table><tr><th>line</th><th>task / item</th><th>human</th><th>recorded</th><th>cell</th><th>mix</th>"
-      "<th>duration</th><th>ratio [95 % CI]</th><th>corrected [95 % CI]</th><th>verdict</th><th>source "
-      "run</th></tr>\n";
+      "<th>duration</th><th>ratio [{0}]</th><th>corrected [{0}]</th><th>verdict</th><th>source "
+      "run</th></tr>\n",
+      escape_html(ci_heading(doc)));
   for (const auto& r : doc["records"]) {
     std::string why = escape_html(str_or(r, "reason"));
     for (const auto& c : r["drift"]) why += "<br>" + escape_html(change_text(c));

@@ -75,10 +75,10 @@ std::string render_baselines_markdown(const nlohmann::json& doc) {
                                 escape_md_inline(str_or(t, "cell")), escape_md_inline(str_or(t, "at")));
   out += fmt::format("{} records from `{}`: {}.\n\n", doc["summary"]["records"].get<int>(),
                      escape_md_inline(str_or(doc["input"], "file")), summary_text(doc["summary"]));
-  out +=
-      "| line | task / item | human | recorded | cell | mix | duration | ratio [95 % CI] | corrected [95 % "
-      "CI] | "
-      "verdict | why |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  out += fmt::format(
+      "| line | task / item | human | recorded | cell | mix | duration | ratio [{0}] | corrected [{0}] | "
+      "verdict | why |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+      ci_heading(doc));
   for (const auto& r : doc["records"])
     out += fmt::format("| {} | {} / {} | {} | {} | {} | {} | {:.0f} s | {} | {} s | {} | {} |\n",
                        r["line"].get<int>(), escape_md_inline(str_or(r, "task")),

@@ -22,9 +22,15 @@ std::string verdict_text(const nlohmann::json& r) {
 
 std::string summary_text(const nlohmann::json& s) {
   std::string out;
-  for (const char* k : {"comparable", "adjust", "inconclusive", "stale", "unknown"})
+  for (const char* k : {"comparable", "adjust", "inconclusive", "stale", "unknown", "unstable"})
     out += fmt::format("{}{} {}", out.empty() ? "" : " · ", k, s.value(k, 0));
   return out;
+}
+
+std::string ci_heading(const nlohmann::json& doc) {
+  const auto it = doc.find("confidence");
+  if (it == doc.end() || !it->is_number()) return "CI (each record's run)";
+  return fmt::format("{:g} % CI", it->get<double>() * 100);
 }
 
 std::string change_text(const nlohmann::json& c) {

@@ -14,6 +14,9 @@ std::string verdict_text(const nlohmann::json& record);
 std::string summary_text(const nlohmann::json& summary);
 // Every change since the record as one line each: "own cell gvisor/tier at n05 (date): why; note: ...".
 std::string change_text(const nlohmann::json& change);
+// "95 % CI" from the document's confidence (the runs'), "CI (each record's run)" when they
+// differ or it is absent: never a fixed number.
+std::string ci_heading(const nlohmann::json& document);
 // Colour of a baselines verdict.
 std::string baseline_colour(const std::string& verdict);
 

@@ -33,6 +33,7 @@ std::string parity_style() {
 
 std::string verdict_class(const std::string& verdict) {
   if (verdict == "parity" || verdict == "regression") return "v-" + verdict;
+  if (verdict == "faster") return "v-regression";  // outside the band, like a regression
   return "v-inconclusive";
 }
 
@@ -46,7 +47,6 @@ std::string plain_verdict(const nlohmann::json& holder) {
 // "inconclusive (+16 rounds)": short enough for the chart's right-hand column.
 std::string short_verdict(const nlohmann::json& holder) {
   std::string out = str_or(holder, "verdict", "?");
-  if (holder.value("faster", false)) out += " (faster)";
   if (holder.contains("rounds_to_decide") && holder["rounds_to_decide"].is_number_integer()) {
     out += fmt::format(" (+{} rounds)", holder["rounds_to_decide"].get<int>());
   }

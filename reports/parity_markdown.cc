@@ -19,7 +19,8 @@ std::string verdict_label(const nlohmann::json& v) {
   std::string out;
   if (verdict == "parity") {
     out = "✅ parity";
-    if (v.value("faster", false)) out += " (faster)";
+  } else if (verdict == "faster") {
+    out = "⚠️ faster (outside the band)";
   } else if (verdict == "regression") {
     out = "❌ regression";
   } else if (verdict == "no_mix") {

@@ -51,6 +51,7 @@ inline constexpr const char* kAdjust = "adjust";
 inline constexpr const char* kInconclusive = "inconclusive";
 inline constexpr const char* kStale = "stale";
 inline constexpr const char* kUnknown = "unknown";
+inline constexpr const char* kUnstable = "unstable";
 inline constexpr const char* kSchema = "isoharness.baselines/v1";
 
 // One record of the baseline file, as read.
@@ -63,6 +64,9 @@ struct BaselineRecord {
   std::string recorded_utc;  // YYYY-MM-DDTHH:MM:SSZ
   std::string runtime, node_class;
   std::string mix;  // "" = the scenario's default mix
+  // The share of the task time that is sandbox compute (column compute_fraction); nullopt
+  // = the assessment's default.
+  std::optional<double> compute_fraction;
   std::string cell() const { return runtime + "/" + node_class; }
 };
 
@@ -94,14 +98,30 @@ std::optional<std::string> normalise_time(std::string_view text);
 // "runtime/node_class" split; nullopt unless both are names ([A-Za-z0-9._-]+).
 std::optional<std::pair<std::string, std::string>> parse_cell(std::string_view text);
 
+// Where a parity run ran, as the history recorded it. Runs recorded before the parity
+// section carried its own provenance have the backend from the run's context and the
+// deployment "unknown": they are never taken for a named deployment.
+inline constexpr const char* kUnknownDeployment = "unknown";
+struct Provenance {
+  std::string backend = kUnknownDeployment;
+  std::string deployment = kUnknownDeployment;  // the deployment profile's name
+  // The runtime as the cells observed it or the profile declared it (name -> version):
+  // runs are combined across nights only while this stays the same.
+  std::map<std::string, std::string> runtime;
+  // "backend/deployment": what "the same deployment" compares.
+  std::string key() const { return backend + "/" + deployment; }
+};
+
 // One parity section of one recorded run, typed.
 struct ParityRun {
-  std::string run_id, started, backend, deployment;
+  std::string run_id, started;
+  Provenance provenance;
   std::string scenario, baseline;
   double tolerance = 1.10, confidence = 0.95;
   std::map<std::string, double> weights;             // the default mix, as given
   std::map<std::string, parity::Interval> slowdown;  // cell -> stored default-mix slowdown
   parity::Samples samples;
+  std::optional<parity::Interval> aa;  // the baseline against its twin, when timed
   bool timed(const std::string& cell) const { return samples.count(cell) > 0; }
 };
 
@@ -129,9 +149,25 @@ struct Mixes {
   std::string scenario;                                        // its name ("" = any section)
 };
 
+struct AssessOptions {
+  // Only runs of this deployment ("backend/name"); "" = the deployment of the newest parity
+  // run by the target date.
+  std::string deployment;
+  // Also use runs of other deployments when the chosen one has none for a record; they are
+  // marked "from another deployment". Off: such a record is unknown, with the reason.
+  bool other_deployments = false;
+  int nights = 5;  // the last runs combined per record (random effects); 1 = newest only
+  // The share of a record's time that is sandbox compute when the record states none.
+  double compute_fraction = 1.0;
+};
+
 // The isoharness.baselines/v1 document (docs/CONTRACTS.md): every record assessed.
 nlohmann::json assess(const BaselineFile& file, const HistoryView& history, const Target& target,
-                      const Mixes& mixes);
+                      const Mixes& mixes, const AssessOptions& options = {});
+
+// "95 % CI" from the document's confidence, or "CI (each record's run)" when the records'
+// runs differ; what every report prints as the intervals' heading.
+std::string ci_label(const nlohmann::json& document);
 
 // For people: one line per record and a summary line.
 std::string to_text(const nlohmann::json& document);

@@ -33,6 +33,32 @@ parity::Samples samples_of(const nlohmann::json& section) {
   return out;
 }
 
+std::string text_or_unknown(const nlohmann::json& j, const char* key) {
+  const std::string t = text_or(j, key);
+  return t.empty() ? kUnknownDeployment : t;
+}
+
+// The section's provenance block, else what an older run's context tells: its backend,
+// and for the local backend (where the harness host is the node) the runtime versions.
+Provenance provenance_of(const nlohmann::json& section, const nlohmann::json& context) {
+  Provenance p;
+  const auto it = section.find("provenance");
+  if (it != section.end() && it->is_object()) {
+    p.backend = text_or_unknown(*it, "backend");
+    p.deployment = text_or_unknown(*it, "deployment");
+    const auto rt = it->find("runtime");
+    if (rt != it->end() && rt->is_object())
+      for (const auto& [k, v] : rt->items())
+        if (v.is_string()) p.runtime[k] = v.get<std::string>();
+    return p;
+  }
+  p.backend = text_or_unknown(context, "backend");
+  if (p.backend == "local")
+    for (const char* k : {"runc", "runsc", "runsc_platform"})
+      if (auto v = text_or(context, k); !v.empty()) p.runtime[k] = v;
+  return p;
+}
+
 std::optional<ParityRun> run_of(const nlohmann::json& section, const nlohmann::json& context) {
   if (!section.is_object()) return std::nullopt;
   ParityRun r;
@@ -41,8 +67,7 @@ std::optional<ParityRun> run_of(const nlohmann::json& section, const nlohmann::j
   r.tolerance = number_or(section, "tolerance", 1.10);
   r.confidence = number_or(section, "confidence", 0.95);
   r.samples = samples_of(section);
-  r.backend = text_or(context, "backend");
-  r.deployment = text_or(context, "deployment");
+  r.provenance = provenance_of(section, context);
   if (r.baseline.empty() || !r.samples.count(r.baseline)) return std::nullopt;
   if (auto w = section.find("weights"); w != section.end() && w->is_object())
     for (const auto& [k, v] : w->items())
@@ -56,6 +81,7 @@ std::optional<ParityRun> run_of(const nlohmann::json& section, const nlohmann::j
     if (!(e > 0)) continue;
     r.slowdown[text_or(cell, "name")] = {e, number_or(s, "low", e), number_or(s, "high", e)};
   }
+  if (auto twin = r.slowdown.find(r.baseline + "#2"); twin != r.slowdown.end()) r.aa = twin->second;
   return r;
 }
 

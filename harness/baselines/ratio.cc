@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/parity/hodges_lehmann.h"
+
 namespace isoharness::baselines {
 
 namespace {
@@ -90,28 +92,14 @@ std::optional<CellRatio> ratio_in(const ParityRun& run, const std::string& recor
 }
 
 std::string band_verdict(const parity::Interval& ratio, double tolerance) {
-  const double lo = 1.0 / tolerance, hi = tolerance;
-  if (ratio.low >= lo && ratio.high <= hi) return kComparable;
-  if (ratio.high < lo || ratio.low > hi) return kAdjust;
-  return kInconclusive;
+  const std::string v = parity::verdict_for(ratio, tolerance);
+  if (v == parity::kParity) return kComparable;
+  if (v == parity::kInconclusive) return kInconclusive;
+  return kAdjust;  // regression or faster: wholly outside the band
 }
 
-// For each bound the interval straddles: the rounds that would shrink the half-width
-// facing it to the estimate's distance from it (half-width ~ 1/sqrt(rounds)).
 std::optional<int> more_rounds(const parity::Interval& ratio, double tolerance, std::size_t rounds) {
-  if (rounds == 0) return std::nullopt;
-  const double e = std::log(ratio.estimate), l = std::log(ratio.low), h = std::log(ratio.high);
-  double needed = 0;
-  for (const double bound : {std::log(tolerance), -std::log(tolerance)}) {
-    if (!(l < bound && bound < h)) continue;
-    const double distance = std::abs(e - bound);
-    const double half = e < bound ? h - e : e - l;
-    if (distance < 1e-12) return std::nullopt;
-    needed = std::max(needed, static_cast<double>(rounds) * (half / distance) * (half / distance));
-  }
-  const double extra = std::ceil(needed) - static_cast<double>(rounds);
-  if (!std::isfinite(extra) || extra > 1e6) return std::nullopt;
-  return std::max(1, static_cast<int>(extra));
+  return parity::rounds_to_decide(ratio, tolerance, rounds);
 }
 
 }  // namespace isoharness::baselines

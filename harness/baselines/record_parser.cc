@@ -93,6 +93,18 @@ void read_mix(const std::string& text, int line, const ParseOptions& o, Collecto
   r.mix = text;
 }
 
+// compute_fraction: empty = the run's default; else a number in [0, 1].
+void read_fraction(const std::string& text, int line, Collector& c, BaselineRecord& r) {
+  if (text.empty()) return;
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(f >= 0 && f <= 1)) {
+    c.add(line, "compute_fraction", fmt::format("'{}' is not a fraction between 0 and 1", text));
+    return;
+  }
+  r.compute_fraction = f;
+}
+
 // One record's fields. Missing fields are reported when report_missing (CSV reports a
 // missing column once, on the header); fields in `reported` were already found bad and left
 // out of f, and the record is not kept.
@@ -122,6 +134,7 @@ void read_record(const Fields& f, int line, const ParseOptions& o, bool report_m
   if (const auto* v = find(f, "runtime")) read_name(*v, "runtime", line, c, r.runtime);
   if (const auto* v = find(f, "node_class")) read_name(*v, "node_class", line, c, r.node_class);
   if (const auto* v = find(f, "mix")) read_mix(*v, line, o, c, r);
+  if (const auto* v = find(f, "compute_fraction")) read_fraction(*v, line, c, r);
   if (c.errors.size() == before && reported.empty()) file.records.push_back(std::move(r));
 }
 

@@ -32,6 +32,12 @@ std::string record_line(const nlohmann::json& r, std::size_t width) {
 
 }  // namespace
 
+std::string ci_label(const nlohmann::json& doc) {
+  const auto it = doc.find("confidence");
+  if (it == doc.end() || !it->is_number()) return "CI (each record's run)";
+  return fmt::format("{:g} % CI", it->get<double>() * 100);
+}
+
 std::string to_text(const nlohmann::json& doc) {
   std::string out =
       fmt::format("baselines {} against {} at {}\n", doc["input"]["file"].get<std::string>(),
@@ -41,10 +47,11 @@ std::string to_text(const nlohmann::json& doc) {
     width = std::max(width, r["task"].get<std::string>().size() + 1 + r["item"].get<std::string>().size());
   width = std::min<std::size_t>(width, 48);
   out += fmt::format("{:>5}  {:<{}} {:<16} {:>10}  {:<24} {:<26} {}\n", "line", "task/item", width,
-                     "recorded in", "duration", "ratio [95 % CI]", "corrected [95 % CI]", "verdict");
+                     "recorded in", "duration", "ratio [" + ci_label(doc) + "]",
+                     "corrected [" + ci_label(doc) + "]", "verdict");
   for (const auto& r : doc["records"]) {
     out += record_line(r, width);
-    if (r["verdict"] == kStale || r["verdict"] == kUnknown)
+    if (r["verdict"] == kStale || r["verdict"] == kUnknown || r["verdict"] == kUnstable)
       out += "       " + r["reason"].get<std::string>() + "\n";
     for (const auto& c : r["drift"])
       if (!c["own_cell"].get<bool>())
@@ -52,9 +59,16 @@ std::string to_text(const nlohmann::json& doc) {
                            c["started"].get<std::string>(), c["explanation"].get<std::string>());
   }
   const auto& s = doc["summary"];
-  out += fmt::format("{} records: {} comparable, {} adjust, {} inconclusive, {} stale, {} unknown\n",
-                     s["records"].get<int>(), s[kComparable].get<int>(), s[kAdjust].get<int>(),
-                     s[kInconclusive].get<int>(), s[kStale].get<int>(), s[kUnknown].get<int>());
+  out += fmt::format(
+      "{} records: {} comparable, {} adjust, {} inconclusive, {} stale, {} unknown, {} unstable\n",
+      s["records"].get<int>(), s[kComparable].get<int>(), s[kAdjust].get<int>(), s[kInconclusive].get<int>(),
+      s[kStale].get<int>(), s[kUnknown].get<int>(), s.value(kUnstable, 0));
+  if (doc.contains("deployment") && doc["deployment"].is_object())
+    out += fmt::format(
+        "deployment {} ({}); {} run(s) of other deployments left out; compute_fraction default {:g}\n",
+        doc["deployment"].value("name", "?"), doc["deployment"].value("chosen", "?"),
+        doc["deployment"].value("runs_of_other_deployments", nlohmann::json::array()).size(),
+        doc.value("compute_fraction_default", 1.0));
   return out;
 }
 

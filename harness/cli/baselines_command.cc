@@ -23,6 +23,7 @@ constexpr std::uintmax_t kMaxInputBytes = 64u << 20;
 
 struct BaselinesOptions {
   std::string file, target, db = history::default_path(), at, scenario, format = "text", out;
+  baselines::AssessOptions assess;
 };
 
 std::string read_bounded(const std::string& path) {
@@ -78,7 +79,8 @@ int run_baselines(const BaselinesOptions& o) {
   if (!history::is_postgres_uri(o.db) && !std::filesystem::exists(o.db))
     throw UserError(o.db + ": no history database (record parity runs with `isoharness history record`)");
   const history::Database db(o.db);
-  const auto doc = baselines::assess(file, baselines::read_history(db, target.at_utc), target, mixes);
+  const auto doc =
+      baselines::assess(file, baselines::read_history(db, target.at_utc), target, mixes, o.assess);
   const std::string text = baselines::to_text(doc), json = doc.dump(2) + "\n";
   const std::string csv = reports::render_baselines_csv(doc);
   if (!o.out.empty()) {
@@ -106,7 +108,7 @@ Command baselines_command(CLI::App& app) {
       "Per human baseline record (CSV or JSON Lines): the slowdown ratio between its cell and the target "
       "cell from the newest parity run that timed both, the corrected duration with its interval, the "
       "change points since it was recorded, and a verdict (comparable, adjust, inconclusive, stale, "
-      "unknown). Exit 0 when every record got a verdict, 2 bad input, 3 infrastructure.");
+      "unknown, unstable). Exit 0 when every record got a verdict, 2 bad input, 3 infrastructure.");
   sub->add_option("baselines", o->file, "Baseline file: CSV with a header, or JSON Lines")->required();
   sub->add_option("--for", o->target, "Target cell RUNTIME/NODE_CLASS, e.g. gvisor/non-tier")->required();
   CLI::Option* db = sub->add_option(
@@ -116,6 +118,22 @@ Command baselines_command(CLI::App& app) {
   sub->add_option("--scenario", o->scenario,
                   "Scenario with the named mixes, whose parity runs are used (default: "
                   "<scenarios-dir>/parity/default.yaml)");
+  sub->add_option(
+      "--deployment", o->assess.deployment,
+      "Judge against runs of this deployment only, BACKEND/PROFILE (e.g. hawk/staging; runs recorded "
+      "before runs carried their deployment are BACKEND/unknown). Default: the newest parity run's");
+  sub->add_flag("--other-deployments", o->assess.other_deployments,
+                "When the deployment has no run that timed a record's cells, use another deployment's runs, "
+                "marked \"from another deployment\" (off: such a record is unknown, with the reason)");
+  sub->add_option("--nights", o->assess.nights,
+                  "Runs combined per record (random effects over nights; 1 = the newest run only)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 50));
+  sub->add_option("--compute-fraction", o->assess.compute_fraction,
+                  "Share of a record's time that is sandbox compute when the record has no compute_fraction "
+                  "column (1 = all of it, the largest correction)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--format", o->format, "What to print on standard output")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json", "csv"}));

@@ -26,9 +26,20 @@ Command parity_command(CLI::App& app) {
       "--candidate", cfg->candidates,
       "Candidate cell, repeatable (default: every other cell of the scenario's matrix; the baseline "
       "itself gives an A/A run, the noise floor)");
-  sub->add_option("--rounds", cfg->rounds, "Rounds (default 12, or 5 with --quick)")
+  sub->add_option("--rounds", cfg->rounds,
+                  "Rounds (default 12, or 5 with --quick, or the budget 24 with --until-decided)")
       ->check(CLI::Range(1, 200));
   sub->add_flag("--quick", cfg->quick, "Fewer rounds and shorter runs: a smoke check");
+  sub->add_flag("--until-decided", cfg->until_decided,
+                "Rounds in batches until every cell's verdict is decided or --rounds (default 24) are spent; "
+                "each look judged at a Pocock-type alpha-spending share of the confidence, so early stopping "
+                "keeps the error rate");
+  sub->add_option("--batch", cfg->batch, "Rounds per batch with --until-decided")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 50));
+  sub->add_flag("--aa", cfg->aa,
+                "Also time a twin of the baseline cell: the run's A/A noise, which "
+                "`baselines` uses to label a series unstable");
   sub->add_option("--workloads", cfg->workloads,
                   "Comma-separated workloads (default: the scenario's); ssh_rtt is timed by the harness")
       ->delimiter(',')

@@ -46,21 +46,26 @@ void check_tolerance(double tolerance, double confidence) {
 }
 
 std::string verdict_for(const Interval& interval, double tolerance) {
-  if (interval.high < tolerance) return kParity;
+  if (interval.low >= 1.0 / tolerance && interval.high <= tolerance) return kParity;
   if (interval.low > tolerance) return kRegression;
+  if (interval.high < 1.0 / tolerance) return kFaster;
   return kInconclusive;
 }
 
+// For each bound the interval straddles: the rounds that would shrink the half-width
+// facing it to the estimate's distance from it (half-width ~ 1/sqrt(rounds)).
 std::optional<int> rounds_to_decide(const Interval& interval, double tolerance, std::size_t rounds_now) {
-  const double est = std::log(interval.estimate);
-  const double line = std::log(tolerance);
-  const double distance = std::fabs(line - est);
-  // Half-width on the side that faces the tolerance line.
-  const double half = est < line ? std::log(interval.high) - est : est - std::log(interval.low);
-  if (distance <= 0 || !std::isfinite(half) || half <= 0 || rounds_now == 0) return std::nullopt;
-  const double now = static_cast<double>(rounds_now);
-  const double needed = now * (half / distance) * (half / distance);
-  const double more = std::ceil(needed - now);
+  if (rounds_now == 0) return std::nullopt;
+  const double e = std::log(interval.estimate), l = std::log(interval.low), h = std::log(interval.high);
+  double needed = 0;
+  for (const double bound : {std::log(tolerance), -std::log(tolerance)}) {
+    if (!(l < bound && bound < h)) continue;
+    const double distance = std::abs(e - bound);
+    const double half = e < bound ? h - e : e - l;
+    if (distance < 1e-12 || !std::isfinite(half)) return std::nullopt;
+    needed = std::max(needed, static_cast<double>(rounds_now) * (half / distance) * (half / distance));
+  }
+  const double more = std::ceil(needed) - static_cast<double>(rounds_now);
   if (!std::isfinite(more) || more > 1e6) return std::nullopt;
   return std::max(1, static_cast<int>(more));
 }
@@ -91,12 +96,12 @@ void judge_comparison(WorkloadComparison& c, const CriticalIndex& crit, double t
   if (c.ratio.low == c.ratio.high) {
     c.warnings.push_back("the interval has zero width: the samples are identical or too coarsely quantised");
   }
-  if (c.ratio.high < 1.0 / tolerance) {
+  if (c.verdict == kFaster) {
     c.faster = true;
     c.warnings.push_back(
         fmt::format("candidate faster than baseline beyond the tolerance (ratio {:.3f}, "
-                    "interval below {:.3f}): parity for the human baseline, but check that "
-                    "the workload did the same work under both",
+                    "interval below {:.3f}): human baseline times would not compare either; "
+                    "check that the workload did the same work under both",
                     c.ratio.estimate, 1.0 / tolerance));
   }
   if (c.verdict == kInconclusive && !c.rounds_to_decide && crit.attainable) {

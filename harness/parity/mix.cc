@@ -9,6 +9,7 @@
 #include "harness/common/error.h"
 #include "harness/common/random_index.h"
 #include "harness/parity/hodges_lehmann.h"
+#include "harness/parity/nights.h"
 #include "harness/parity/parity.h"
 
 namespace isoharness::parity {
@@ -83,6 +84,52 @@ std::vector<double> bootstrap_log_shifts(const std::vector<Used>& used, const Mi
   return stats;
 }
 
+struct LogMoments {
+  double mean = 0, var_of_mean = 0;
+  std::size_t n = 0;
+};
+
+LogMoments log_moments(const std::vector<double>& times) {
+  LogMoments m;
+  m.n = times.size();
+  for (double t : times) m.mean += std::log(t);
+  m.mean /= static_cast<double>(m.n);
+  double ss = 0;
+  for (double t : times) ss += (std::log(t) - m.mean) * (std::log(t) - m.mean);
+  m.var_of_mean = ss / static_cast<double>(m.n - 1) / static_cast<double>(m.n);
+  return m;
+}
+
+// The Welch t interval of the weighted log shift (parity.h); every side has >= 2 samples.
+Interval welch_log_interval(const std::vector<Used>& used, double confidence) {
+  double est = 0, var = 0, df_den = 0;
+  for (const auto& u : used) {
+    const LogMoments b = log_moments(u.comparison->baseline_times);
+    const LogMoments c = log_moments(u.comparison->candidate_times);
+    est += u.weight * (c.mean - b.mean);
+    for (const LogMoments& side : {b, c}) {
+      const double part = u.weight * u.weight * side.var_of_mean;
+      var += part;
+      df_den += part * part / static_cast<double>(side.n - 1);
+    }
+  }
+  const double df = df_den > 0 ? var * var / df_den : 1.0;
+  const double half =
+      var > 0 ? t_quantile(1.0 - (1.0 - confidence) / 2.0, std::max(1.0, df)) * std::sqrt(var) : 0;
+  return {std::exp(est), std::exp(est - half), std::exp(est + half)};
+}
+
+// The percentile-bootstrap interval around exp(log_est). A percentile interval can miss the
+// point estimate on very skewed data; it is widened to include the estimate so that
+// low <= estimate <= high always holds.
+Interval bootstrap_interval(const std::vector<Used>& used, const MixOptions& options, double log_est) {
+  const std::vector<double> stats = bootstrap_log_shifts(used, options);
+  const double half_alpha = (1.0 - options.confidence) / 2.0;
+  const double est = std::exp(log_est);
+  return {est, std::min(std::exp(quantile_sorted(stats, half_alpha)), est),
+          std::max(std::exp(quantile_sorted(stats, 1.0 - half_alpha)), est)};
+}
+
 }  // namespace
 
 MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
@@ -119,25 +166,26 @@ MixVerdict combine(const std::vector<WorkloadComparison>& comparisons,
     rounds = std::min({rounds, u.comparison->n_baseline, u.comparison->n_candidate});
   }
 
-  const std::vector<double> stats = bootstrap_log_shifts(used, options);
-  const double half_alpha = (1.0 - options.confidence) / 2.0;
-  mix.slowdown.estimate = std::exp(log_est);
-  // A percentile interval can miss the point estimate on very skewed data; widen it to
-  // include the estimate so that low <= estimate <= high always holds.
-  mix.slowdown.low = std::min(std::exp(quantile_sorted(stats, half_alpha)), mix.slowdown.estimate);
-  mix.slowdown.high = std::max(std::exp(quantile_sorted(stats, 1.0 - half_alpha)), mix.slowdown.estimate);
+  if (rounds < options.welch_below && rounds >= 2) {
+    mix.method = kMixWelch;
+    mix.resamples = 0;
+    mix.slowdown = welch_log_interval(used, options.confidence);
+  } else {
+    mix.slowdown = bootstrap_interval(used, options, log_est);
+  }
   mix.verdict = verdict_for(mix.slowdown, tolerance);
   if (mix.verdict == kInconclusive) mix.rounds_to_decide = rounds_to_decide(mix.slowdown, tolerance, rounds);
   if (rounds < kMinSamplesPerSide) {
     mix.warnings.push_back(
-        fmt::format("some workloads have only {} samples on a side: the bootstrap interval "
-                    "is not trustworthy with so few",
+        fmt::format("some workloads have only {} samples on a side: the interval rests on few "
+                    "values",
                     rounds));
   }
-  if (mix.slowdown.high < 1.0 / tolerance) {
+  if (mix.verdict == kFaster) {
     mix.faster = true;
     mix.warnings.push_back(
-        "the mix runs faster than baseline beyond the tolerance: parity, but check the workloads");
+        "the mix runs faster than baseline beyond the tolerance: not comparable either way; check "
+        "that the workloads did the same work");
   }
   return mix;
 }

@@ -19,15 +19,20 @@
 //     set of ratios that the two-sided Mann–Whitney test does not reject.
 //   * The p-value is the two-sided Mann–Whitney test exactly as scipy.stats.mannwhitneyu
 //     computes it by default (method "auto", continuity correction, tie-corrected variance).
-//   * Verdict against T: "parity" when the whole interval is below T, "regression" when the
-//     whole interval is above T, "inconclusive" when it straddles T. For an inconclusive
-//     result, rounds_to_decide estimates how many more rounds would decide it: the
-//     interval's half-width on the side facing T shrinks roughly as 1/sqrt(rounds), so the
-//     rounds needed are rounds·(half_width / distance_to_T)^2 (all in log space).
-//   * Faster than baseline: when the whole interval is below 1/T the verdict is still
-//     "parity" (a faster candidate does not make human baseline times unfair to agents),
-//     but `faster` is set and a warning says so: a large speed-up usually means the
-//     workload did not do the same work under both runtimes.
+//   * Verdict against T, one vocabulary for parity and baselines alike. The question is
+//     two-sided: a candidate much faster than baseline makes human baseline times as
+//     unfair to agents as a much slower one, and usually means the workload did not do the
+//     same work under both runtimes. The band is [1/T, T] and the interval is the two-sided
+//     one at the run's confidence: "parity" when the whole interval lies inside the band,
+//     "regression" when it lies wholly above T, "faster" when it lies wholly below 1/T,
+//     "inconclusive" when it straddles either bound. (Read as two one-sided tests, an
+//     interval at confidence c decides equivalence at level (1 - c) / 2 per bound.)
+//     baselines uses the same function: comparable = parity, adjust = regression or faster.
+//     For an inconclusive result, rounds_to_decide estimates how many more rounds would
+//     decide it: the interval's half-width on the side facing the bound it straddles
+//     shrinks roughly as 1/sqrt(rounds), so the rounds needed are
+//     rounds·(half_width / distance_to_bound)^2 (all in log space), less those run.
+//   * `faster` is set exactly when the verdict is "faster", with a warning saying why.
 //   * Warnings: fewer than 5 samples on a side; an interval that cannot reach the
 //     requested confidence with so few samples (then the verdict is always
 //     "inconclusive"); an interval of zero width.
@@ -36,7 +41,8 @@
 // per-workload ratios, exp(sum w_i log r_i / sum w_i). Its interval is a percentile
 // bootstrap: each workload's baseline and candidate samples are resampled independently
 // (with replacement), the Hodges–Lehmann ratios and their weighted geometric mean are
-// recomputed, and the alpha/2 and 1-alpha/2 quantiles are taken. The generator is a
+// recomputed, and the alpha/2 and 1-alpha/2 quantiles are taken (with fewer than
+// kBootstrapMinRounds samples on a side, a Welch t interval on log times instead: below). The generator is a
 // mt19937_64 with a fixed seed and our own unbiased bounded draw, so the result is the same
 // on every machine. The verdict against T is the human-baseline validity verdict.
 //
@@ -56,9 +62,26 @@ namespace isoharness::parity {
 inline constexpr const char* kParity = "parity";
 inline constexpr const char* kRegression = "regression";
 inline constexpr const char* kInconclusive = "inconclusive";
+inline constexpr const char* kFaster = "faster";
+// Stated once, printed with every verdict (reports and the baselines document).
+inline constexpr const char* kVerdictSides =
+    "two-sided: parity when the run's two-sided interval lies inside [1/T, T], regression wholly above T, "
+    "faster wholly below 1/T, inconclusive when it straddles a bound";
 // A mix with nothing to combine: every workload measured on both sides weighs 0 (e.g.
 // `--workloads getpid`, whose weight is 0). It has no slowdown and decides nothing.
 inline constexpr const char* kNoMix = "no_mix";
+
+// The mix interval's two methods. With at least kBootstrapMinRounds samples on every side of
+// every workload used, a percentile bootstrap; with fewer (e.g. the 5 rounds of --quick) a
+// percentile bootstrap under-covers (it cannot see beyond the few values drawn), so the
+// interval is a Welch t interval on log times instead: the estimate is the weighted mean
+// of the per-workload differences of mean log times, its variance the weighted sum of
+// var(log b)/m + var(log c)/n, the degrees of freedom Welch–Satterthwaite's.
+inline constexpr std::size_t kBootstrapMinRounds = 10;
+inline constexpr const char* kMixBootstrap =
+    "weighted geometric mean of Hodges-Lehmann ratios; percentile bootstrap";
+inline constexpr const char* kMixWelch =
+    "weighted mean of log-time differences; Welch t interval (few rounds: a bootstrap under-covers)";
 
 // Samples below this count per side draw a warning.
 inline constexpr std::size_t kMinSamplesPerSide = 5;
@@ -80,8 +103,8 @@ struct WorkloadComparison {
   std::string ci_method;              // "exact" or "normal"
   double p_value = 1.0;               // two-sided Mann–Whitney (scipy's default)
   std::string p_method;               // "exact" or "asymptotic"
-  std::string verdict;                // kParity, kRegression or kInconclusive
-  bool faster = false;                // whole interval below 1/tolerance (still parity)
+  std::string verdict;                // kParity, kRegression, kFaster or kInconclusive
+  bool faster = false;                // verdict is kFaster
   double tolerance = 1.10;
   std::optional<int> rounds_to_decide;  // only when inconclusive and estimable
   std::vector<std::string> warnings;
@@ -103,12 +126,15 @@ struct MixOptions {
   double confidence = 0.95;
   int resamples = 2000;
   std::uint64_t seed = 0x150AA12E55ULL;
+  // Fewer rounds than this on a side: the Welch t interval instead of the bootstrap
+  // (0 = always the bootstrap; tests use it to show what the bootstrap gives).
+  std::size_t welch_below = kBootstrapMinRounds;
 };
 
 // The human-baseline validity verdict for one cell.
 struct MixVerdict {
   Interval slowdown;    // weighted geometric mean ratio and its interval
-  std::string verdict;  // kParity, kRegression, kInconclusive or kNoMix (slowdown unset)
+  std::string verdict;  // kParity, kRegression, kFaster, kInconclusive or kNoMix (slowdown unset)
   bool faster = false;
   double tolerance = 1.10;
   double confidence = 0.95;
@@ -117,6 +143,7 @@ struct MixVerdict {
   std::uint64_t seed = 0;
   std::optional<int> rounds_to_decide;
   std::vector<std::string> warnings;
+  std::string method = kMixBootstrap;
 };
 
 // Combines the comparisons of one cell with the scenario's weights (workload -> weight).
@@ -150,7 +177,8 @@ nlohmann::json to_json(const Interval& interval);
 nlohmann::json to_json(const WorkloadComparison& comparison);
 nlohmann::json to_json(const MixVerdict& mix);
 
-// Shared by compare and combine: the verdict for an interval against tolerance.
+// Shared by compare, combine and baselines: the verdict for an interval against the band
+// [1/tolerance, tolerance] (see the top of this file).
 std::string verdict_for(const Interval& interval, double tolerance);
 
 }  // namespace isoharness::parity

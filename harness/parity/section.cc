@@ -38,7 +38,7 @@ nlohmann::json to_json(const MixVerdict& mix) {
                       {"faster", mix.faster},
                       {"tolerance", mix.tolerance},
                       {"confidence", mix.confidence},
-                      {"method", "weighted geometric mean of Hodges-Lehmann ratios; percentile bootstrap"},
+                      {"method", mix.method},
                       {"weights", mix.weights},
                       {"resamples", mix.resamples},
                       {"seed", mix.seed},

@@ -17,12 +17,14 @@
 #include "harness/common/median.h"
 #include "harness/common/verdict.h"
 #include "harness/parity/parity.h"
+#include "harness/parity/sequential.h"
 #include "harness/runner/bench_output.h"
 #include "harness/runner/context.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/live_sandbox.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/node_view.h"
+#include "harness/runner/parity_provenance.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/session.h"
 #include "harness/verify/verify.h"
@@ -142,6 +144,9 @@ struct Measurements {
   bool baseline_missing = false;
   std::string infra_error;
   int rounds_done = 0;
+  // --until-decided: the looks planned, and per decided cell the look that decided it.
+  std::vector<parity::Look> looks;
+  std::map<std::string, nlohmann::json> decided;  // cell -> {rounds, confidence, mix}
 };
 
 std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) {
@@ -155,6 +160,8 @@ std::vector<Cell> plan_cells(const ParityConfig& config, const ParityInput& in) 
   } else {
     names.insert(names.end(), config.candidates.begin(), config.candidates.end());
   }
+  if (config.aa && std::find(names.begin() + 1, names.end(), config.baseline) == names.end())
+    names.push_back(config.baseline);  // its twin: the night's A/A noise
   const auto gvisor_classes = gvisor_runtime_classes(in.profile);
   std::vector<Cell> cells;
   std::set<std::string> keys;
@@ -197,7 +204,7 @@ WorkloadMix choose_workloads(const ParityConfig& config, const scenario::Scenari
     if (name == kGetpid) mix.getpid_static = true;
   }
   if (mix.getpid_static) mix.weights[kGetpidStatic] = 0;  // a cross-check, never part of the verdict
-  mix.rounds = config.rounds > 0 ? config.rounds : (config.quick ? 5 : 12);
+  mix.rounds = config.rounds > 0 ? config.rounds : config.until_decided ? 24 : (config.quick ? 5 : 12);
   mix.min_time = config.quick ? "0.02" : "0.05";
   mix.slowdown = test_slowdown();
   return mix;
@@ -345,6 +352,46 @@ void time_cell(const CellTimer& timer, const WorkloadMix& mix, Cell& cell, Measu
   if (mix.getpid_static) keep(kGetpidStatic, timer.static_loop(cell));
 }
 
+// One cell's mix at a look: the baseline's and the cell's samples so far, judged at the
+// look's confidence.
+nlohmann::json mix_at_look(const ParityInput& in, const Measurements& m, const std::string& cell,
+                           double confidence) {
+  parity::SectionInput input;
+  input.scenario = in.planned->scenario.name;
+  input.baseline = in.baseline;
+  input.tolerance = in.planned->scenario.tolerance;
+  input.weights = in.mix.weights;
+  input.samples[in.baseline] = m.samples.at(in.baseline);
+  input.samples[cell] =
+      m.samples.count(cell) ? m.samples.at(cell) : std::map<std::string, std::vector<double>>{};
+  input.mix.confidence = confidence;
+  const nlohmann::json section = parity::analyse(input);
+  return section["cells"].empty() ? nlohmann::json() : section["cells"][0]["mix"];
+}
+
+// --until-decided: at a planned look, every undecided cell judged at the look's spent
+// confidence; a decided one stops being timed. True when every cell is decided.
+bool look_and_stop(const ParityInput& in, Measurements& m) {
+  const auto look = std::find_if(m.looks.begin(), m.looks.end(),
+                                 [&](const parity::Look& l) { return l.rounds == m.rounds_done; });
+  if (look == m.looks.end() || !m.samples.count(in.baseline)) return false;
+  bool all = true;
+  for (const auto& cell : in.cells) {
+    if (cell.key == in.baseline || m.decided.count(cell.key)) continue;
+    const nlohmann::json mix = mix_at_look(in, m, cell.key, look->confidence);
+    const std::string verdict = mix.is_object() ? mix.value("verdict", "") : "";
+    const bool decided = verdict == parity::kParity || verdict == parity::kRegression ||
+                         verdict == parity::kFaster || verdict == parity::kNoMix;
+    if (decided) {
+      m.decided[cell.key] = {{"rounds", m.rounds_done}, {"confidence", look->confidence}, {"mix", mix}};
+      std::fprintf(stderr, "cell %-16s decided after %d rounds: %s (at %.4f)\n", cell.key.c_str(),
+                   m.rounds_done, verdict.c_str(), look->confidence);
+    }
+    all = all && decided;
+  }
+  return all;
+}
+
 // Phase 3: a discarded warm-up pass, then rounds in a fresh random order of cells each.
 void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Measurements& m,
              Clock::time_point started) {
@@ -356,6 +403,7 @@ void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Meas
     if (in.mix.getpid_static) (void)timer.static_loop(cell);
   }
   std::mt19937 shuffle_rng(std::random_device{}());
+  if (config.until_decided) m.looks = parity::spending_schedule(config.batch, in.mix.rounds, 0.95);
   for (int round = 1; round <= in.mix.rounds; ++round) {
     if (g_interrupted) break;
     if (Clock::now() - started > config.max_duration) {
@@ -369,6 +417,7 @@ void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Meas
     nlohmann::json record = {
         {"round", round}, {"order", nlohmann::json::array()}, {"samples", nlohmann::json::object()}};
     for (std::size_t i : order) {
+      if (m.decided.count(in.cells[i].key)) continue;  // decided at an earlier look
       record["order"].push_back(in.cells[i].key);
       time_cell(timer, in.mix, in.cells[i], m, record);
     }
@@ -377,6 +426,7 @@ void measure(const ParityConfig& config, ParityInput& in, Journal& journal, Meas
     ++m.rounds_done;
     std::fprintf(stderr, "round %d/%d done (%.0fs)\n", round, in.mix.rounds,
                  std::chrono::duration<double>(Clock::now() - started).count());
+    if (config.until_decided && look_and_stop(in, m)) break;
   }
 }
 
@@ -418,6 +468,38 @@ void warn_not_ready(nlohmann::json& section, const std::string& baseline, const 
   }
 }
 
+// --until-decided: each cell's verdict is the one of the look that decided it; a cell
+// never decided keeps "inconclusive" (judged at the last look's confidence), whatever a
+// later unplanned look would say, so the error rate stays the one spent.
+void apply_sequential(nlohmann::json& section, const ParityInput& in, const Measurements& m) {
+  nlohmann::json looks = nlohmann::json::array();
+  for (const auto& l : m.looks)
+    looks.push_back({{"rounds", l.rounds}, {"alpha", l.alpha}, {"confidence", l.confidence}});
+  nlohmann::json cells = nlohmann::json::object();
+  for (auto& c : section["cells"]) {
+    const std::string name = c.value("name", "");
+    const auto d = m.decided.find(name);
+    if (d != m.decided.end()) {
+      c["mix"] = d->second["mix"];
+      cells[name] = {
+          {"rounds", d->second["rounds"]}, {"decided", true}, {"confidence", d->second["confidence"]}};
+    } else {
+      const double conf = m.looks.empty() ? 0.95 : m.looks.back().confidence;
+      c["mix"] = mix_at_look(in, m, name, conf);
+      if (c["mix"].is_object() && c["mix"].value("verdict", "") != parity::kNoMix)
+        c["mix"]["verdict"] = parity::kInconclusive;
+      cells[name] = {{"rounds", m.rounds_done}, {"decided", false}, {"confidence", conf}};
+    }
+    cells[name]["verdict"] = c["mix"].is_object() ? c["mix"].value("verdict", "") : "";
+  }
+  section["sequential"] = {{"spending", parity::to_string(parity::Spending::kPocock)},
+                           {"batch", m.looks.empty() ? 0 : m.looks.front().rounds},
+                           {"max_rounds", in.mix.rounds},
+                           {"overall_confidence", 0.95},
+                           {"looks", looks},
+                           {"cells", cells}};
+}
+
 // Phase 4: the statistics, or null when nothing was measured for the baseline.
 nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const Measurements& m,
                        Clock::time_point started) {
@@ -437,6 +519,7 @@ nlohmann::json analyse(const ParityConfig& config, const ParityInput& in, const 
   section["cells_not_deployed"] = m.not_deployed;
   section["skipped_workloads"] = m.skipped_workloads;
   section["quick"] = config.quick;
+  if (config.until_decided) apply_sequential(section, in, m);
   section["duration_s"] = std::chrono::duration<double>(Clock::now() - started).count();
   section["getpid_crosscheck"] = getpid_crosscheck(section);
   if (in.mix.slowdown)
@@ -530,7 +613,11 @@ RunOutcome run_parity(const ParityConfig& config) {
   // A journal that had to leave --out (a full disk) makes the run an infrastructure failure.
   if (m.infra_error.empty()) m.infra_error = session.infra_error();
   add_cell_context(result["context"], in, m);
+  separate_harness_host(result["context"], in.profile, config.backend);
   result["parity"] = analyse(config, in, m, started);
+  if (result["parity"].is_object())
+    result["parity"]["provenance"] =
+        parity_provenance(in.profile, config.backend, m.cells_json, result["context"]);
   const Verdict verdict = parity_verdict(result["parity"], m);
   result["summary"] = {{"verdict", verdict_label(verdict)},
                        {"rounds", m.rounds_done},

@@ -7,6 +7,9 @@
 // workloads once and every workload's time per operation becomes one sample; the harness
 // also times a tiny command over SSH through the jumphost (what a person at the keyboard
 // feels). Samples are journalled per round, so a crash loses nothing measured.
+// With --until-decided, rounds come in batches and stop per cell once its verdict is decided
+// under an alpha-spending rule; the section's `sequential` block says how many rounds each
+// cell needed.
 // Statistics are harness/parity's.
 #pragma once
 
@@ -33,6 +36,12 @@ struct ParityConfig {
   std::chrono::seconds max_duration{std::chrono::minutes(20)};  // rounds stop when this is spent
   std::vector<std::string> argv;
   bool accept_new_host_keys = false;
+  // Sequential rounds: batches of `batch` rounds up to `rounds` (default 24 here), looking
+  // after each batch; a cell whose mix verdict is decided at that look's spent confidence
+  // stops being timed, the run stops when every cell is decided (harness/parity/sequential.h).
+  bool until_decided = false;
+  int batch = 4;
+  bool aa = false;  // also time a twin of the baseline cell: the night's A/A noise
 };
 
 RunOutcome run_parity(const ParityConfig& config);

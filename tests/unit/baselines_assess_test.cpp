@@ -2,9 +2,11 @@
 // checked against a reader's hand computation from the newest night's parity results.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 
 #include "harness/baselines/baselines.h"
 #include "harness/history/history.h"
+#include "harness/parity/nights.h"
 #include "harness/parity/parity.h"
 #include "harness/scenario/scenario.h"
 #include "reports/baselines_reports.h"
@@ -65,16 +67,23 @@ struct Assessed {
   scenario::Scenario scenario =
       scenario::load_scenario(test::source_dir() + "/scenarios/parity/default.yaml");
   nlohmann::json doc;
+  // One night by default: the hand computations below read the newest night alone.
   explicit Assessed(const std::string& at = "2026-06-20T00:00:00Z",
-                    const std::string& csv = test::baselines_csv()) {
+                    const std::string& csv = test::baselines_csv(),
+                    const baselines::AssessOptions& options = {"", false, 1, 1.0},
+                    const std::function<void(history::Database&)>& more = {}) {
     const std::string db_path = (dir.path / "h.sqlite").string();
     test::make_baselines_history(db_path);
+    if (more) {
+      history::Database extra(db_path);
+      more(extra);
+    }
     baselines::ParseOptions o{"2026-12-01T00:00:00Z", at, std::set<std::string>{}};
     for (const auto& [name, _] : scenario.mixes) o.mixes->insert(name);
     const auto file = baselines::parse_baselines(csv, "baselines.csv", o);
     const history::Database db(db_path);
     doc = baselines::assess(file, baselines::read_history(db, o.at_utc), {"gvisor", "non-tier", o.at_utc},
-                            {scenario.mixes, scenario.name});
+                            {scenario.mixes, scenario.name}, options);
   }
 };
 
@@ -219,4 +228,167 @@ TEST_CASE("before the first parity run every record is unknown", "[baselines]") 
              "task,item,duration_s,recorded_at,runtime,node_class\nswe,a,60,2026-05-01,runc,tier\n");
   CHECK(a.doc["records"][0]["verdict"] == "unknown");
   CHECK(a.doc["parity_runs"].empty());
+}
+
+namespace {
+
+// A night of another deployment (hawk, profile "staging"), after the local series: its
+// gVisor cells 10 % slower than the local ones, and an A/A twin of the baseline that reads
+// aa (1 = quiet). The section carries its provenance; the context has no runtime versions.
+nlohmann::json staging_night(int night, double aa, bool gvisor_tier = true) {
+  auto result = test::baseline_night(test::kNights - 1);
+  const auto in = result["parity"];
+  parity::SectionInput input;
+  input.scenario = "parity";
+  input.baseline = "runc/tier";
+  input.tolerance = 1.25;
+  input.weights = in["weights"].get<std::map<std::string, double>>();
+  input.samples = in["samples"].get<parity::Samples>();
+  for (auto& [w, t] : input.samples["gvisor/non-tier"])
+    for (double& x : t) x *= 1.10;
+  if (!gvisor_tier) input.samples.erase("gvisor/tier");
+  input.samples["runc/tier#2"] = input.samples["runc/tier"];
+  for (auto& [w, t] : input.samples["runc/tier#2"])
+    for (double& x : t) x *= aa;
+  result["parity"] = parity::analyse(input);
+  result["parity"]["provenance"] = {
+      {"backend", "hawk"}, {"deployment", "staging"}, {"runtime", {{"node_image", "img-2026.06"}}}};
+  result["run"]["id"] = "s0" + std::to_string(night);
+  result["context"]["backend"] = "hawk";
+  result["context"].erase("runc");
+  result["context"].erase("runsc");
+  result["context"]["started"] = "2026-06-1" + std::to_string(5 + night) + "T02:00:00Z";
+  return result;
+}
+
+std::function<void(history::Database&)> staging_nights(double aa, bool gvisor_tier = true) {
+  return [=](history::Database& db) {
+    for (int n = 0; n < 3; ++n) db.record(staging_night(n, aa, gvisor_tier));
+  };
+}
+
+const nlohmann::json& record_of(const nlohmann::json& doc, const std::string& item) {
+  for (const auto& r : doc["records"])
+    if (r["item"] == item) return r;
+  FAIL("no record " << item);
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("a history mixing local and deployment runs: only the deployment's are used, and it says so",
+          "[baselines]") {
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class\n"
+      "swe,a,3600,2026-06-12,runc,tier\n"
+      "swe,b,3600,2026-06-12,gvisor,tier\n";
+  Assessed a("2026-06-20T00:00:00Z", csv, {}, staging_nights(1.0, false));
+  CHECK(a.doc["deployment"]["name"] == "hawk/staging");
+  CHECK(a.doc["deployment"]["runs_of_other_deployments"].size() == test::kNights);
+  const auto& r = record_of(a.doc, "a");
+  CHECK(r["source"]["deployment"] == "staging");
+  CHECK(r["source"]["from_another_deployment"] == false);
+  REQUIRE(r["nights"]["count"] == 3);
+  for (const auto& n : r["nights"]["runs"]) CHECK(n["run"].get<std::string>().starts_with("s0"));
+  // The staging nights' gvisor/non-tier is 10 % slower than the local series'.
+  const Expected local =
+      slowdown(test::baseline_night(test::kNights - 1)["parity"], "gvisor/non-tier", "default", a.scenario);
+  CHECK(r["ratio"]["estimate"].get<double>() > local.est * 1.05);
+  // gvisor/tier was never timed on staging: unknown, naming the local runs and the flag.
+  const auto& b = record_of(a.doc, "b");
+  CHECK(b["verdict"] == "unknown");
+  CHECK_THAT(b["reason"].get<std::string>(),
+             Catch::Contains("local/unknown") && Catch::Contains("--other-deployments"));
+
+  Assessed other("2026-06-20T00:00:00Z", csv, {"", true, 5, 1.0}, staging_nights(1.0, false));
+  const auto& b2 = record_of(other.doc, "b");
+  CHECK(b2["verdict"] != "unknown");
+  CHECK(b2["source"]["from_another_deployment"] == true);
+  CHECK(b2["source"]["backend"] == "local");
+
+  // Asked for the old local runs by name: they are used, with the warning that their
+  // deployment was never recorded.
+  Assessed old("2026-06-20T00:00:00Z", csv, {"local/unknown", false, 5, 1.0}, staging_nights(1.0, false));
+  CHECK(record_of(old.doc, "a")["source"]["backend"] == "local");
+  CHECK(old.doc["deployment"]["warning"].is_string());
+}
+
+TEST_CASE("the last nights combine with random effects, and only while the runtime stays the same",
+          "[baselines]") {
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class\nswe,a,3600,2026-06-02,runc,tier\n";
+  Assessed five("2026-06-20T00:00:00Z", csv, {"", false, 5, 1.0});
+  const auto& r = five.doc["records"][0];
+  REQUIRE(r["nights"]["count"] == 5);
+  CHECK(r["nights"]["runs"][0]["run"] == test::baseline_night_id(test::kNights - 1));
+  CHECK(r["nights"]["between_nights_known"] == true);
+  CHECK(r["nights"]["tau2"].get<double>() == Approx(0).margin(1e-12));  // identical nights
+  CHECK(r["nights"]["aa"]["spread"].is_null());                         // the local fixture timed no twin
+  // Two nights after the runsc upgrade: only those two (the earlier runs ran another runsc).
+  Assessed after("2026-06-08T23:59:59Z", csv, {"", false, 5, 1.0});
+  const auto& r2 = after.doc["records"][0];
+  REQUIRE(r2["nights"]["count"] == 2);
+  CHECK(r2["nights"]["runs"][1]["run"] == test::baseline_night_id(test::kUpgradeNight));
+  CHECK_FALSE(r2["nights"]["warnings"].empty());
+}
+
+TEST_CASE("an A/A spread beyond the tolerance gives no verdict: unstable", "[baselines]") {
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class\nswe,a,3600,2026-06-12,runc,tier\n";
+  Assessed noisy("2026-06-20T00:00:00Z", csv, {}, staging_nights(0.70));
+  const auto& r = noisy.doc["records"][0];
+  CHECK(r["nights"]["aa"]["unstable"] == true);
+  CHECK(r["verdict"] == "unstable");
+  CHECK(noisy.doc["summary"]["unstable"] == 1);
+  Assessed quiet("2026-06-20T00:00:00Z", csv, {}, staging_nights(1.0));
+  CHECK(quiet.doc["records"][0]["nights"]["aa"]["unstable"] == false);
+  CHECK(quiet.doc["records"][0]["verdict"] != "unstable");
+}
+
+TEST_CASE("compute_fraction: only the sandbox share of a human's time scales", "[baselines]") {
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class,compute_fraction\n"
+      "swe,a,3600,2026-06-12,runc,tier,0.25\n"
+      "swe,b,3600,2026-06-12,runc,tier,\n";
+  Assessed a("2026-06-20T00:00:00Z", csv, {"", false, 1, 1.0});
+  const auto& r = record_of(a.doc, "a");
+  const auto& ratio = r["ratio"];
+  CHECK(r["compute_fraction"]["from"] == "record");
+  for (const char* k : {"estimate", "low", "high"})
+    CHECK(r["corrected_s"][k].get<double>() == Approx(3600 * (0.75 + 0.25 * ratio[k].get<double>())));
+  const auto& b = record_of(a.doc, "b");
+  CHECK(b["compute_fraction"]["value"] == 1.0);
+  CHECK(b["compute_fraction"]["from"] == "default");
+  CHECK(b["corrected_s"]["estimate"].get<double>() == Approx(3600 * b["ratio"]["estimate"].get<double>()));
+  // The whole time scaled, the ratio ~1.6 is "adjust"; a quarter of it, the effective
+  // ratio ~1.15 lies inside the band [1/1.25, 1.25].
+  CHECK(b["verdict"] == "adjust");
+  CHECK(r["verdict"] == "comparable");
+  CHECK_THAT(a.doc["method"]["compute_fraction"].get<std::string>(), Catch::Contains("default"));
+  const std::string bad =
+      "task,item,duration_s,recorded_at,runtime,node_class,compute_fraction\nswe,a,60,2026-06-01,runc,tier,1."
+      "5\n";
+  CHECK_THROWS_WITH(baselines::parse_baselines(bad, "b.csv", {"2026-12-01T00:00:00Z", "", std::nullopt}),
+                    Catch::Contains("compute_fraction"));
+}
+
+TEST_CASE("stale sees what change points cannot: the last nights, and records older than the history",
+          "[baselines]") {
+  // As of the night after the upgrade, E-divisive has one run at the new level: no change
+  // point yet. The runs' provenance shows runsc changed since the record.
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class\n"
+      "ctf,a,3600,2026-06-03,gvisor,tier\n"
+      "swe,b,3600,2026-06-03,runc,tier\n"
+      "swe,c,3600,2026-05-01,runc,non-tier\n";
+  Assessed a("2026-06-07T23:59:59Z", csv);
+  const auto& r = record_of(a.doc, "a");
+  CHECK(r["drift"].empty());
+  CHECK(r["verdict"] == "stale");
+  CHECK_THAT(r["reason"].get<std::string>(),
+             Catch::Contains("runsc: release-20260301.0 -> release-20260612.0"));
+  CHECK(record_of(a.doc, "b")["verdict"] != "stale");  // runc did not change
+  const auto& c = record_of(a.doc, "c");
+  REQUIRE(c["warnings"].size() == 1);
+  CHECK_THAT(c["warnings"][0].get<std::string>(), Catch::Contains("recorded before the first run"));
 }

@@ -1,0 +1,102 @@
+// Provenance of parity timings: a hawk run's context and history keep no harness-host
+// runtime versions; the parity section says where each cell ran and what it saw.
+#include "harness/runner/parity_provenance.h"
+
+#include <catch2/catch.hpp>
+
+#include "harness/history/history.h"
+#include "tests/support/test_support.h"
+
+using namespace isoharness;
+
+namespace {
+
+scenario::DeploymentProfile profile(const std::string& backend, bool declared) {
+  scenario::DeploymentProfile p;
+  p.name = backend == "local" ? "local" : "staging";
+  p.backend = backend;
+  p.runtime_handlers = {{"gvisor", "runsc"}};
+  p.raw = nlohmann::json::object();
+  if (declared)
+    p.raw["platform"] = {{"node_image", "bottlerocket-1.20"},
+                         {"runtime_versions", {{"runsc", "release-20260901.0"}, {"bad", 7}}}};
+  return p;
+}
+
+nlohmann::json host_context(const std::string& backend) {
+  return {{"backend", backend},         {"runc", "1.1.5"},         {"runsc", "0.0~20221219"},
+          {"runsc_platform", "ptrace"}, {"runsc_network", "host"}, {"started", "2026-11-29T02:00:04Z"}};
+}
+
+nlohmann::json cell_details() {
+  return nlohmann::json::array(
+      {{{"cell", "runc/tier"},
+        {"runtime", "runc"},
+        {"node_class", "tier"},
+        {"node", {{"kernel", "Linux 6.1"}, {"node_name", "ip-10-0-0-1"}, {"boot_id", "abc"}}}},
+       {{"cell", "gvisor/non-tier"},
+        {"runtime", "gvisor"},
+        {"node_class", "non-tier"},
+        {"node", {{"kernel", "Linux 4.4.0"}, {"node_name", 42}}}}});
+}
+
+}  // namespace
+
+TEST_CASE("a hawk run's context keeps the harness host's runtime versions apart", "[parity][provenance]") {
+  auto context = host_context("hawk");
+  runner::separate_harness_host(context, profile("hawk", true), "hawk");
+  CHECK(context["runc"].is_null());
+  CHECK(context["runsc"] == "release-20260901.0");  // declared by the profile
+  CHECK(context["runsc_platform"].is_null());
+  CHECK(context["node_image"] == "bottlerocket-1.20");
+  CHECK(context["harness_host"]["runsc"] == "0.0~20221219");
+
+  auto undeclared = host_context("hawk");
+  runner::separate_harness_host(undeclared, profile("hawk", false), "hawk");
+  CHECK(undeclared["runsc"].is_null());
+
+  auto local = host_context("local");
+  runner::separate_harness_host(local, profile("local", false), "local");
+  CHECK(local == host_context("local"));  // the harness host is the node
+}
+
+TEST_CASE("the parity section's provenance: deployment, runtime as observed or declared, each cell's node",
+          "[parity][provenance]") {
+  auto context = host_context("hawk");
+  runner::separate_harness_host(context, profile("hawk", true), "hawk");
+  const auto p = runner::parity_provenance(profile("hawk", true), "hawk", cell_details(), context);
+  CHECK(p["backend"] == "hawk");
+  CHECK(p["deployment"] == "staging");
+  CHECK(p["runtime"] ==
+        nlohmann::json({{"runsc", "release-20260901.0"}, {"node_image", "bottlerocket-1.20"}}));
+  CHECK(p["harness_host_versions_apply"] == false);
+  CHECK(p["cells"]["gvisor/non-tier"]["kernel"] == "Linux 4.4.0");
+  CHECK(p["cells"]["gvisor/non-tier"]["handler"] == "runsc");
+  CHECK(p["cells"]["gvisor/non-tier"]["node_name"].is_null());  // not text: not taken
+  CHECK(p["cells"]["runc/tier"]["node_name"] == "ip-10-0-0-1");
+
+  const auto l =
+      runner::parity_provenance(profile("local", false), "local", cell_details(), host_context("local"));
+  CHECK(l["runtime"]["runsc"] == "0.0~20221219");
+  CHECK(l["harness_host_versions_apply"] == true);
+}
+
+TEST_CASE("the history of a hawk run shows no harness-host runtime versions", "[parity][provenance]") {
+  test::TempDir dir("ih-provenance");
+  const std::string path = (dir.path / "h.sqlite").string();
+  auto result =
+      nlohmann::json::parse(test::read_text(test::source_dir() + "/tests/fixtures/reports/result.json"));
+  result["context"] = host_context("hawk");
+  runner::separate_harness_host(result["context"], profile("hawk", false), "hawk");
+  {
+    history::Database db(path);
+    db.record(result);
+  }
+  const history::Database db(path);
+  const auto rows = db.runs(10);
+  REQUIRE(rows.size() == 1);
+  const std::string stored = rows[0].context.dump();
+  INFO(stored);
+  CHECK(rows[0].context["runsc"].is_null());
+  CHECK(rows[0].context["runc"].is_null());
+}
