@@ -157,6 +157,30 @@ struct WitnessSettings {
   int clock_slack_ms = 1000;  // widens the probe's time window each way (clock skew)
 };
 
+// The `hubble:` section (docs/CONTRACTS.md §4.5): where the deployment's Cilium Hubble flows
+// come from, the drop point's witness on a deployment. Exactly one of `command` (an argv,
+// run without a shell where Hubble Relay is reachable; the harness appends `--since T
+// --until T` in RFC 3339) and `file` (flows exported beforehand, JSON Lines).
+struct HubbleSettings {
+  std::vector<std::string> command;
+  std::string file;
+  int timeout_s = 30;                            // the whole command
+  std::size_t max_bytes = std::size_t{64} << 20;  // of its output or the file; more: not judged on
+  std::size_t max_lines = 500000;
+  // The command asks from this long before the probe's window: a flow that old shows that
+  // Hubble's buffer still reaches back past the window's start.
+  int lead_s = 60;
+};
+
+// The `node_image:` section: the image the deployment's nodes run and the runc it ships,
+// as the operator declares them (from inside a sandbox the node's runtime is not
+// observable). runtime_version judges these.
+struct NodeImageSettings {
+  std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
+  std::string runc_version;  // the upstream version its runc reports ("1.3.3")
+  std::string runc_package;  // its distribution package version ("1.1.12-0ubuntu3.1"), "" when none
+};
+
 // A node class's settings for the hawk backend: environment for the CLI and keys merged
 // into every submitted eval-set config.
 struct NodeClassSettings {
@@ -190,6 +214,8 @@ struct DeploymentProfile {
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
   std::optional<EgressSettings> egress;    // absent: the backend's own world decides
   std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
+  std::optional<HubbleSettings> hubble;    // absent: no Hubble flows (the drop point unwitnessed)
+  std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

@@ -72,6 +72,8 @@ void add_status_facts(const HawkCli& cli, const std::string& id, const nlohmann:
   auto status = cli.status(id);
   if (!status) throw_if_needs_login(status.error());
   if (status && !sandbox_node_name(*status).empty()) facts["node_name"] = sandbox_node_name(*status);
+  if (const Pod* pod = status ? agent_sandbox_pod(*status) : nullptr)
+    facts["sandbox_pod"] = {{"name", pod->name}, {"namespace", pod->namespace_}};
   facts["siblings"] = sibling_facts(values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
 }
 

@@ -36,10 +36,8 @@ WitnessView unreadable(const std::string& who, const std::string& nonce, const s
 
 }  // namespace
 
-std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, const std::string& nonce,
-                                                std::chrono::system_clock::time_point from,
-                                                std::chrono::system_clock::time_point to) const {
-  if (!profile_.witness) return std::nullopt;
+WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
+                                      long long to_ms) const {
   const auto& w = *profile_.witness;
   const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
   const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
@@ -48,8 +46,6 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
                   w.canary6.empty() ? "" : ", " + w.canary6, w.zone.empty() ? "" : ", zone " + w.zone, url);
   if (!is_ipv4(host))
     return unreadable(who, nonce, "the witness log's host '" + host + "' is not an IPv4 address");
-  // What the probe sent last may still be on its way; let the witness log it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(w.settle_ms));
   auto got =
       http_get_bounded(host, w.log_port, w.log_path, w.max_log_bytes, std::chrono::seconds(w.log_timeout_s));
   if (!got)
@@ -57,14 +53,31 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
                       "the witness log could not be read from " + url + ": " + got.error().message);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
-  WitnessView view =
-      select_witness_records(parse_witness_log(got->body), is_ipv4(sandbox) ? sandbox : "", "", nonce,
-                             unix_ms(from) - w.clock_slack_ms, unix_ms(to) + w.clock_slack_ms);
+  WitnessView view = select_witness_records(parse_witness_log(got->body), is_ipv4(sandbox) ? sandbox : "", "",
+                                            nonce, from_ms, to_ms);
   view.witness = who;
   if (got->truncated) {
     view.complete = false;
     view.note = fmt::format("the witness log is larger than the harness reads ({} bytes)", w.max_log_bytes);
   }
+  return view;
+}
+
+std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, const std::string& nonce,
+                                                std::chrono::system_clock::time_point from,
+                                                std::chrono::system_clock::time_point to) const {
+  if (!profile_.witness && !profile_.hubble) return std::nullopt;
+  const int slack_ms = profile_.witness ? profile_.witness->clock_slack_ms : kDefaultClockSlackMs;
+  const long long from_ms = unix_ms(from) - slack_ms;
+  const long long to_ms = unix_ms(to) + slack_ms;
+  // What the probe sent last may still be on its way; let the witnesses record it.
+  const int settle_ms = profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs;
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  WitnessView view = profile_.witness
+                         ? arrival_view(handle, nonce, from_ms, to_ms)
+                         : unreadable("no arrival witness", nonce,
+                                      "the profile names no operator witness (witness:): arrivals are not observed");
+  if (profile_.hubble) view.drops = hubble_drops(handle, from_ms, to_ms);
   return view;
 }
 
