@@ -50,10 +50,12 @@ void read_hubble_source(const SectionReader& r, const json& h, HubbleSettings& o
     return r.error("", "needs exactly one of command (an argv list) and file (an absolute path)");
   if (h.contains("command")) {
     const json& c = h["command"];
-    const bool ok = c.is_array() && !c.empty() && c.size() <= 64 && std::all_of(c.begin(), c.end(), argv_word);
+    const bool ok =
+        c.is_array() && !c.empty() && c.size() <= 64 && std::all_of(c.begin(), c.end(), argv_word);
     if (!ok)
-      return r.error("command",
-                     "must be a list of 1 to 64 words (the program first), e.g. [hubble, observe, --output, json]");
+      return r.error(
+          "command",
+          "must be a list of 1 to 64 words (the program first), e.g. [hubble, observe, --output, json]");
     for (const auto& w : c) out.command.push_back(w.get<std::string>());
     return;
   }
@@ -68,14 +70,15 @@ bool version_word(const json& v) {
   if (!v.is_string()) return false;
   const auto& s = v.get_ref<const std::string&>();
   return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '.' ||
-           c == '~' || c == '-' || c == ':';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' ||
+           c == '.' || c == '~' || c == '-' || c == ':';
   });
 }
 
 }  // namespace
 
-void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors) {
+void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
   if (!v.contains("hubble")) return;
   const SectionReader r{doc, errors, "hubble"};

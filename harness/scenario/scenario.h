@@ -164,7 +164,7 @@ struct WitnessSettings {
 struct HubbleSettings {
   std::vector<std::string> command;
   std::string file;
-  int timeout_s = 30;                            // the whole command
+  int timeout_s = 30;                             // the whole command
   std::size_t max_bytes = std::size_t{64} << 20;  // of its output or the file; more: not judged on
   std::size_t max_lines = 500000;
   // The command asks from this long before the probe's window: a flow that old shows that
@@ -212,9 +212,9 @@ struct DeploymentProfile {
   std::vector<std::string> node_classes;
   std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
-  std::optional<EgressSettings> egress;    // absent: the backend's own world decides
-  std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
-  std::optional<HubbleSettings> hubble;    // absent: no Hubble flows (the drop point unwitnessed)
+  std::optional<EgressSettings> egress;         // absent: the backend's own world decides
+  std::optional<WitnessSettings> witness;       // absent: no operator-run witness (hawk)
+  std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys

@@ -36,8 +36,8 @@ WitnessView unreadable(const std::string& who, const std::string& nonce, const s
 
 }  // namespace
 
-WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
-                                      long long to_ms) const {
+WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
+                                      long long from_ms, long long to_ms) const {
   const auto& w = *profile_.witness;
   const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
   const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
@@ -73,10 +73,11 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
   // What the probe sent last may still be on its way; let the witnesses record it.
   const int settle_ms = profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs;
   std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
-  WitnessView view = profile_.witness
-                         ? arrival_view(handle, nonce, from_ms, to_ms)
-                         : unreadable("no arrival witness", nonce,
-                                      "the profile names no operator witness (witness:): arrivals are not observed");
+  WitnessView view =
+      profile_.witness
+          ? arrival_view(handle, nonce, from_ms, to_ms)
+          : unreadable("no arrival witness", nonce,
+                       "the profile names no operator witness (witness:): arrivals are not observed");
   if (profile_.hubble) view.drops = hubble_drops(handle, from_ms, to_ms);
   return view;
 }

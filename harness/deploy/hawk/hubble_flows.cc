@@ -29,7 +29,8 @@ long long integer_at(const json& obj, const char* key) {
   const json* v = member(obj, key);
   if (!v) return 0;
   if (v->is_number_integer()) return v->get<long long>();
-  if (v->is_number_unsigned()) return static_cast<long long>(v->get<unsigned long long>() & 0x7fffffffffffffffULL);
+  if (v->is_number_unsigned())
+    return static_cast<long long>(v->get<unsigned long long>() & 0x7fffffffffffffffULL);
   return 0;
 }
 
@@ -185,7 +186,8 @@ std::string way_out_of(const HubbleFlow& f, const std::vector<EgressTarget>& tar
 
 // Why the flows cannot be judged on for [from_ms, to_ms]; "" when they can.
 std::string coverage_gap(const HubbleFlows& flows, long long from_ms, long long to_ms, bool need_end) {
-  if (flows.truncated) return "the flows went past the harness's bound (bytes or lines); the rest was not read";
+  if (flows.truncated)
+    return "the flows went past the harness's bound (bytes or lines); the rest was not read";
   if (flows.lost_events > 0)
     return fmt::format("Hubble reported {} lost-events record(s): flows of the window may be missing",
                        flows.lost_events);
@@ -247,7 +249,8 @@ long long parse_rfc3339_ms(std::string_view s) {
       !digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2, hour) || s[13] != ':' ||
       !digits(s, 14, 2, minute) || s[16] != ':' || !digits(s, 17, 2, second))
     return -1;
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+      second > 60)
     return -1;
   std::size_t at = 19;
   const int ms = fraction_ms(s, at);

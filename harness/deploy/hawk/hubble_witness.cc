@@ -95,13 +95,15 @@ Expected<std::string> HawkBackend::hubble_text(long long from_ms, long long to_m
 
 DropView HawkBackend::hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const {
   const auto& h = *profile_.hubble;
-  const std::string who =
-      h.file.empty() ? "hubble (" + render_argv(h.command) + ")" : "hubble (flows exported to " + h.file + ")";
+  const std::string who = h.file.empty() ? "hubble (" + render_argv(h.command) + ")"
+                                         : "hubble (flows exported to " + h.file + ")";
   const FlowSubject subject = flow_subject(handle);
   if (subject.address.empty() && subject.address6.empty() && subject.pod_name.empty())
-    return unreadable_drop_view(who,
-                            "the sandbox has no pod address or pod name to find its flows by (ssh-command named "
-                            "'" + handle.route.sandbox.host + "', hawk status named no sandbox pod)");
+    return unreadable_drop_view(
+        who,
+        "the sandbox has no pod address or pod name to find its flows by (ssh-command named "
+        "'" +
+            handle.route.sandbox.host + "', hawk status named no sandbox pod)");
   auto text = hubble_text(from_ms, to_ms);
   if (!text) return unreadable_drop_view(who, "the Hubble flows could not be read: " + text.error().message);
   const HubbleFlows flows = parse_hubble_flows(*text, {.max_bytes = h.max_bytes, .max_lines = h.max_lines});
