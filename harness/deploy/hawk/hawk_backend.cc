@@ -259,6 +259,11 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
         {"platform_findings", findings}};
     const auto* nc = profile_.node_class(request.node_class);
     h.facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
+    // The node's runtime cannot be seen from inside the sandbox: the profile declares it.
+    if (profile_.node_image)
+      h.facts["node_image"] = {{"name", profile_.node_image->name},
+                               {"runc_version", profile_.node_image->runc_version},
+                               {"runc_package", profile_.node_image->runc_package}};
     add_status_facts(cli, id, request.values, h.facts);
     return h;
   } catch (...) {
