@@ -151,8 +151,15 @@ struct WitnessSettings {
   std::string log_host;
   int log_port = 80;
   std::string log_path;
-  std::size_t max_log_bytes = std::size_t{48} << 20;  // more: the log is not judged on
-  int log_timeout_s = 10;                             // the whole GET, connect to last byte
+  // The log is read incrementally (from the byte after the last line read, wire format in
+  // deploy/witness_wire.h): at most this many bytes per probe run; a log further behind is
+  // not judged on for that run.
+  std::size_t max_log_bytes = std::size_t{48} << 20;
+  int log_timeout_s = 10;  // each GET, connect to last byte
+  // The token the witness MACs its lines with: a file holding it, or an environment
+  // variable of the harness's naming it. Exactly one; never printed.
+  std::string log_token_file;
+  std::string log_token_env;
   int settle_ms = 300;        // pause after the probe before reading, for the last packets
   int clock_slack_ms = 1000;  // widens the probe's time window each way (clock skew)
 };

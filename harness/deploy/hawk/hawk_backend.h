@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -27,6 +28,7 @@
 #include "harness/deploy/hawk/hawk_cli.h"
 #include "harness/deploy/hawk/hubble_flows.h"
 #include "harness/deploy/hawk/start_retry.h"
+#include "harness/deploy/hawk/witness_cursor.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::deploy::hawk {
@@ -83,6 +85,7 @@ class HawkBackend final : public Backend {
   void remove(const HawkCli& cli, const std::string& id) noexcept;
   WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
                            long long to_ms) const;
+  std::string catch_up(WitnessLogCursor& cursor, const std::string& host, const std::string& token) const;
   Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
   DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
 
@@ -91,6 +94,9 @@ class HawkBackend final : public Backend {
   HawkOptions options_;
   mutable std::mutex mutex_;
   std::set<std::pair<std::string, std::string>> live_;  // (eval set id, node class)
+  // Where the harness is in each operator witness log (by its URL), read incrementally.
+  mutable std::mutex witness_mutex_;
+  mutable std::map<std::string, WitnessLogCursor> cursors_;
 };
 
 }  // namespace isoharness::deploy::hawk

@@ -86,6 +86,8 @@ class World {
 
   // The outside witness's log (witness_log.h): one line per packet or query that arrived.
   std::string witness_log_path() const;
+  // The file of the token the witness log server MACs its lines with (address_plan.h).
+  std::string witness_key_file() const;
 
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
