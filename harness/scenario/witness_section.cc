@@ -137,12 +137,12 @@ void read_witness_token(const WitnessReader& r, const json& log, WitnessSettings
     return;
   }
   const json& e = log["token_env"];
-  const bool ok = e.is_string() && !e.get<std::string>().empty() && e.get<std::string>().size() <= 128 &&
-                  std::all_of(e.get<std::string>().begin(), e.get<std::string>().end(), [](char c) {
-                    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-                  });
+  const std::string name = e.is_string() ? e.get<std::string>() : "";
+  const bool ok = !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
   if (!ok) return r.error("log", "token_env must be an environment variable's name (A-Z, 0-9, _)");
-  out.log_token_env = e.get<std::string>();
+  out.log_token_env = name;
 }
 
 void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& out) {
