@@ -120,4 +120,3 @@ TEST_CASE("a missing escape_mounts observation fails its checks, never passes", 
   CHECK(esc_check(esc_host_strict(), p, "host_path_mount").status == CheckStatus::fail);
   CHECK(esc_check(esc_host_strict(), p, "proc_sys").status == CheckStatus::fail);
 }
-

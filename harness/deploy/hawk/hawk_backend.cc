@@ -60,6 +60,15 @@ nlohmann::json sibling_facts(const nlohmann::json& values, const std::optional<E
   return out;
 }
 
+// The node's runtime cannot be seen from inside the sandbox: the profile declares it
+// (node_image:), for runtime_version.
+void add_node_image_fact(const scenario::DeploymentProfile& profile, nlohmann::json& facts) {
+  if (!profile.node_image) return;
+  facts["node_image"] = {{"name", profile.node_image->name},
+                         {"runc_version", profile.node_image->runc_version},
+                         {"runc_package", profile.node_image->runc_package}};
+}
+
 // A CLI that waits for a person stops everything at once: no later call can do better.
 void throw_if_needs_login(const Error& e) {
   if (e.code == kNeedsLogin) throw RunStoppingError(e.message);
@@ -259,11 +268,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
         {"platform_findings", findings}};
     const auto* nc = profile_.node_class(request.node_class);
     h.facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
-    // The node's runtime cannot be seen from inside the sandbox: the profile declares it.
-    if (profile_.node_image)
-      h.facts["node_image"] = {{"name", profile_.node_image->name},
-                               {"runc_version", profile_.node_image->runc_version},
-                               {"runc_package", profile_.node_image->runc_package}};
+    add_node_image_fact(profile_, h.facts);
     add_status_facts(cli, id, request.values, h.facts);
     return h;
   } catch (...) {
