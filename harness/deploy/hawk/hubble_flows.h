@@ -75,7 +75,7 @@ HubbleFlows parse_hubble_flows(std::string_view text, const HubbleLimits& limits
 
 // "2024-05-01T12:34:56.123456789Z" or with a "+hh:mm"/"-hh:mm" offset, to unix ms; -1 when
 // it is not RFC 3339.
-long long parse_rfc3339_ms(std::string_view text);
+long long parse_rfc3339_ms(std::string_view s);
 
 // Who the sandbox is to Hubble: its pod's address(es) and/or its pod name and namespace.
 struct FlowSubject {
@@ -86,7 +86,7 @@ struct FlowSubject {
 };
 
 // A drop reason that says the network policy denied the packet.
-bool policy_denied(std::string_view drop_reason);
+bool policy_denied(std::string_view reason);
 
 // The drop point's record of one sandbox in [from_ms, to_ms]: its outgoing flows (not
 // replies, not ingress), a DROPPED flow with a policy-denied reason as dropped, a FORWARDED
