@@ -37,7 +37,7 @@ Expected<RuncEscapeTable> parse_runc_escapes(std::string_view text);
 const Expected<RuncEscapeTable>& shipped_runc_escapes();
 
 // runc's own version word as Debian writes it: "1.0.0-rc6" -> "1.0.0~rc6".
-std::string runc_version_as_debian(std::string_view runc_version);
+std::string runc_version_as_debian(std::string_view v);
 
 // The listed fix of `upstream`'s release branch it reaches ("1.3.3"), or, on a branch later
 // than every listed one, the latest fix; "" when the version is open to the escape.
