@@ -49,6 +49,14 @@ const ShippedPath kWorldHelper{"world helper",
                                "",
                                ""};
 
+const ShippedPath kRuncEscapes{"runc escape table",
+                               "",
+                               "ISOHARNESS_RUNC_ESCAPES",
+                               ISOHARNESS_INSTALL_DATADIR "/runc-escapes.txt",
+                               "",
+                               "data/runc-escapes.txt",
+                               ""};
+
 const char* to_string(PathOrigin origin) {
   switch (origin) {
     case PathOrigin::kFlag:
@@ -166,7 +174,8 @@ ResolvedPath resolve_path(const ShippedPath& item, const std::string& flag_value
 std::vector<std::pair<const ShippedPath*, ResolvedPath>> resolve_all_shipped_paths() {
   const PathContext context = PathContext::of_this_process();
   std::vector<std::pair<const ShippedPath*, ResolvedPath>> out;
-  for (const ShippedPath* item : {&kScenariosDir, &kIsoprobeBundle, &kPostureAgent, &kWorldHelper})
+  for (const ShippedPath* item :
+       {&kScenariosDir, &kIsoprobeBundle, &kPostureAgent, &kWorldHelper, &kRuncEscapes})
     out.emplace_back(item, resolve_path(*item, "", context));
   return out;
 }

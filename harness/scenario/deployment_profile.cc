@@ -213,6 +213,8 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);
   detail::read_witness_section(doc, p, errors);
+  detail::read_hubble_section(doc, p, errors);
+  detail::read_node_image_section(doc, p, errors);
   detail::read_node_class_settings(doc, p, errors);
   if (p.name.empty()) {
     std::string stem =

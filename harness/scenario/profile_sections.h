@@ -18,6 +18,11 @@ void read_egress_section(const YamlDocument& doc, DeploymentProfile& profile,
 // witness: (harness/scenario/witness_section.cc), an operator-run outside witness.
 void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
                           std::vector<Diagnostic>& errors);
+// hubble: and node_image: (harness/scenario/hubble_section.cc).
+void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors);
+void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile,
+                             std::vector<Diagnostic>& errors);
 void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profile,
                               std::vector<Diagnostic>& errors);
 

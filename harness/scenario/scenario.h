@@ -168,10 +168,41 @@ struct WitnessSettings {
   std::string log_host;
   int log_port = 80;
   std::string log_path;
-  std::size_t max_log_bytes = std::size_t{48} << 20;  // more: the log is not judged on
-  int log_timeout_s = 10;                             // the whole GET, connect to last byte
+  // The log is read incrementally (from the byte after the last line read, wire format in
+  // deploy/witness_wire.h): at most this many bytes per probe run; a log further behind is
+  // not judged on for that run.
+  std::size_t max_log_bytes = std::size_t{48} << 20;
+  int log_timeout_s = 10;  // each GET, connect to last byte
+  // The token the witness MACs its lines with: a file holding it, or an environment
+  // variable of the harness's naming it. Exactly one; never printed.
+  std::string log_token_file;
+  std::string log_token_env;
   int settle_ms = 300;        // pause after the probe before reading, for the last packets
   int clock_slack_ms = 1000;  // widens the probe's time window each way (clock skew)
+};
+
+// The `hubble:` section (docs/CONTRACTS.md §4.6): where the deployment's Cilium Hubble flows
+// come from, the drop point's witness on a deployment. Exactly one of `command` (an argv,
+// run without a shell where Hubble Relay is reachable; the harness appends `--since T
+// --until T` in RFC 3339) and `file` (flows exported beforehand, JSON Lines).
+struct HubbleSettings {
+  std::vector<std::string> command;
+  std::string file;
+  int timeout_s = 30;                             // the whole command
+  std::size_t max_bytes = std::size_t{64} << 20;  // of its output or the file; more: not judged on
+  std::size_t max_lines = 500000;
+  // The command asks from this long before the probe's window: a flow that old shows that
+  // Hubble's buffer still reaches back past the window's start.
+  int lead_s = 60;
+};
+
+// The `node_image:` section: the image the deployment's nodes run and the runc it ships,
+// as the operator declares them (from inside a sandbox the node's runtime is not
+// observable). runtime_version judges these.
+struct NodeImageSettings {
+  std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
+  std::string runc_version;  // the upstream version its runc reports ("1.3.3")
+  std::string runc_package;  // its distribution package version ("1.1.12-0ubuntu3.1"), "" when none
 };
 
 // A node class's settings for the hawk backend: environment for the CLI and keys merged
@@ -205,8 +236,10 @@ struct DeploymentProfile {
   std::vector<std::string> node_classes;
   std::vector<std::pair<std::string, NodeClassSettings>> node_class_settings;  // env, config_overrides
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
-  std::optional<EgressSettings> egress;    // absent: the backend's own world decides
-  std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
+  std::optional<EgressSettings> egress;         // absent: the backend's own world decides
+  std::optional<WitnessSettings> witness;       // absent: no operator-run witness (hawk)
+  std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
+  std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

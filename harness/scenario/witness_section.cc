@@ -122,6 +122,29 @@ void read_witness_addresses(const WitnessReader& r, const json& w, WitnessSettin
   }
 }
 
+// The token the witness's lines are MACed with: token_file (an absolute path) or token_env
+// (an environment variable's name), exactly one.
+void read_witness_token(const WitnessReader& r, const json& log, WitnessSettings& out) {
+  if (log.contains("token_file") == log.contains("token_env"))
+    return r.error("log",
+                   "needs exactly one of token_file (an absolute path) and token_env (a variable's name): "
+                   "the token the witness authenticates its lines with");
+  if (log.contains("token_file")) {
+    const json& f = log["token_file"];
+    if (!f.is_string() || f.get<std::string>().empty() || f.get<std::string>().front() != '/')
+      return r.error("log", "token_file must be an absolute path");
+    out.log_token_file = f.get<std::string>();
+    return;
+  }
+  const json& e = log["token_env"];
+  const std::string name = e.is_string() ? e.get<std::string>() : "";
+  const bool ok = !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) return r.error("log", "token_env must be an environment variable's name (A-Z, 0-9, _)");
+  out.log_token_env = name;
+}
+
 void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& out) {
   const json& log = w.contains("log") ? w["log"] : json();
   if (!log.is_object() || !log.contains("http")) {
@@ -129,8 +152,11 @@ void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& ou
     return;
   }
   for (const auto& [key, value] : log.items())
-    if (key != "http" && key != "max_bytes" && key != "timeout_s")
-      r.error("log", "has an unknown key '" + key + "' (known: http, max_bytes, timeout_s)");
+    if (key != "http" && key != "max_bytes" && key != "timeout_s" && key != "token_file" &&
+        key != "token_env")
+      r.error("log",
+              "has an unknown key '" + key + "' (known: http, max_bytes, timeout_s, token_file, token_env)");
+  read_witness_token(r, log, out);
   if (!log["http"].is_string() || !parse_log_url(log["http"].get<std::string>(), out))
     r.error("log",
             "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "

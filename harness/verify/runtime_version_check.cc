@@ -1,91 +1,107 @@
-// runtime_version: the OCI runtime the deployment reports (the sandbox's facts) against
-// the fixed versions of runc's published escapes:
-// - CVE-2019-5736 (/proc/self/exe overwrite): runc through 1.0.0-rc6 is affected; the fix
-//   shipped in 1.0.0-rc7;
-// - CVE-2024-21626 (leaked working-directory fd, "Leaky Vessels"): fixed in 1.1.12.
-// Distributions backport fixes without changing the upstream number: a version below the
-// fix passes only when its package version is one known to carry the fix (kBackports,
-// each read from that package's changelog), else it fails, naming both.
-#include <cstdio>
-#include <tuple>
+// runtime_version: the runc a sandbox runs under against the table of runc's published
+// escapes (runc_escapes.h, a data file shipped with the tool). The version comes from the
+// sandbox's facts: locally `runc --version` as the backend ran it ("runc version 1.1.12",
+// and on a distribution's build "commit: <package version>"); on a deployment the node
+// image the profile declares (facts.node_image), since from inside a sandbox the node's
+// runtime cannot be observed. A runc is open to an escape unless its upstream version
+// reaches the fix of its release branch or its package carries the fix (a listed
+// distribution package or a later revision of it). A pass names every CVE it checked and
+// what each rested on; a version that cannot be read fails.
+#include <fmt/format.h>
 
 #include "harness/common/json_read.h"
 #include "harness/verify/checks_internal.h"
+#include "harness/verify/debian_version.h"
+#include "harness/verify/runc_escapes.h"
 
 namespace isoharness::verify {
 
 namespace {
 
-// major, minor, patch, rc (a release candidate sorts before its release: rc 0 = none).
-using Version = std::tuple<int, int, int, int>;
+struct RuncSeen {
+  std::string upstream;  // as Debian writes it ("1.0.0~rc6")
+  std::string package;   // the distribution package version, "" when none is known
+  std::string observed;  // for the evidence
+};
 
-std::optional<Version> parse_runc_version(const std::string& line) {
-  const std::string marker = "runc version ";
-  const auto at = line.find(marker);
-  if (at == std::string::npos) return std::nullopt;
-  int major = 0, minor = 0, patch = 0, rc = 0, used = 0;
-  const char* text = line.c_str() + at + marker.size();
-  if (std::sscanf(text, "%d.%d.%d%n", &major, &minor, &patch, &used) != 3) return std::nullopt;
-  if (std::sscanf(text + used, "-rc%d", &rc) != 1 && std::sscanf(text + used, "-rc.%d", &rc) != 1) rc = 0;
-  // An rc sorts before the release: 1.0.0-rc6 < 1.0.0.
-  return Version{major, minor, patch, rc == 0 ? 1 << 20 : rc};
+// The word after `marker` on its line; "" when absent.
+std::string word_after(const std::string& text, const std::string& marker) {
+  const auto at = text.find(marker);
+  if (at == std::string::npos) return "";
+  const auto from = at + marker.size();
+  const auto end = text.find_first_of(" \t\r\n", from);
+  return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
-struct Escape {
-  const char* cve;
-  const char* what;
-  Version fixed;
-  const char* fixed_text;
-};
+RuncSeen seen_in(const nlohmann::json& facts) {
+  RuncSeen seen;
+  const auto& image = facts.contains("node_image") ? facts["node_image"] : nlohmann::json();
+  if (image.is_object()) {
+    seen.upstream = runc_version_as_debian(common::json_string_or(image, "runc_version"));
+    seen.package = common::json_string_or(image, "runc_package");
+    seen.observed = fmt::format(
+        "node image {} (declared by the deployment profile): runc {}{}", common::json_string_or(image, "name"),
+        common::json_string_or(image, "runc_version"), seen.package.empty() ? "" : ", package " + seen.package);
+    return seen;
+  }
+  seen.observed = common::json_string_or(facts, "runtime_version");
+  seen.upstream = runc_version_as_debian(word_after(seen.observed, "runc version "));
+  // A distribution's build names its package version where upstream names a commit.
+  const std::string commit = word_after(seen.observed, "commit: ");
+  if (debian_version_shape(commit)) seen.package = commit;
+  return seen;
+}
 
-constexpr Escape kEscapes[] = {
-    {"CVE-2019-5736", "/proc/self/exe overwrite", {1, 0, 0, 7}, "1.0.0-rc7"},
-    {"CVE-2024-21626", "leaked working-directory fd", {1, 1, 12, 1 << 20}, "1.1.12"},
-};
-
-// Distribution packages whose changelog names the fix while keeping an older number.
-struct Backport {
-  const char* package_version;
-  const char* cve;
-};
-constexpr Backport kBackports[] = {
-    {"1.1.5+ds1-1+deb12u1", "CVE-2024-21626"},  // Debian bookworm-security, DSA-5615
-};
-
-bool backported(const std::string& line, const char* cve) {
-  for (const auto& b : kBackports)
-    if (std::string(b.cve) == cve &&
-        line.find(std::string("commit: ") + b.package_version) != std::string::npos)
-      return true;
-  return false;
+// One escape judged: what it rested on ("" = open), into `checked` or `open`.
+void judge(const RuncEscape& e, const RuncSeen& seen, std::string& checked, std::string& open) {
+  const std::string fix = fixed_by(e, seen.upstream);
+  const FixCarrier* carrier = fix.empty() && !seen.package.empty() ? carried_by(e, seen.package) : nullptr;
+  std::string fixes;
+  for (const auto& f : e.fixed) fixes += (fixes.empty() ? "" : ", ") + f;
+  if (!fix.empty() || carrier) {
+    checked +=
+        fmt::format("{}{} ({})", checked.empty() ? "" : "; ", e.cve,
+                    carrier ? fmt::format("{} package {} carries the fix", carrier->where, carrier->version)
+                            : "fixed in " + fix);
+    return;
+  }
+  open += fmt::format("{}{} ({}; fixed in {})", open.empty() ? "" : "; ", e.cve, e.what, fixes);
 }
 
 }  // namespace
 
-CheckResult check_runtime_version(const nlohmann::json& facts) {
+CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table) {
+  const bool is_object = facts.is_object();
   const std::string runtime = common::json_string_or(facts, "runtime");
-  const std::string line = common::json_string_or(facts, "runtime_version");
   if (runtime == "runsc")
-    return detail::not_applicable("runtime_version", "gVisor: runc's escapes do not apply to runsc", line);
-  if (line.empty())
+    return detail::not_applicable("runtime_version", "gVisor: runc's escapes do not apply to runsc",
+                                  common::json_string_or(facts, "runtime_version"));
+  const bool declared = is_object && facts.contains("node_image") && facts["node_image"].is_object();
+  if (!declared && common::json_string_or(facts, "runtime_version").empty())
     return detail::not_applicable("runtime_version",
-                                  "the deployment reports no runtime version (judge the platform's runc "
-                                  "version where it publishes one)");
-  const auto version = parse_runc_version(line);
-  if (!version)
-    return detail::make("runtime_version", false, "runc at or above 1.1.12", line,
+                                  "not observable from inside the sandbox: the deployment reports no runtime "
+                                  "version (declare the nodes' image and runc in the profile's node_image:)");
+  const RuncSeen seen = seen_in(is_object ? facts : nlohmann::json::object());
+  if (!table)
+    return detail::make("runtime_version", false, "runc judged against the runc escape table", seen.observed,
+                        "runtime_version: cannot judge: " + table.error().message);
+  if (!debian_version_shape(seen.upstream))
+    return detail::make("runtime_version", false, "a runc version the table can judge", seen.observed,
                         "runtime_version: cannot read a runc version from what the deployment reports");
-  std::string affected;
-  for (const auto& e : kEscapes)
-    if (*version < e.fixed && !backported(line, e.cve))
-      affected += std::string(affected.empty() ? "" : "; ") + e.cve + " (" + e.what + ", fixed in " +
-                  e.fixed_text + ")";
-  return detail::make("runtime_version", affected.empty(),
-                      "runc with the fixes of CVE-2019-5736 and CVE-2024-21626", line,
-                      affected.empty() ? "the runtime carries the fixes of runc's published escapes"
-                                       : "runtime_version: the runtime is open to a published escape (escape "
-                                         "class: runc escapes): " +
-                                             affected);
+  std::string checked, open;
+  for (const auto& e : table->escapes) judge(e, seen, checked, open);
+  const std::string expected = fmt::format("runc {} with the fixes of the escapes in {}", seen.upstream,
+                                           table->source.empty() ? "the runc escape table" : table->source);
+  if (!open.empty())
+    return detail::make("runtime_version", false, expected, seen.observed,
+                        "runtime_version: the runtime is open to a published escape (escape class: runc "
+                        "escapes): " +
+                            open);
+  return detail::make("runtime_version", true, expected, seen.observed, "checked " + checked);
+}
+
+CheckResult check_runtime_version(const nlohmann::json& facts) {
+  return check_runtime_version(facts, shipped_runc_escapes());
 }
 
 }  // namespace isoharness::verify

@@ -20,6 +20,7 @@
 #include "harness/common/expected.h"
 #include "harness/common/verdict.h"
 #include "harness/deploy/backend.h"
+#include "harness/verify/runc_escapes.h"
 
 namespace isoharness::verify {
 
@@ -76,10 +77,13 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
 
-// The runc the sandbox's facts report (`runtime`, `runtime_version`) against the fixed
-// versions of runc's published escapes (runtime_version_check.cc); not applicable under
-// runsc or when the deployment reports no version.
+// The runc the sandbox's facts report (`runtime`, `runtime_version`, or on a deployment the
+// profile's `node_image`) against the shipped table of runc's published escapes
+// (runtime_version_check.cc, runc_escapes.h); not applicable under runsc or when nothing
+// reports a version; a failure when the table cannot be read or the version not parsed.
 CheckResult check_runtime_version(const nlohmann::json& facts);
+// The same against a given table (tests).
+CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table);
 
 // The reason a check gets when it would pass but rests on a posture document the control
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).

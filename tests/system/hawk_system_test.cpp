@@ -65,6 +65,13 @@ struct Platform {
   std::string hawk_extra;        // more lines of the profile's hawk: section ("  key: value\n")
   std::string agent = bundle();  // what run uploads (--isoprobe-bundle)
 
+  // The token every stand-in eval's witness log server MACs its lines with (written once).
+  std::string witness_key_file() const {
+    const std::string path = dir.path + "/witness.token";
+    if (!std::filesystem::exists(path)) std::ofstream(path) << "standin-witness-token-0123456789\n";
+    return path;
+  }
+
   explicit Platform(int start_timeout = 300, bool hardened = true)
       : start_timeout_s(start_timeout), hardened_class(hardened) {
     test::require_system(kPrograms);
@@ -98,13 +105,15 @@ struct Platform {
     if (witness)
       f << "witness:\n  canary: " << dl::world_addr::kCanary << "\n  canary6: \"" << dl::world_addr::kCanary6
         << "\"\n  zone: " << dl::kWitnessZone << "\n  log: { http: \"http://jumphost:" << dl::kWitnessLogPort
-        << dl::kWitnessLogPath << "\", timeout_s: 10 }\n";
+        << dl::kWitnessLogPath << "\", timeout_s: 10, token_file: " << witness_key_file() << " }\n";
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
                                             {"HAWK_STANDIN_MODE", mode},
                                             {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
                                             {"HAWK_STANDIN_PROFILE", scenario("deployments/local.yaml")}};
+    // Every stand-in eval's witness log server MACs its lines with the token the profile names.
+    e[dl::kWitnessKeyEnv] = witness_key_file();
     e.insert(env_extra.begin(), env_extra.end());
     return e;
   }

@@ -15,6 +15,7 @@
 #include "harness/deploy/hawk/hawk_backend.h"
 #include "harness/deploy/hawk/witness_http.h"
 #include "harness/deploy/witness_log.h"
+#include "harness/deploy/witness_wire.h"
 #include "harness/scenario/scenario.h"
 
 using namespace isoharness;
@@ -49,7 +50,11 @@ struct TinyServer {
   int port = 0;
   std::string request;
   std::thread thread;
-  TinyServer(std::string reply, int answers, std::chrono::milliseconds hold = 0ms) {
+  std::vector<std::string> requests;
+  TinyServer(std::string reply, int answers, std::chrono::milliseconds hold = 0ms)
+      : TinyServer(std::vector<std::string>(static_cast<std::size_t>(answers), std::move(reply)), hold) {}
+  // One connection answered with each reply in turn.
+  explicit TinyServer(std::vector<std::string> replies, std::chrono::milliseconds hold = 0ms) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -58,13 +63,14 @@ struct TinyServer {
     REQUIRE(::listen(fd, 4) == 0);
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
     port = ntohs(a.sin_port);
-    thread = std::thread([this, reply = std::move(reply), answers, hold] {
-      for (int i = 0; i < answers; ++i) {
+    thread = std::thread([this, replies = std::move(replies), hold] {
+      for (const auto& reply : replies) {
         const int c = ::accept(fd, nullptr, nullptr);
         if (c < 0) return;
         char buf[2048];
         const ssize_t n = ::recv(c, buf, sizeof buf, 0);
         if (n > 0) request.assign(buf, static_cast<std::size_t>(n));
+        requests.push_back(request);
         std::this_thread::sleep_for(hold);
         (void)!::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
         ::close(c);
@@ -86,7 +92,7 @@ TEST_CASE("witness: section: canaries, zone, log URL and bounds are read and che
   canary6: "2001:DB8:100:0::40"
   zone: witness.example.org
   udp_ports: [53]
-  log: { http: "http://jumphost:8053/witness.log", max_bytes: 65536, timeout_s: 5 }
+  log: { http: "http://jumphost:8053/witness.log", max_bytes: 65536, timeout_s: 5, token_file: /etc/witness.token }
   clock_slack_ms: 2000
 )",
                                       "w.yaml");
@@ -101,7 +107,18 @@ TEST_CASE("witness: section: canaries, zone, log URL and bounds are read and che
   CHECK(p.witness->max_log_bytes == 65536);
   CHECK(p.witness->log_timeout_s == 5);
   CHECK(p.witness->clock_slack_ms == 2000);
+  CHECK(p.witness->log_token_file == "/etc/witness.token");
+  CHECK(p.witness->log_token_env.empty());
   CHECK_FALSE(scenario::parse_deployment(kBase, "w.yaml").witness);
+  // The token: exactly one of a file and a variable.
+  const std::string log_at = "witness: { canary: 203.0.113.40, log: { http: \"http://192.0.2.1/w\"";
+  CHECK_THAT(witness_error(log_at + " } }\n"), Catch::Contains("exactly one of token_file"));
+  CHECK_THAT(witness_error(log_at + ", token_file: /a, token_env: B } }\n"),
+             Catch::Contains("exactly one of token_file"));
+  CHECK_THAT(witness_error(log_at + ", token_file: rel } }\n"),
+             Catch::Contains("token_file must be an absolute path"));
+  CHECK_THAT(witness_error(log_at + ", token_env: \"a b\" } }\n"), Catch::Contains("token_env must be"));
+  CHECK(witness_error(log_at + ", token_env: WITNESS_TOKEN } }\n").empty());
 
   CHECK_THAT(witness_error("witness: { log: { http: \"http://192.0.2.1/w\" } }\n"),
              Catch::Contains("witness.canary is required"));
@@ -135,7 +152,7 @@ TEST_CASE("witness: targets aimed at the operator's canaries, covered by its wit
   canary: 203.0.113.40
   canary6: 2001:db8:100::40
   zone: witness.example.org
-  log: { http: "http://192.0.2.1:8053/witness.log" }
+  log: { http: "http://192.0.2.1:8053/witness.log", token_env: WITNESS_TOKEN }
 )",
                                       "w.yaml");
   std::map<std::string, deploy::EgressTarget> by_name;
@@ -210,9 +227,24 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
                           "W1 " + std::to_string(ms) +
                           " udp 192.0.2.99 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
                           std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
-  TinyServer server("HTTP/1.0 200 OK\r\n\r\n" + log, 1);
+  const std::string token = "operator-shared-token-0123456789";
+  ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN", token.c_str(), 1);
+  const std::string more =
+      "W1 " + std::to_string(ms + 10) + " icmp-echo 192.0.2.99 203.0.113.40 0 0123456789abcdef -\n";
+  const auto size = static_cast<long long>(log.size());
+  const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
+  // The first read takes the whole log; the second asks from where it stopped and gets one
+  // more line; the third answer is forged (another token).
+  TinyServer server(
+      {ok + deploy::frame_witness_log(token, log, 0, size, 1 << 20),
+       ok + deploy::frame_witness_log(token, more, size, size + static_cast<long long>(more.size()), 1 << 20),
+       ok + deploy::frame_witness_log("another-token-of-some-length", "W1 1 udp - - 0 - -\n",
+                                      size + static_cast<long long>(more.size()),
+                                      size + static_cast<long long>(more.size()) + 19, 1 << 20)});
   auto p = scenario::parse_deployment(
-      kBase + "witness: { canary: 203.0.113.40, settle_ms: 0, log: { timeout_s: 1, http: \"http://jumphost:" +
+      kBase +
+          "witness: { canary: 203.0.113.40, settle_ms: 0, log: { timeout_s: 1, token_env: "
+          "ISOHARNESS_UNIT_WITNESS_TOKEN, http: \"http://jumphost:" +
           std::to_string(server.port) + "/witness.log\" } }\n",
       "w.yaml");
   const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-witness-unit";
@@ -229,16 +261,96 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
   CHECK(view->source == "192.0.2.193");
   CHECK(view->records.size() == 2);  // its SYN and its datagram; not another's, not one from before the probe
   CHECK_THAT(view->witness, Catch::Contains("the operator's witness") && Catch::Contains("/witness.log"));
+  CHECK_THAT(view->note + view->witness, !Catch::Contains(token));
 
-  h.route.jump.host = "127.0.0.1";
-  auto gone = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);  // the server answered once only
+  auto second = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);  // incremental: only the new line
+  REQUIRE(second);
+  CHECK(second->complete);
+  CHECK(second->records.size() == 3);  // the first two, kept, and the echo read now
+  auto forged = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(forged);
+  CHECK_FALSE(forged->complete);
+  CHECK_THAT(forged->note, Catch::Contains("rejected") && Catch::Contains("MAC"));
+  CHECK_THAT(forged->note, !Catch::Contains(token));
+  REQUIRE(server.requests.size() == 3);
+  CHECK(server.requests[0].rfind("GET /witness.log?from=0 HTTP/1.0\r\n", 0) == 0);
+  CHECK(server.requests[1].rfind("GET /witness.log?from=" + std::to_string(size) + " HTTP/1.0\r\n", 0) == 0);
+
+  auto gone = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);  // the server answered thrice only
   REQUIRE(gone);
   CHECK_FALSE(gone->complete);
   CHECK_THAT(gone->note, Catch::Contains("could not be read"));
   CHECK_FALSE(HawkBackend(scenario::parse_deployment(kBase, "w.yaml"), o).witness(h, "", now, now));
+  // No token where the profile says: nothing is judged on the log.
+  ::unsetenv("ISOHARNESS_UNIT_WITNESS_TOKEN");
+  auto tokenless = HawkBackend(p, o).witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(tokenless);
+  CHECK_FALSE(tokenless->complete);
+  CHECK_THAT(tokenless->note, Catch::Contains("ISOHARNESS_UNIT_WITNESS_TOKEN") && Catch::Contains("missing"));
   // A route that names the sandbox by a name: only the nonce ties records to it.
   deploy::WitnessLog hostile =
       deploy::parse_witness_log("W1 5 ready - - 0 - -\nW1 6 tcp-syn - 203.0.113.40 443 - -\n");
   CHECK(deploy::select_witness_records(hostile, "", "", "", 0, 10).records.empty());
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("witness wire format: each line's MAC and place checked, the token never sent", "[hawk]") {
+  const std::string key = "operator-shared-token-0123456789";
+  const std::string log = "W1 1 ready - - 0 - -\nW1 2 udp 192.0.2.9 203.0.113.40 53 00ff -\nW1 3 udp";
+  const std::string body =
+      deploy::frame_witness_log(key, log, 100, 100 + static_cast<long long>(log.size()), 1 << 20);
+  CHECK(body.find(key) == std::string::npos);
+  auto f = deploy::read_witness_frames(body, key, 100);
+  CHECK(f.problem.empty());
+  CHECK(f.lines ==
+        "W1 1 ready - - 0 - -\nW1 2 udp 192.0.2.9 203.0.113.40 53 00ff -\n");  // the unfinished line waits
+  CHECK(f.next_offset == 100 + 21 + 42);
+  CHECK(f.log_size == 100 + static_cast<long long>(log.size()));
+  CHECK(deploy::witness_mac("key", "The quick brown fox jumps over the lazy dog") ==
+        "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");  // RFC 4231-style known answer
+  // Another key: the start line fails.
+  CHECK_THAT(deploy::read_witness_frames(body, "another-key-0123456789", 100).problem,
+             Catch::Contains("MAC"));
+  // Asked from elsewhere: the answer does not fit the question.
+  CHECK_THAT(deploy::read_witness_frames(body, key, 0).problem, Catch::Contains("not 0"));
+  // A line changed in transit: rejected, and nothing after it is taken.
+  std::string changed = body;
+  changed.replace(changed.find("192.0.2.9"), 9, "192.0.2.8");
+  auto c = deploy::read_witness_frames(changed, key, 100);
+  CHECK(c.rejected == 1);
+  CHECK(c.lines == "W1 1 ready - - 0 - -\n");
+  CHECK_THAT(c.problem, Catch::Contains("byte 121"));
+  // A line dropped in transit: the next one's offset gives it away.
+  const auto first_end = body.find('\n', body.find('\n') + 1);
+  std::string dropped = body.substr(0, body.find('\n') + 1) + body.substr(first_end + 1);
+  CHECK(deploy::read_witness_frames(dropped, key, 100).rejected == 1);
+  // The log shrank below what was read: the log was replaced.
+  const std::string shrunk = deploy::frame_witness_log(key, "", 500, 40, 1 << 20);
+  CHECK_THAT(deploy::read_witness_frames(shrunk, key, 500).problem, Catch::Contains("shrank"));
+  CHECK_THAT(deploy::read_witness_frames("W1 1 ready - - 0 - -\n", key, 0).problem,
+             Catch::Contains("start line"));
+  // An answer bounded in bytes carries whole lines only.
+  const std::string small = deploy::frame_witness_log(key, log, 0, static_cast<long long>(log.size()), 200);
+  CHECK(small.size() <= 200);
+  CHECK(deploy::read_witness_frames(small, key, 0).lines == "W1 1 ready - - 0 - -\n");
+}
+
+TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten window not judged", "[hawk]") {
+  WitnessLogCursor cursor;
+  deploy::WitnessFrames f;
+  f.lines = "W1 1 ready - - 0 - -\nW1 10 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
+  f.next_offset = 60;
+  absorb(cursor, f, 2);
+  CHECK(cursor.offset == 60);
+  CHECK(cursor.log.ready);
+  CHECK(cursor.log.records.size() == 1);
+  f.lines = "W1 20 udp 192.0.2.9 203.0.113.40 53 00ff -\nW1 30 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
+  f.next_offset = 140;
+  f.rejected = 1;
+  absorb(cursor, f, 2);
+  CHECK(cursor.offset == 140);
+  CHECK(cursor.rejected == 1);
+  REQUIRE(cursor.log.records.size() == 2);
+  CHECK(cursor.log.records.front().unix_ms == 20);
+  CHECK(cursor.forgotten_to_ms == 10);
 }

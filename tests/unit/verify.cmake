@@ -7,4 +7,5 @@ isoharness_test(verify_test SOURCES
   unit/verify_raw_sockets_test.cpp
   unit/verify_probe_list_test.cpp
   unit/verify_peers_test.cpp
+  unit/verify_runtime_version_test.cpp
   LIBS isoharness::verify isoharness::policy isoharness::scenario)

@@ -120,22 +120,3 @@ TEST_CASE("a missing escape_mounts observation fails its checks, never passes", 
   CHECK(esc_check(esc_host_strict(), p, "host_path_mount").status == CheckStatus::fail);
   CHECK(esc_check(esc_host_strict(), p, "proc_sys").status == CheckStatus::fail);
 }
-
-TEST_CASE("runtime_version judges runc against its fixed escapes, backports included", "[verify]") {
-  auto judge = [](const std::string& runtime, const std::string& version) {
-    return verify::check_runtime_version({{"runtime", runtime}, {"runtime_version", version}});
-  };
-  CHECK(judge("runc", "runc version 1.1.12").status == CheckStatus::pass);
-  CHECK(judge("runc", "runc version 1.2.0-rc.1").status == CheckStatus::pass);
-  const auto old = judge("runc", "runc version 1.1.11");
-  CHECK(old.status == CheckStatus::fail);
-  CHECK_THAT(old.reason, Catch::Contains("CVE-2024-21626") && !Catch::Contains("CVE-2019-5736"));
-  const auto rc6 = judge("runc", "runc version 1.0.0-rc6");
-  CHECK_THAT(rc6.reason, Catch::Contains("CVE-2019-5736") && Catch::Contains("CVE-2024-21626"));
-  CHECK(judge("runc", "runc version 1.0.0-rc7").reason.find("CVE-2019-5736") == std::string::npos);
-  CHECK(judge("runc", "runc version 1.1.5+ds1; commit: 1.1.5+ds1-1+deb12u1").status == CheckStatus::pass);
-  CHECK(judge("runc", "runc version 1.1.5+ds1; commit: 1.1.5+ds1-1").status == CheckStatus::fail);
-  CHECK(judge("runsc", "runsc version 0.0~20221219.0").status == CheckStatus::na);
-  CHECK(verify::check_runtime_version(json::object()).status == CheckStatus::na);
-  CHECK(judge("runc", "something else").status == CheckStatus::fail);
-}

@@ -62,6 +62,15 @@ nlohmann::json sibling_facts(const nlohmann::json& values, const std::optional<E
   return out;
 }
 
+// The node's runtime cannot be seen from inside the sandbox: the profile declares it
+// (node_image:), for runtime_version.
+void add_node_image_fact(const scenario::DeploymentProfile& profile, nlohmann::json& facts) {
+  if (!profile.node_image) return;
+  facts["node_image"] = {{"name", profile.node_image->name},
+                         {"runc_version", profile.node_image->runc_version},
+                         {"runc_package", profile.node_image->runc_package}};
+}
+
 // A CLI that waits for a person stops everything at once: no later call can do better.
 void throw_if_needs_login(const Error& e) {
   if (e.code == kNeedsLogin) throw RunStoppingError(e.message);
@@ -74,6 +83,8 @@ void add_status_facts(const HawkCli& cli, const std::string& id, const nlohmann:
   auto status = cli.status(id);
   if (!status) throw_if_needs_login(status.error());
   if (status && !sandbox_node_name(*status).empty()) facts["node_name"] = sandbox_node_name(*status);
+  if (const Pod* pod = status ? agent_sandbox_pod(*status) : nullptr)
+    facts["sandbox_pod"] = {{"name", pod->name}, {"namespace", pod->namespace_}};
   facts["siblings"] = sibling_facts(values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
 }
 
@@ -365,6 +376,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
         {"platform_findings", findings}};
     const auto* nc = profile_.node_class(request.node_class);
     h.facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
+    add_node_image_fact(profile_, h.facts);
     add_status_facts(cli, id, request.values, h.facts);
     return h;
   } catch (...) {

@@ -29,10 +29,17 @@
 
 #include "harness/deploy/backend.h"
 #include "harness/deploy/hawk/hawk_cli.h"
+#include "harness/deploy/hawk/hubble_flows.h"
 #include "harness/deploy/hawk/start_retry.h"
+#include "harness/deploy/hawk/witness_cursor.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::deploy::hawk {
+
+// Without a witness: section (Hubble only): the probe window's widening and the pause
+// before reading, as the witness section's defaults.
+inline constexpr int kDefaultClockSlackMs = 1000;
+inline constexpr int kDefaultSettleMs = 300;
 
 struct HawkOptions {
   std::string run_id;
@@ -59,11 +66,17 @@ class HawkBackend final : public Backend {
                                                        std::chrono::seconds watch) override;
   std::vector<EgressTarget> egress_targets() const override { return options_.targets; }
   // The profile's operator-run witness (witness: section), its log read over HTTP
-  // (hawk_witness.cc); nullopt without one.
+  // (hawk_witness.cc), and its Hubble flows (hubble: section, hubble_witness.cc) as the
+  // drop point's record in `drops`; nullopt with neither. Hubble without witness: gives an
+  // incomplete arrival view (arrivals unobserved) beside its drops.
   std::optional<WitnessView> witness(const SandboxHandle& handle, const std::string& nonce,
                                      std::chrono::system_clock::time_point from,
                                      std::chrono::system_clock::time_point to) const override;
   nlohmann::json context() const override;
+
+  // Who the sandbox is to Hubble: the ssh-command line's address, when it is one, and the
+  // pod name and namespace `hawk status` gave (facts.sandbox_pod).
+  static FlowSubject flow_subject(const SandboxHandle& handle);
 
  private:
   HawkCli cli_for(const std::string& node_class) const;
@@ -76,6 +89,11 @@ class HawkBackend final : public Backend {
   void pause_between_tries(std::chrono::milliseconds pause) const;
   std::string wait_for_ssh_line(const HawkCli& cli, const std::string& id) const;
   void remove(const HawkCli& cli, const std::string& id) noexcept;
+  WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
+                           long long to_ms) const;
+  std::string catch_up(WitnessLogCursor& cursor, const std::string& host, const std::string& token) const;
+  Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
+  DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
 
   scenario::DeploymentProfile profile_;
   scenario::HawkSettings settings_;
@@ -84,6 +102,9 @@ class HawkBackend final : public Backend {
   std::set<std::pair<std::string, std::string>> live_;  // (eval set id, node class)
   std::mutex login_mutex_;                              // one pre-flight at a time
   std::map<std::string, std::string> login_checked_;    // node class -> "" or why not logged in
+  // Where the harness is in each operator witness log (by its URL), read incrementally.
+  mutable std::mutex witness_mutex_;
+  mutable std::map<std::string, WitnessLogCursor> cursors_;
 };
 
 }  // namespace isoharness::deploy::hawk

@@ -1,15 +1,21 @@
 // The hawk backend's outside witness: the one the deployment's operator runs (the profile's
 // witness: section, docs/CONTRACTS.md §4.4). Its log is the local world's format
-// (harness/deploy/witness_log.h), read over HTTP after each probe run; the sandbox is known
-// to it by the address its ssh-command line names (TCP) and by the probe's nonce (UDP, ICMP,
-// DNS). A log that cannot be read, or is larger than the bound, is not judged on: the
-// checks fall back to the sandbox's report and say why.
+// (harness/deploy/witness_log.h), read over HTTP after each probe run, incrementally from
+// where the last read stopped and authenticated line by line (deploy/witness_wire.h, the
+// token from the profile's token_file or token_env); the sandbox is known to it by the
+// address its ssh-command line names (TCP) and by the probe's nonce (UDP, ICMP, DNS). A log
+// that cannot be read, fails its MACs, or is further behind than one run's byte bound is
+// not judged on (the view is incomplete, saying why).
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "harness/deploy/hawk/hawk_backend.h"
+#include "harness/deploy/hawk/witness_cursor.h"
 #include "harness/deploy/hawk/witness_http.h"
 #include "harness/deploy/witness_log.h"
 
@@ -34,12 +40,51 @@ WitnessView unreadable(const std::string& who, const std::string& nonce, const s
   return view;
 }
 
+// The token the witness MACs its lines with; the error never contains it.
+Expected<std::string> witness_token(const scenario::WitnessSettings& w) {
+  std::string token;
+  if (!w.log_token_env.empty()) {
+    const char* value = std::getenv(w.log_token_env.c_str());
+    token = value ? std::string(value).substr(0, 4096) : "";
+  } else {
+    std::ifstream in(w.log_token_file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    token = text.str().substr(0, 4096);
+  }
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.size() < 16)
+    return make_error("the witness log's token (" +
+                      (w.log_token_env.empty() ? "file " + w.log_token_file : "variable " + w.log_token_env) +
+                      ") is missing or shorter than 16 bytes");
+  return token;
+}
+
 }  // namespace
 
-std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, const std::string& nonce,
-                                                std::chrono::system_clock::time_point from,
-                                                std::chrono::system_clock::time_point to) const {
-  if (!profile_.witness) return std::nullopt;
+// Reads what the log gained since the cursor, in answers of at most what is left of one
+// run's byte bound. "" when it caught up, else why the log cannot be judged on this run.
+std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& host,
+                                  const std::string& token) const {
+  const auto& w = *profile_.witness;
+  std::size_t budget = w.max_log_bytes;
+  for (int round = 0; round < 64 && budget >= 4096; ++round) {
+    const std::string path = w.log_path + "?from=" + std::to_string(cursor.offset);
+    auto got = http_get_bounded(host, w.log_port, path, budget, std::chrono::seconds(w.log_timeout_s));
+    if (!got) return fmt::format("the witness log could not be read from {}: {}", host, got.error().message);
+    const WitnessFrames frames = read_witness_frames(got->body, token, cursor.offset);
+    absorb(cursor, frames);
+    if (!frames.problem.empty()) return "the witness log's answer was rejected: " + frames.problem;
+    if (frames.next_offset >= frames.log_size) return "";
+    if (frames.lines.empty()) return "the witness log's answer brought no whole line";
+    budget -= std::min(budget, got->body.size());
+  }
+  return fmt::format("the witness log is further behind than one probe run reads ({} bytes)",
+                     w.max_log_bytes);
+}
+
+WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
+                                      long long from_ms, long long to_ms) const {
   const auto& w = *profile_.witness;
   const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
   const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
@@ -48,23 +93,40 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
                   w.canary6.empty() ? "" : ", " + w.canary6, w.zone.empty() ? "" : ", zone " + w.zone, url);
   if (!is_ipv4(host))
     return unreadable(who, nonce, "the witness log's host '" + host + "' is not an IPv4 address");
-  // What the probe sent last may still be on its way; let the witness log it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(w.settle_ms));
-  auto got =
-      http_get_bounded(host, w.log_port, w.log_path, w.max_log_bytes, std::chrono::seconds(w.log_timeout_s));
-  if (!got)
-    return unreadable(who, nonce,
-                      "the witness log could not be read from " + url + ": " + got.error().message);
+  const auto token = witness_token(w);
+  if (!token) return unreadable(who, nonce, token.error().message);
+  std::lock_guard lock(witness_mutex_);
+  WitnessLogCursor& cursor = cursors_[url];
+  const std::string behind = catch_up(cursor, host, *token);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
   WitnessView view =
-      select_witness_records(parse_witness_log(got->body), is_ipv4(sandbox) ? sandbox : "", "", nonce,
-                             unix_ms(from) - w.clock_slack_ms, unix_ms(to) + w.clock_slack_ms);
+      select_witness_records(cursor.log, is_ipv4(sandbox) ? sandbox : "", "", nonce, from_ms, to_ms);
   view.witness = who;
-  if (got->truncated) {
+  if (!behind.empty() || from_ms <= cursor.forgotten_to_ms) {
     view.complete = false;
-    view.note = fmt::format("the witness log is larger than the harness reads ({} bytes)", w.max_log_bytes);
+    view.note =
+        !behind.empty() ? behind : "the probe's window reaches back before the records the harness keeps";
   }
+  return view;
+}
+
+std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, const std::string& nonce,
+                                                std::chrono::system_clock::time_point from,
+                                                std::chrono::system_clock::time_point to) const {
+  if (!profile_.witness && !profile_.hubble) return std::nullopt;
+  const int slack_ms = profile_.witness ? profile_.witness->clock_slack_ms : kDefaultClockSlackMs;
+  const long long from_ms = unix_ms(from) - slack_ms;
+  const long long to_ms = unix_ms(to) + slack_ms;
+  // What the probe sent last may still be on its way; let the witnesses record it.
+  const int settle_ms = profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs;
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  WitnessView view =
+      profile_.witness
+          ? arrival_view(handle, nonce, from_ms, to_ms)
+          : unreadable("no arrival witness", nonce,
+                       "the profile names no operator witness (witness:): arrivals are not observed");
+  if (profile_.hubble) view.drops = hubble_drops(handle, from_ms, to_ms);
   return view;
 }
 

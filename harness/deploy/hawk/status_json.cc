@@ -261,3 +261,14 @@ std::string describe_stuck(const Stuck& stuck) {
 }
 
 }  // namespace isoharness::deploy::hawk
+
+namespace isoharness::deploy::hawk {
+
+const Pod* agent_sandbox_pod(const EvalStatus& status) {
+  for (const Pod* p : sandbox_pods(status))
+    for (const auto& c : p->containers)
+      if (c.name == "default") return p;
+  return nullptr;
+}
+
+}  // namespace isoharness::deploy::hawk

@@ -90,4 +90,8 @@ bool sandbox_running(const EvalStatus& status);
 // `default`, else the first sandbox pod naming a node); empty when status names none.
 std::string sandbox_node_name(const EvalStatus& status);
 
+// The agent's sandbox pod (the sandbox pod with a container named `default`); nullptr when
+// status names none. Its name and namespace identify the sandbox to Hubble.
+const Pod* agent_sandbox_pod(const EvalStatus& status);
+
 }  // namespace isoharness::deploy::hawk

@@ -117,6 +117,10 @@ inline constexpr const char* kWitnessZoneProbeName = "probe.witness.example.org"
 // filter open it from the host alone): http://<jump address>:kWitnessLogPort/kWitnessLogPath.
 inline constexpr int kWitnessLogPort = 8053;
 inline constexpr const char* kWitnessLogPath = "/witness.log";
+// The token the log server MACs its lines with (deploy/witness_wire.h): the file this
+// environment variable names when set (the token an operator shares with the harness's
+// profile, witness.log.token_file), else a random one in the world's directory.
+inline constexpr const char* kWitnessKeyEnv = "ISOHARNESS_WITNESS_KEY_FILE";
 // Whether allowDomains patterns open names in the canary zone ("*", "*.example.org", ...).
 bool witness_zone_forwarded(const std::vector<std::string>& patterns);
 

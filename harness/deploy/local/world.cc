@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -339,7 +340,7 @@ void World::start_world_services() {
       spawn_in(jump_ns(),
                {options_.helper_path, "serve-witness-log", "--tag", tag, "--max-seconds", "86400", "--listen",
                 link_.jump_address + ":" + std::to_string(kWitnessLogPort), "--file", witness_log_path(),
-                "--path", kWitnessLogPath},
+                "--path", kWitnessLogPath, "--key-file", witness_key_file()},
                dir + "/witness-log-server.err", "witness log server");
   std::this_thread::sleep_for(150ms);
   for (auto [pid, name, log] :
@@ -396,6 +397,20 @@ pid_t World::start_name_proxy() {
        "--listen", std::string(world_addr::kNodeJumpSide) + ":" + std::to_string(world_addr::kNameProxyPort),
        "--rules", name_proxy_rules_dir(), "--max-connections", "64"},
       paths_.world_dir() + "/name-proxy.log", "name proxy");
+}
+
+std::string World::witness_key_file() const {
+  if (const char* given = std::getenv(kWitnessKeyEnv); given && *given) return given;
+  const std::string path = paths_.world_dir() + "/witness-log.key";
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 32; ++i) token += "0123456789abcdef"[random() % 16];
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const bool written =
+      fd >= 0 && ::write(fd, token.data(), token.size()) == static_cast<ssize_t>(token.size());
+  if (fd >= 0) ::close(fd);
+  if (!written) throw InfraError("cannot write the witness log's token to " + path);
+  return path;
 }
 
 std::string World::witness_log_path() const {

@@ -86,6 +86,8 @@ class World {
 
   // The outside witness's log (witness_log.h): one line per packet or query that arrived.
   std::string witness_log_path() const;
+  // The file of the token the witness log server MACs its lines with (address_plan.h).
+  std::string witness_key_file() const;
 
   // Where each sandbox's rules for the node's name proxy live, one file per sandbox
   // address (nft_rules.h, tools/name_proxy.h); its decisions are logged to name-proxy.log

@@ -2,10 +2,12 @@
 // an operator-run witness on a deployment would serve its own (docs/CONTRACTS.md §4.4), so
 // the hawk backend's reader is tested against a real server through the stand-in platform.
 // It runs in the jumphost's namespace on the host link (the harness's side only: the
-// sandboxes' packets never reach that address), answers GET of one fixed path with the
-// file's current bytes and anything else with 404. One connection at a time, each bounded:
-// 2 KiB of request head within 2 s, the file streamed for at most 30 s; the process exits
-// after --max-seconds whatever happens.
+// sandboxes' packets never reach that address), answers GET of one fixed path, optionally
+// with "?from=<byte offset>", with the file's lines from that offset in the authenticated
+// wire format (harness/deploy/witness_wire.h: each line with its offset and an HMAC keyed
+// with the token in --key-file), at most --max-bytes per answer, and anything else with
+// 404. One connection at a time, each bounded: 2 KiB of request head within 2 s, the
+// answer sent within 30 s; the process exits after --max-seconds whatever happens.
 #include "harness/deploy/local/tools/witness_log_server.h"
 
 #include <arpa/inet.h>
@@ -14,12 +16,18 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "harness/deploy/witness_wire.h"
 
 namespace isoharness::world_helper {
 namespace {
@@ -37,7 +45,20 @@ struct LogServerOptions {
   std::string file;
   std::string path = "/witness.log";
   long max_seconds = 86400;
+  std::string key;                  // the token, from --key-file
+  std::size_t max_bytes = 8 << 20;  // of one answer
 };
+
+// The token in a file, without its trailing newline; dies when shorter than 16 bytes.
+std::string read_key(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string key = text.str().substr(0, 4096);
+  while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
+  if (key.size() < 16) log_server_die("--key-file " + file + " holds no token of at least 16 bytes");
+  return key;
+}
 
 LogServerOptions log_server_options(const std::vector<std::string>& args) {
   LogServerOptions o;
@@ -52,14 +73,20 @@ LogServerOptions log_server_options(const std::vector<std::string>& args) {
       o.file = v;
     } else if (args[i] == "--path") {
       o.path = v;
+    } else if (args[i] == "--key-file") {
+      o.key = read_key(v);
+    } else if (args[i] == "--max-bytes") {
+      o.max_bytes = static_cast<std::size_t>(std::atol(v.c_str()));
     } else if (args[i] == "--max-seconds") {
       o.max_seconds = std::atol(v.c_str());
     } else if (args[i] != "--tag") {
       log_server_die("unknown option " + args[i]);
     }
   }
-  if (o.address.empty() || o.port < 1 || o.port > 65535 || o.file.empty() || o.max_seconds < 1)
-    log_server_die("needs --listen ADDR:PORT --file FILE (--path /P, --max-seconds N)");
+  if (o.address.empty() || o.port < 1 || o.port > 65535 || o.file.empty() || o.max_seconds < 1 ||
+      o.key.empty() || o.max_bytes < 4096)
+    log_server_die(
+        "needs --listen ADDR:PORT --file FILE --key-file KEY (--path /P, --max-seconds N, --max-bytes N)");
   return o;
 }
 
@@ -106,22 +133,53 @@ bool send_all_until(int fd, const char* data, std::size_t size, LogClock::time_p
   return true;
 }
 
+// The offset a request head asks from: "GET <path> HTTP/1." is 0, "GET <path>?from=N
+// HTTP/1." is N; -1 for any other request.
+long long requested_offset(const std::string& head, const std::string& path) {
+  const std::string get = "GET " + path;
+  if (head.rfind(get, 0) != 0) return -1;
+  std::string_view rest = std::string_view(head).substr(get.size());
+  long long from = 0;
+  if (rest.rfind("?from=", 0) == 0) {
+    rest.remove_prefix(6);
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), from);
+    if (ec != std::errc() || from < 0) return -1;
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+  }
+  return rest.rfind(" HTTP/1.", 0) == 0 ? from : -1;
+}
+
+// The file's bytes from `from` on, at most `max` of them; its size in `size`.
+bool read_from(const std::string& file, long long from, std::size_t max, std::string& bytes,
+               long long& size) {
+  const int f = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (f < 0 || ::fstat(f, &st) != 0) {
+    if (f >= 0) ::close(f);
+    return false;
+  }
+  size = st.st_size;
+  bytes.assign(from < size ? std::min<std::size_t>(max, static_cast<std::size_t>(size - from)) : 0, '\0');
+  const ssize_t n = bytes.empty() ? 0 : ::pread(f, bytes.data(), bytes.size(), from);
+  ::close(f);
+  bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return n >= 0;
+}
+
 void answer(int fd, const LogServerOptions& o) {
   const std::string head = read_head(fd);
   const auto until = LogClock::now() + std::chrono::seconds(30);
-  const std::string wanted = "GET " + o.path + " HTTP/1.";
-  const int file = head.rfind(wanted, 0) == 0 ? ::open(o.file.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-  if (file < 0) {
+  const long long from = requested_offset(head, o.path);
+  std::string bytes;
+  long long size = 0;
+  if (from < 0 || !read_from(o.file, from, o.max_bytes, bytes, size)) {
     const std::string no = "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     send_all_until(fd, no.data(), no.size(), until);
     return;
   }
+  const std::string body = isoharness::deploy::frame_witness_log(o.key, bytes, from, size, o.max_bytes);
   const std::string ok = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n";
-  bool going = send_all_until(fd, ok.data(), ok.size(), until);
-  char buf[64 * 1024];
-  for (ssize_t n = 0; going && (n = ::read(file, buf, sizeof buf)) > 0;)
-    going = send_all_until(fd, buf, static_cast<std::size_t>(n), until);
-  ::close(file);
+  if (send_all_until(fd, ok.data(), ok.size(), until)) send_all_until(fd, body.data(), body.size(), until);
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+#include "harness/deploy/witness_wire.h"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <charconv>
+
+namespace isoharness::deploy {
+namespace {
+
+bool read_number(std::string_view word, long long& out) {
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
+  return ec == std::errc() && end == word.data() + word.size() && out >= 0;
+}
+
+// The first space-separated word of s, and s after it.
+std::string_view take_word(std::string_view& s) {
+  const auto sp = s.find(' ');
+  const std::string_view w = s.substr(0, sp);
+  s = sp == std::string_view::npos ? std::string_view() : s.substr(sp + 1);
+  return w;
+}
+
+bool same_mac(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// The start line "A1 start <from> <size> <mac>"; "" or what is wrong with it.
+std::string read_start(std::string_view line, std::string_view key, long long from, WitnessFrames& out) {
+  std::string_view rest = line;
+  long long said_from = -1, size = -1;
+  if (take_word(rest) != "A1" || take_word(rest) != "start" || !read_number(take_word(rest), said_from) ||
+      !read_number(take_word(rest), size))
+    return "the answer does not start with the witness log's start line";
+  const std::string_view mac = take_word(rest);
+  if (!rest.empty() || !same_mac(mac, witness_mac(key, fmt::format("start {} {}", said_from, size))))
+    return "the answer's start line fails its MAC (wrong token, or not the operator's witness)";
+  if (said_from != from) return fmt::format("the answer starts at byte {}, not {} as asked", said_from, from);
+  out.log_size = size;
+  if (size < from) return fmt::format("the log shrank to {} bytes, below the {} already read", size, from);
+  return "";
+}
+
+}  // namespace
+
+std::string witness_mac(std::string_view key, std::string_view message) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+            reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest, &length))
+    return "";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+std::string frame_witness_log(std::string_view key, std::string_view log, long long from, long long log_size,
+                              std::size_t max_bytes) {
+  std::string out = fmt::format("A1 start {} {} {}\n", from, log_size,
+                                witness_mac(key, fmt::format("start {} {}", from, log_size)));
+  long long offset = from;
+  for (auto nl = log.find('\n'); nl != std::string_view::npos; nl = log.find('\n')) {
+    const std::string_view line = log.substr(0, nl);
+    std::string framed =
+        fmt::format("A1 {} {} {}\n", offset, witness_mac(key, fmt::format("{} {}", offset, line)), line);
+    if (out.size() + framed.size() > max_bytes) break;
+    out += framed;
+    offset += static_cast<long long>(nl) + 1;
+    log.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+WitnessFrames read_witness_frames(std::string_view body, std::string_view key, long long from) {
+  WitnessFrames out;
+  out.next_offset = from;
+  const auto first = body.find('\n');
+  out.problem = read_start(body.substr(0, first), key, from, out);
+  if (!out.problem.empty() || first == std::string_view::npos) return out;
+  body.remove_prefix(first + 1);
+  for (auto nl = body.find('\n'); nl != std::string_view::npos; nl = body.find('\n')) {
+    std::string_view rest = body.substr(0, nl);
+    body.remove_prefix(nl + 1);
+    long long offset = -1;
+    const bool shaped = take_word(rest) == "A1" && read_number(take_word(rest), offset);
+    const std::string_view mac = take_word(rest);
+    if (!shaped || offset != out.next_offset ||
+        !same_mac(mac, witness_mac(key, fmt::format("{} {}", offset, rest)))) {
+      ++out.rejected;
+      out.problem =
+          fmt::format("a line at byte {} fails its MAC or does not follow the one before", out.next_offset);
+      return out;
+    }
+    out.lines.append(rest).push_back('\n');
+    out.next_offset = offset + static_cast<long long>(rest.size()) + 1;
+  }
+  return out;
+}
+
+}  // namespace isoharness::deploy

@@ -1,0 +1,122 @@
+// The deployment profile's `hubble:` section (where the drop point's flows come from) and
+// `node_image:` section (the runc the nodes ship), docs/CONTRACTS.md §4.6 and §4.7. Every
+// value is checked here: the command is an argv of plain words, run without a shell; the
+// file is an absolute path; every bound has a range.
+#include <algorithm>
+#include <array>
+
+#include "harness/scenario/profile_sections.h"
+
+namespace isoharness::scenario::detail {
+namespace {
+
+using nlohmann::json;
+
+struct SectionReader {
+  const YamlDocument& doc;
+  std::vector<Diagnostic>& errors;
+  std::string section;
+
+  void error(const std::string& key, const std::string& message) const {
+    errors.push_back(doc.source.diagnostic(key.empty() ? "/" + section : pointer_join("/" + section, key), "",
+                                           section + (key.empty() ? "" : "." + key) + " " + message));
+  }
+  template <typename T>
+  void bounded(const json& s, const std::string& key, long long low, long long high, T& out) const {
+    if (!s.contains(key)) return;
+    if (!s[key].is_number_integer() || s[key].get<long long>() < low || s[key].get<long long>() > high)
+      return error(key, "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high));
+    out = static_cast<T>(s[key].get<long long>());
+  }
+  void unknown_keys(const json& s, const std::vector<std::string_view>& known) const {
+    std::string list;
+    for (auto k : known) list += std::string(list.empty() ? "" : ", ") + std::string(k);
+    for (const auto& [key, value] : s.items())
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        error("", "has an unknown key '" + key + "' (known: " + list + ")");
+  }
+};
+
+// A word of an argv: non-empty, at most 512 bytes, no control characters.
+bool argv_word(const json& w) {
+  if (!w.is_string()) return false;
+  const auto& s = w.get_ref<const std::string&>();
+  return !s.empty() && s.size() <= 512 &&
+         std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+}
+
+void read_hubble_source(const SectionReader& r, const json& h, HubbleSettings& out) {
+  if (h.contains("command") == h.contains("file"))
+    return r.error("", "needs exactly one of command (an argv list) and file (an absolute path)");
+  if (h.contains("command")) {
+    const json& c = h["command"];
+    const bool ok =
+        c.is_array() && !c.empty() && c.size() <= 64 && std::all_of(c.begin(), c.end(), argv_word);
+    if (!ok)
+      return r.error(
+          "command",
+          "must be a list of 1 to 64 words (the program first), e.g. [hubble, observe, --output, json]");
+    for (const auto& w : c) out.command.push_back(w.get<std::string>());
+    return;
+  }
+  const json& f = h["file"];
+  if (!f.is_string() || f.get<std::string>().empty() || f.get<std::string>().front() != '/')
+    return r.error("file", "must be an absolute path to exported flows (JSON Lines)");
+  out.file = f.get<std::string>();
+}
+
+// A version word: letters, digits and + . ~ - :, 1 to 64 characters.
+bool version_word(const json& v) {
+  if (!v.is_string()) return false;
+  const auto& s = v.get_ref<const std::string&>();
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' ||
+           c == '.' || c == '~' || c == '-' || c == ':';
+  });
+}
+
+}  // namespace
+
+void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("hubble")) return;
+  const SectionReader r{doc, errors, "hubble"};
+  const json& h = v["hubble"];
+  if (!h.is_object()) return r.error("", "must be a mapping (command or file; timeout_s, max_bytes, ...)");
+  r.unknown_keys(h, {"command", "file", "timeout_s", "max_bytes", "max_lines", "lead_s"});
+  HubbleSettings out;
+  read_hubble_source(r, h, out);
+  r.bounded(h, "timeout_s", 1, 600, out.timeout_s);
+  r.bounded(h, "max_bytes", 4096, 1LL << 30, out.max_bytes);
+  r.bounded(h, "max_lines", 1, 10000000, out.max_lines);
+  r.bounded(h, "lead_s", 0, 3600, out.lead_s);
+  profile.hubble = out;
+}
+
+void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile,
+                             std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("node_image")) return;
+  const SectionReader r{doc, errors, "node_image"};
+  const json& n = v["node_image"];
+  if (!n.is_object()) return r.error("", "must be a mapping (name, runc_version, runc_package)");
+  r.unknown_keys(n, {"name", "runc_version", "runc_package"});
+  NodeImageSettings out;
+  if (!n.contains("name") || !n["name"].is_string() || n["name"].get<std::string>().empty() ||
+      n["name"].get<std::string>().size() > 256)
+    r.error("name", "is required: the image the nodes run (at most 256 characters)");
+  else
+    out.name = n["name"].get<std::string>();
+  if (!n.contains("runc_version") || !version_word(n["runc_version"]))
+    r.error("runc_version", "is required: the runc version the image ships (letters, digits, + . ~ - :)");
+  else
+    out.runc_version = n["runc_version"].get<std::string>();
+  if (n.contains("runc_package") && !version_word(n["runc_package"]))
+    r.error("runc_package", "must be a package version (letters, digits, + . ~ - :)");
+  else if (n.contains("runc_package"))
+    out.runc_package = n["runc_package"].get<std::string>();
+  profile.node_image = out;
+}
+
+}  // namespace isoharness::scenario::detail
