@@ -146,6 +146,8 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
       if (!resolve_isolation(ctx, t, i, item.description, item.isolation, prov)) continue;
       item.level = item.isolation.level;
       render_item(ctx, facts, prov, item);
+      check_task_brought(ctx, facts, item);
+      item.egress = egress_ways(item.values.get());
       item.expect = ctx.interner.intern(expectations(ctx, facts, item));
       if (options.deny_known_risks) refuse_known_risks(item, plan);
       plan.items.push_back(std::move(item));
