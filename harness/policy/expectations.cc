@@ -6,6 +6,8 @@
 // The rules are judged the way the reference asks: by whether the host was reached, not by
 // how many dangerous-looking interfaces are visible. The interfaces gVisor emulates are
 // stated once, in kInterfaceRules below, as the states each kernel may show.
+#include <algorithm>
+
 #include "harness/policy/network_names.h"
 #include "harness/policy/policy_internal.h"
 
@@ -125,6 +127,27 @@ bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::
     }
   }
   return false;
+}
+
+bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
+                      std::string_view address, int port, std::string_view protocol) {
+  if (!egress_permitted(expect, role, domain, address)) return false;
+  if (address == kMetadataAddress) return false;
+  const auto& roles = expect["egress_roles"];
+  const auto it = roles.find(std::string(role));
+  if (!it->is_string() || *it != "named") return true;  // a boolean role or "all": every port
+  // "named": the ways out of exactly these lists.
+  nlohmann::json values = nlohmann::json::object();
+  if (expect.contains("allow_domains")) values["allowDomains"] = expect["allow_domains"];
+  if (expect.contains("allow_cidr")) values["allowCIDR"] = expect["allow_cidr"];
+  const EgressExpectations ways = egress_ways(values);
+  if (protocol == "icmp")  // only a range opens every protocol; a domain opens TCP ports only
+    return std::any_of(ways.ways.begin(), ways.ways.end(), [&](const WayOut& w) {
+      return w.kind == WayKind::cidr && !address.empty() && cidr_contains(w.target, address);
+    });
+  const Protocol p = protocol == "udp" ? Protocol::udp : Protocol::tcp;
+  if (protocol != "udp" && protocol != "tcp") return false;
+  return way_permitted(ways, WayQuery{std::string(domain), std::string(address), port, p, ""});
 }
 
 }  // namespace isoharness::policy

@@ -171,5 +171,10 @@ std::string to_text(const Plan& plan, bool color);
 // target declares them (either may be empty).
 bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
                       std::string_view address);
+// The same, judged per port and protocol ("tcp", "udp", "icmp") by the chart's rules
+// (CONTRACTS §2.1): a named domain only on TCP 80 and 443, a named range on every port and
+// protocol, the metadata address never. For probes that know their port.
+bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
+                      std::string_view address, int port, std::string_view protocol);
 
 }  // namespace isoharness::policy

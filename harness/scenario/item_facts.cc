@@ -256,7 +256,9 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
   }
   check_fact_keys(v, pointer, err, extra_keys);
   apply_sandbox_type(v, pointer, source, err, f);
-  if (apply_sandbox_file(v, pointer, source, f, errors) || !f.sandbox_file.empty()) {
+  const bool own_file = apply_sandbox_file(v, pointer, source, f, errors);
+  if (own_file && !v.contains("sandbox")) f.local_sandbox = false;  // a file is a sandbox, not local
+  if (own_file || !f.sandbox_file.empty()) {
     // The task's own file decides the sandbox; image_user and provider_tools add to it.
     apply_file_image_user(v, pointer, err, f);
     if (v.contains("provider_tools"))

@@ -155,3 +155,34 @@ TEST_CASE("the plan JSON carries the ways out, and the reader takes back only a 
   const auto doc = to_json(plan);
   CHECK(doc["items"][0]["egress"]["ways"][0]["kind"] == "metadata");
 }
+
+TEST_CASE("egress_permitted per port and protocol: a named domain on TCP 80/443 only, a range everywhere",
+          "[policy]") {
+  Plan plan = plan_yaml(R"(eval_set:
+  tasks:
+    - name: t
+      items:
+        - name: a
+          isolation: {level: strict, allow_domains: [target.example.com], allow_cidr: [198.51.100.0/24]}
+        - {name: open, isolation: standard}
+sandboxes:
+  - {task: 0, item: 1, network_mode: bridge}
+)");
+  INFO(all_errors(plan));
+  REQUIRE(plan.accepted());
+  const auto& named = plan.items[0].expect.get();
+  CHECK(egress_permitted(named, "internet", "target.example.com", "203.0.113.10", 443, "tcp"));
+  CHECK(egress_permitted(named, "internet", "target.example.com", "203.0.113.10", 80, "tcp"));
+  CHECK_FALSE(egress_permitted(named, "internet", "target.example.com", "203.0.113.10", 22, "tcp"));
+  CHECK_FALSE(egress_permitted(named, "internet", "target.example.com", "203.0.113.10", 443, "udp"));
+  CHECK_FALSE(egress_permitted(named, "internet", "target.example.com", "203.0.113.10", 0, "icmp"));
+  CHECK(egress_permitted(named, "internet", "", "198.51.100.9", 22, "tcp"));
+  CHECK(egress_permitted(named, "internet", "", "198.51.100.9", 53, "udp"));
+  CHECK(egress_permitted(named, "internet", "", "198.51.100.9", 0, "icmp"));
+  CHECK_FALSE(egress_permitted(named, "internet", "", "198.51.100.9", 22, "sctp"));
+  CHECK_FALSE(egress_permitted(named, "metadata", "", "169.254.169.254", 80, "tcp"));
+  const auto& all = plan.items[1].expect.get();
+  CHECK(egress_permitted(all, "internet", "x.example.com", "203.0.113.50", 2222, "tcp"));
+  CHECK_FALSE(egress_permitted(all, "internet", "", "169.254.169.254", 80, "tcp"));
+  CHECK_FALSE(egress_permitted(all, "metadata", "", "169.254.169.254", 80, "tcp"));
+}
