@@ -4,6 +4,7 @@
 // expectations a probe must observe (§2) and findings (known risks and notes).
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -116,9 +117,11 @@ struct PlanItem {
       runtime_class_source;  // isolation, option, hardened, task, deployment_default, none, gpu_exempt
   bool gpu = false;          // any service asks for a GPU
   EffectiveIsolation isolation;
-  SharedJson values;          // CONTRACTS §1 (shared with items that render the same)
-  SharedJson expect;          // CONTRACTS §2
-  EgressExpectations egress;  // CONTRACTS §2 "Ways out"
+  SharedJson values;  // CONTRACTS §1 (shared with items that render the same)
+  SharedJson expect;  // CONTRACTS §2
+  // CONTRACTS §2.1 "Ways out", shared by the items whose values are the same; null only
+  // for an item that was never planned (then nothing may be reached).
+  std::shared_ptr<const EgressExpectations> egress;
   std::vector<Finding> findings;
   Diagnostic where;  // file/line of the item (for reports)
 };

@@ -110,7 +110,7 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
       egress += std::string(egress.empty() ? "" : "; ") + "ranges " + listed(item.values["allowCIDR"]);
   }
   r.push_back({"egress", egress});
-  r.push_back({"ways out", ways_text(item.egress)});
+  r.push_back({"ways out", item.egress ? ways_text(*item.egress) : std::string("none planned")});
   for (auto& row : service_rows(item.values, egress)) r.push_back(std::move(row));
   return r;
 }

@@ -63,13 +63,12 @@ void check_local_sandbox(PlanContext& ctx, const scenario::ItemFacts& facts, Pla
       "chart "
       "isolation at all";
   if (item.level == Level::strict) {
-    Diagnostic d = facts.local_sandbox_where;
+    Diagnostic d = *facts.local_sandbox;
     d.item = item.description;
     d.message = what + "; strict refuses it: give the task a k8s or docker sandbox";
     ctx.errors.push_back(std::move(d));
   } else {
-    add_known_risk(item, "local_sandbox",
-                   place(facts.local_sandbox_where) + ": the item has no sandbox: " + what);
+    add_known_risk(item, "local_sandbox", place(*facts.local_sandbox) + ": the item has no sandbox: " + what);
   }
 }
 

@@ -239,8 +239,8 @@ void apply_sandbox_type(const nlohmann::json& v, const std::string& pointer, con
     err(p, "sandbox must be local, k8s or docker (the sandbox type the task declares)");
     return;
   }
-  f.local_sandbox = t == "local";
-  f.local_sandbox_where = source.diagnostic(p, "", "");
+  f.local_sandbox.reset();
+  if (t == "local") f.local_sandbox = std::make_shared<const Diagnostic>(source.diagnostic(p, "", ""));
   if (f.local_sandbox && (v.contains("compose") || v.contains("values")))
     err(p, "a local sandbox has no sandbox file: give sandbox: local or compose:/values:, not both");
 }
@@ -257,7 +257,7 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
   check_fact_keys(v, pointer, err, extra_keys);
   apply_sandbox_type(v, pointer, source, err, f);
   const bool own_file = apply_sandbox_file(v, pointer, source, f, errors);
-  if (own_file && !v.contains("sandbox")) f.local_sandbox = false;  // a file is a sandbox, not local
+  if (own_file && !v.contains("sandbox")) f.local_sandbox.reset();  // a file is a sandbox, not local
   if (own_file || !f.sandbox_file.empty()) {
     // The task's own file decides the sandbox; image_user and provider_tools add to it.
     apply_file_image_user(v, pointer, err, f);

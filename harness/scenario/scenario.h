@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -76,9 +77,9 @@ struct ItemFacts {
   // What the task's sandbox file brings that the platform passes through (see TaskBrought).
   std::vector<TaskBrought> task_brought;
   // `sandbox: local`: the task runs its tools in the runner's own pod, with no sandbox at
-  // all (the platform passes a local sandbox through). local_sandbox_where is the fact's place.
-  bool local_sandbox = false;
-  Diagnostic local_sandbox_where;
+  // all (the platform passes a local sandbox through). Set: the fact's place (shared, as
+  // facts are copied per item of large eval sets).
+  std::shared_ptr<const Diagnostic> local_sandbox;
   std::string sandbox_file;  // the task's own sandbox file ("" = facts only), as resolved
   std::string sandbox_kind;  // "compose" or "values" when sandbox_file is set
   std::string pointer;       // JSON pointer of the facts entry in the scenario

@@ -37,7 +37,8 @@ TEST_CASE("an allowed domain is reachable on TCP 80/443 with its own name only; 
 )");
   INFO(all_errors(plan));
   REQUIRE(plan.accepted());
-  const auto& e = plan.items[0].egress;
+  REQUIRE(plan.items[0].egress);
+  const auto& e = *plan.items[0].egress;
   const auto& d = way(e, WayKind::domain);
   CHECK(d.target == "target.example.com");
   CHECK(d.name_checked);
@@ -82,7 +83,8 @@ sandboxes:
 )");
   INFO(all_errors(plan));
   REQUIRE(plan.accepted());
-  const auto& e = plan.items[0].egress;
+  REQUIRE(plan.items[0].egress);
+  const auto& e = *plan.items[0].egress;
   CHECK(way_permitted(e, to("any.example.com", "203.0.113.99", 22)));
   CHECK(way_permitted(e, to("", "203.0.113.99", 5000, Protocol::udp)));
   // allowDomains "*": no name check anywhere.
@@ -97,10 +99,11 @@ sandboxes:
   Plan none =
       plan_yaml("eval_set:\n  tasks:\n    - name: t\n      items:\n        - {name: a, isolation: strict}\n");
   REQUIRE(none.accepted());
-  REQUIRE(none.items[0].egress.ways.size() == 1);
-  CHECK(none.items[0].egress.ways[0].kind == WayKind::metadata);
-  CHECK(none.items[0].egress.ways[0].blocked_by == Blocker::chart);
-  CHECK_FALSE(way_permitted(none.items[0].egress, to("target.example.com", "203.0.113.10", 443)));
+  REQUIRE(none.items[0].egress);
+  REQUIRE(none.items[0].egress->ways.size() == 1);
+  CHECK(none.items[0].egress->ways[0].kind == WayKind::metadata);
+  CHECK(none.items[0].egress->ways[0].blocked_by == Blocker::chart);
+  CHECK_FALSE(way_permitted(*none.items[0].egress, to("target.example.com", "203.0.113.10", 443)));
 }
 
 TEST_CASE("allowDomainsPorts adds ports, scoped to one domain or to all, without a name check", "[policy]") {
