@@ -6,6 +6,8 @@
 // The rules are judged the way the reference asks: by whether the host was reached, not by
 // how many dangerous-looking interfaces are visible. The interfaces gVisor emulates are
 // stated once, in kInterfaceRules below, as the states each kernel may show.
+#include <algorithm>
+
 #include "harness/policy/network_names.h"
 #include "harness/policy/policy_internal.h"
 
@@ -147,47 +149,36 @@ bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::
   return false;
 }
 
-namespace {
-
-// Whether allow_domains opens this transport and port to a listed name.
-bool domain_port_open(const nlohmann::json& expect, EgressTransport transport, int port) {
-  if (transport == EgressTransport::tcp && (port == 80 || port == 443)) return true;
-  const auto it = expect.find("allow_domains_ports");
-  if (it == expect.end() || !it->is_array()) return false;
-  for (const auto& e : *it) {
-    if (!e.is_object() || !e.contains("port") || !e["port"].is_number_integer() ||
-        e["port"].get<int>() != port)
-      continue;
-    const std::string proto =
-        e.contains("protocol") && e["protocol"].is_string() ? e["protocol"].get<std::string>() : "ANY";
-    if (proto == "ANY" || (proto == "TCP") == (transport == EgressTransport::tcp)) return true;
-  }
-  return false;
-}
-
-bool listed(const nlohmann::json& expect, const char* key, std::string_view value,
-            bool (*match)(std::string_view, std::string_view)) {
-  const auto it = expect.find(key);
-  if (value.empty() || it == expect.end() || !it->is_array()) return false;
-  for (const auto& entry : *it)
-    if (entry.is_string() && match(entry.get<std::string>(), value)) return true;
-  return false;
-}
-
-}  // namespace
-
+// The one rule for a way out scoped by port and protocol: the "named" lists of the expect
+// block are read back as the values they came from and judged by way_permitted (ways_out.cc,
+// the chart's rules), so the plan's ways out and the checks cannot disagree.
 bool egress_permitted_on(const nlohmann::json& expect, const EgressWay& way) {
-  if (way.role != "internet" || way.transport == EgressTransport::other)
-    return egress_permitted(expect, way.role, way.domain, way.address);
-  if (!expect.is_object() || !expect.contains("egress_roles") || !expect["egress_roles"].is_object())
-    return false;
-  const auto& roles = expect["egress_roles"];
-  const auto it = roles.find("internet");
-  if (it == roles.end() || !it->is_string() || *it == "none") return false;
-  if (*it == "all") return true;
-  if (listed(expect, "allow_cidr", way.address, cidr_contains)) return true;
-  return listed(expect, "allow_domains", way.domain, domain_matches) &&
-         domain_port_open(expect, way.transport, way.port);
+  if (!egress_permitted(expect, way.role, way.domain, way.address)) return false;
+  if (way.address == kMetadataAddress) return false;
+  if (way.role != "internet" || way.transport == EgressTransport::other) return true;
+  const auto& role = expect["egress_roles"]["internet"];
+  if (!role.is_string() || role != "named") return true;  // "all": every port and protocol
+  nlohmann::json values = nlohmann::json::object();
+  if (expect.contains("allow_domains")) values["allowDomains"] = expect["allow_domains"];
+  if (expect.contains("allow_cidr")) values["allowCIDR"] = expect["allow_cidr"];
+  if (expect.contains("allow_domains_ports")) values["allowDomainsPorts"] = expect["allow_domains_ports"];
+  const Protocol protocol = way.transport == EgressTransport::udp ? Protocol::udp : Protocol::tcp;
+  return way_permitted(egress_ways(values),
+                       WayQuery{std::string(way.domain), std::string(way.address), way.port, protocol, ""});
+}
+
+bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
+                      std::string_view address, int port, std::string_view protocol) {
+  if (protocol != "tcp" && protocol != "udp" && protocol != "icmp") return false;
+  if (protocol == "icmp") {  // only a range (or "everything") opens every protocol
+    if (!egress_permitted(expect, role, domain, address) || address == kMetadataAddress) return false;
+    const auto& r = expect["egress_roles"][std::string(role)];
+    if (!r.is_string() || r != "named") return true;
+    return egress_permitted(expect, role, "", address);  // by address only: a domain opens no ICMP
+  }
+  const EgressTransport transport = protocol == "udp" ? EgressTransport::udp : EgressTransport::tcp;
+  return egress_permitted_on(expect, EgressWay{role, domain, address, transport, port});
+}
 }
 
 }  // namespace isoharness::policy

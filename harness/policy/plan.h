@@ -4,6 +4,7 @@
 // expectations a probe must observe (§2) and findings (known risks and notes).
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -40,6 +41,66 @@ struct EffectiveIsolation {
   bool read_only_root = false;
 };
 
+// Egress per way out (docs/CONTRACTS.md §2 "Ways out"): for each target the rendered
+// values open, the ports and protocols on which it may be reached; every other port and
+// protocol of that target, and every address no target names, is blocked. The metadata
+// address is always a target with nothing open, whatever else is.
+enum class Protocol { tcp, udp, any };       // any: TCP and UDP
+std::string_view protocol_name(Protocol p);  // "tcp", "udp", "any"
+
+enum class WayKind { domain, cidr, entity, metadata };
+std::string_view way_kind_name(WayKind k);  // "domain", "cidr", "entity", "metadata"
+
+// What blocks what a target does not open: the chart's network policy, or only a setting
+// of the nodes (the chart opens it, as Cilium's world entity holds 169.254.169.254).
+enum class Blocker { chart, node };
+std::string_view blocker_name(Blocker b);  // "chart", "node"
+
+struct OpenPort {
+  Protocol protocol = Protocol::tcp;
+  int port = 0;  // 1..65535; 0 = every port
+};
+
+struct WayOut {
+  WayKind kind = WayKind::domain;
+  std::string target;          // a domain pattern, a CIDR, an entity (world, all) or 169.254.169.254
+  std::vector<OpenPort> open;  // where it may be reached; empty = nowhere
+  // TLS SNI on TCP 443 and the HTTP Host on TCP 80 must name an allowed domain: a request
+  // to this target's address carrying another name must fail.
+  bool name_checked = false;
+  Blocker blocked_by = Blocker::chart;  // what blocks every other port and protocol of it
+  std::string why;                      // for people
+};
+
+struct EgressExpectations {
+  std::vector<WayOut> ways;  // in the values' order; the metadata address last
+};
+
+// The ways out an item's rendered values (CONTRACTS §1) open, by the chart's rules.
+EgressExpectations egress_ways(const nlohmann::json& values);
+
+// One attempt to leave the sandbox, as a probe makes it. name: the SNI or Host sent (empty
+// when none or not judged); domain/address as the target declares them.
+struct WayQuery {
+  std::string domain;
+  std::string address;
+  int port = 0;
+  Protocol protocol = Protocol::tcp;
+  std::string name;
+};
+
+// Whether the attempt may succeed under the expectations: some way matching the domain or
+// address opens its port and protocol, and, on a name-checked port, the name sent is an
+// allowed domain. The metadata address never.
+bool way_permitted(const EgressExpectations& egress, const WayQuery& query);
+
+// The plan JSON's item "egress" and back; the reader never throws: a malformed document
+// yields nullopt and what is wrong in *problem.
+nlohmann::json to_json(const EgressExpectations& egress);
+std::optional<EgressExpectations> egress_from_json(const nlohmann::json& j, std::string* problem);
+
+inline constexpr const char* kMetadataAddress = "169.254.169.254";
+
 struct PlanItem {
   std::string id;  // stable and unique: <task>/<item index>-<item name>-<hash of package, args, sample_ids>
   std::string task;
@@ -58,6 +119,9 @@ struct PlanItem {
   EffectiveIsolation isolation;
   SharedJson values;  // CONTRACTS §1 (shared with items that render the same)
   SharedJson expect;  // CONTRACTS §2
+  // CONTRACTS §2.1 "Ways out", shared by the items whose values are the same; null only
+  // for an item that was never planned (then nothing may be reached).
+  std::shared_ptr<const EgressExpectations> egress;
   std::vector<Finding> findings;
   Diagnostic where;  // file/line of the item (for reports)
 };
@@ -110,6 +174,11 @@ std::string to_text(const Plan& plan, bool color);
 // target declares them (either may be empty).
 bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
                       std::string_view address);
+// The same, judged per port and protocol ("tcp", "udp", "icmp") by the chart's rules
+// (CONTRACTS §2.1): a named domain only on TCP 80 and 443, a named range on every port and
+// protocol, the metadata address never. For probes that know their port.
+bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::string_view domain,
+                      std::string_view address, int port, std::string_view protocol);
 
 // One way out as the egress probe tries it: the target's role, the name it presents (its
 // domain, or the TLS server name / HTTP Host it sends), its address, transport and port.

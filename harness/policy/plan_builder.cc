@@ -137,6 +137,8 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
   check_matrix(s, d, plan);
 
   std::map<std::string, std::size_t> ids;
+  // Ways out follow from the values alone, and equal values are one interned document.
+  std::map<const nlohmann::json*, std::shared_ptr<const EgressExpectations>> ways;
   const auto& tasks = s.eval_set["tasks"];
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     for (std::size_t i = 0; i < tasks[t]["items"].size(); ++i) {
@@ -146,6 +148,10 @@ Plan plan_scenario(const scenario::Scenario& s, const scenario::DeploymentProfil
       if (!resolve_isolation(ctx, t, i, item.description, item.isolation, prov)) continue;
       item.level = item.isolation.level;
       render_item(ctx, facts, prov, item);
+      check_task_brought(ctx, facts, item);
+      auto& shared = ways[&item.values.get()];
+      if (!shared) shared = std::make_shared<const EgressExpectations>(egress_ways(item.values.get()));
+      item.egress = shared;
       item.expect = ctx.interner.intern(expectations(ctx, facts, item));
       if (options.deny_known_risks) refuse_known_risks(item, plan);
       plan.items.push_back(std::move(item));

@@ -43,6 +43,7 @@ nlohmann::json item_json(const PlanItem& item) {
                     {"read_only_root", item.isolation.read_only_root}};
   j["values"] = item.values.get();
   j["expect"] = item.expect.get();
+  j["egress"] = item.egress ? to_json(*item.egress) : nlohmann::json(nullptr);
   j["findings"] = nlohmann::json::array();
   for (const auto& f : item.findings) {
     j["findings"].push_back(

@@ -65,6 +65,23 @@ std::vector<std::pair<std::string, std::string>> service_rows(const nlohmann::js
   return r;
 }
 
+// The ways out in one line: where each target may be reached, and who keeps metadata shut.
+std::string ways_text(const EgressExpectations& egress) {
+  std::string out;
+  for (const auto& w : egress.ways) {
+    std::string open;
+    for (const auto& o : w.open)
+      open += (open.empty() ? "" : ",") + std::string(protocol_name(o.protocol)) + "/" +
+              (o.port == 0 ? std::string("*") : std::to_string(o.port));
+    std::string text = w.kind == WayKind::metadata
+                           ? std::string("metadata closed (by ") +
+                                 (w.blocked_by == Blocker::node ? "a node setting only" : "the chart") + ")"
+                           : w.target + " " + open + (w.name_checked ? " (SNI/Host checked)" : "");
+    out += (out.empty() ? "" : "; ") + text;
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
   const nlohmann::json& e = item.expect;
   const auto& def = item.values["services"].contains("default") ? item.values["services"]["default"]
@@ -93,6 +110,7 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
       egress += std::string(egress.empty() ? "" : "; ") + "ranges " + listed(item.values["allowCIDR"]);
   }
   r.push_back({"egress", egress});
+  r.push_back({"ways out", item.egress ? ways_text(*item.egress) : std::string("none planned")});
   for (auto& row : service_rows(item.values, egress)) r.push_back(std::move(row));
   return r;
 }

@@ -56,6 +56,10 @@ ServiceRuntime service_runtime(const PlanContext& ctx, const EffectiveIsolation&
 // Renders CONTRACTS §1 values and the item's findings (and errors about the image).
 void render_item(PlanContext& ctx, const scenario::ItemFacts& facts, const Provenance& prov, PlanItem& item);
 
+// What the task brings with its sandbox (task_brought_rules.cc): refused under strict (into
+// ctx.errors, at its place in the task's file), known risks at standard.
+void check_task_brought(PlanContext& ctx, const scenario::ItemFacts& facts, PlanItem& item);
+
 // CONTRACTS §2 expectations for the agent's service.
 nlohmann::json expectations(const PlanContext& ctx, const scenario::ItemFacts& facts, const PlanItem& item);
 

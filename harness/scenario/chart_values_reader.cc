@@ -1,8 +1,8 @@
 // A values file of the agent-env chart, held against the chart's own schema
 // (values.schema.json): every service key and type the schema allows, the service name
-// pattern, image required, default required. Keys the schema allows but isoharness cannot
-// carry or verify (service accounts, extra resources, per-network segmentation, CoreDNS)
-// are refused by name as well: a sandbox is verified as it is, or not at all.
+// pattern, image required (the default service comes from the chart when the file has none). Keys the schema
+// allows but isoharness cannot carry or verify (service accounts, extra resources, per-network segmentation,
+// CoreDNS) are refused by name as well: a sandbox is verified as it is, or not at all.
 #include <algorithm>
 #include <map>
 #include <regex>
@@ -155,18 +155,35 @@ void read_chart_volumes(const nlohmann::json& v, const SandboxProblems& problems
 
 void read_chart_services(const nlohmann::json& services, const SandboxProblems& problems,
                          SandboxDefinition& d) {
-  if (!services.is_object() || !services.contains("default")) {
-    problems(
-        "/services",
-        "services must map service names to services, one of them named default (the chart requires it)");
-    if (!services.is_object()) return;
+  // No default service is fine: Helm merges the chart's own in (finish_definition).
+  if (!services.is_object()) {
+    problems("/services", "services must map service names to services");
+    return;
   }
   std::vector<std::string> pointers;
   for (const auto& name : keys_in_file_order(services, "/services", problems.source)) {
     pointers.push_back(pointer_join("/services", name));
     d.services.push_back(read_chart_service(name, services[name], pointers.back(), problems));
+    note_service_privileges(d.services.back().chart, pointers.back(), problems, d);
   }
   finish_definition(d, pointers, problems);
+}
+
+// additionalResources: Kubernetes objects the chart deploys with the sandbox as written
+// (network policies among them); kept to be refused or flagged by the policy.
+void read_additional_resources(const nlohmann::json& v, const std::string& p, const SandboxProblems& problems,
+                               SandboxDefinition& d) {
+  if (!v.is_array()) {
+    problems(p, "additionalResources must be a list of objects or templated strings (the chart's schema)");
+    return;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string kind = "a templated string";
+    if (v[i].is_object()) kind = v[i].value("kind", std::string("an object"));
+    note_brought(problems, pointer_join(p, i), BroughtKind::additional_resources, kind,
+                 "additionalResources deploys " + kind + " with the sandbox", d);
+    d.additional_resources.push_back(v[i]);
+  }
 }
 
 void read_values_document(const nlohmann::json& doc, const SandboxProblems& problems, SandboxDefinition& d) {
@@ -201,7 +218,9 @@ void read_values_document(const nlohmann::json& doc, const SandboxProblems& prob
     } else if (key == "allowCIDR") {
       read_string_list(doc[key], p, problems, d.allow_cidr);
     } else if (key == "allowEntities") {
-      read_string_list(doc[key], p, problems, d.allow_entities);
+      if (read_string_list(doc[key], p, problems, d.allow_entities)) note_entities(doc[key], p, problems, d);
+    } else if (key == "additionalResources") {
+      read_additional_resources(doc[key], p, problems, d);
     } else if (key == "volumes") {
       read_chart_volumes(doc[key], problems, d);
     } else if (schema_keys.count(key)) {

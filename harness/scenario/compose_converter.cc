@@ -5,14 +5,15 @@
 
 #include "harness/scenario/compose_service.h"
 #include "harness/scenario/sandbox_definition.h"
+#include "harness/scenario/sandbox_reading.h"
 
 namespace isoharness::scenario {
 
 namespace {
 
 // Which service becomes "default": one named default, else the one marked x-default: true,
-// else the first of several. A lone service keeps its name (and the chart then has no
-// default service, which is refused).
+// else the first of several. A lone service keeps its name; Helm then merges the chart's
+// own default service in beside it (finish_definition).
 std::string compose_default_service(const nlohmann::json& services, const std::vector<std::string>& order,
                                     const SandboxProblems& problems) {
   std::vector<std::string> marked;
@@ -35,10 +36,7 @@ std::string compose_default_service(const nlohmann::json& services, const std::v
              "x-default: true on both '" + marked[0] + "' and '" + marked[1] + "'; mark one");
   if (!marked.empty()) return marked[0];
   if (order.size() > 1) return order[0];
-  problems(pointer_join("/services", order[0]),
-           "the only service is '" + order[0] +
-               "', and the chart needs one named default: name it default or mark it x-default: true");
-  return order[0];
+  return std::string();  // a lone service: nothing is renamed
 }
 
 // volumes: {name: null or {}}; the chart makes a claim for each.
@@ -73,7 +71,7 @@ void compose_extension(const nlohmann::json& v, const std::string& p, const Sand
     if (key == "allow_domains") {
       read_string_list(value, kp, problems, d.allow_domains);
     } else if (key == "allow_entities") {
-      read_string_list(value, kp, problems, d.allow_entities);
+      if (read_string_list(value, kp, problems, d.allow_entities)) note_entities(value, kp, problems, d);
     } else if (key == "automount_service_account_token" || key == "service_account_create" ||
                key == "service_account_name") {
       problems(kp, "'" + key +
@@ -135,7 +133,11 @@ void convert_compose_document(const nlohmann::json& doc, const SandboxProblems& 
 }  // namespace
 
 SandboxReading convert_compose(std::string_view text, const std::string& file) {
-  return read_sandbox_document(text, file, convert_compose_document);
+  SandboxReading r = read_sandbox_document(text, file, convert_compose_document);
+  // The runner substitutes the text before the package converts it.
+  auto refs = environment_references(text, file);
+  r.definition.brought.insert(r.definition.brought.begin(), refs.begin(), refs.end());
+  return r;
 }
 
 }  // namespace isoharness::scenario

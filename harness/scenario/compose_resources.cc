@@ -55,35 +55,16 @@ void take_quantity(const std::string& key, const nlohmann::json& value, const st
   }
 }
 
-// A GPU reservation: devices: [{capabilities: [gpu], driver: nvidia, count: N}].
-void read_gpu_devices(const nlohmann::json& devices, const std::string& p, const std::string& item,
-                      const SandboxProblems& problems, nlohmann::json& gpus) {
-  if (!devices.is_array() || devices.size() != 1 || !devices[0].is_object()) {
-    problems(p, "devices: isoharness takes one entry {capabilities: [gpu], driver: nvidia, count: N}", item);
-    return;
-  }
-  const auto& d = devices[0];
-  const std::string dp = pointer_join(p, 0);
-  for (const auto& [key, value] : d.items()) {
-    if (key != "capabilities" && key != "driver" && key != "count")
-      problems(pointer_join(dp, key),
-               "unsupported key '" + key + "' in a GPU device (known: capabilities, driver, count)", item);
-  }
-  if (!d.contains("capabilities") || d["capabilities"] != nlohmann::json::array({"gpu"}))
-    problems(pointer_join(dp, "capabilities"), "a device reservation must be capabilities: [gpu]", item);
-  if (d.contains("driver") && d["driver"] != "nvidia")
-    problems(pointer_join(dp, "driver"), "the only GPU driver the chart asks for is nvidia (nvidia.com/gpu)",
-             item);
-  if (!d.contains("count") || !d["count"].is_number_integer() || d["count"].get<std::int64_t>() < 1)
-    problems(pointer_join(dp, "count"),
-             "a GPU reservation needs count: N (a whole number; 'all' is not a count)", item);
-  else
-    gpus = d["count"];
+// The sandbox package refuses `devices` in a resource (an unsupported key); a GPU is asked
+// for through the service's x-inspect_k8s_sandbox resources, as the platform detects it.
+std::string devices_refusal() {
+  return "'devices' is refused by the sandbox package (an unsupported key in a resource); ask for a GPU "
+         "with the service's x-inspect_k8s_sandbox: {resources: {limits: {nvidia.com/gpu: N}}}";
 }
 
-// limits / reservations: {cpus, memory} (and devices in reservations).
+// limits / reservations: {cpus, memory}.
 nlohmann::json read_resource(const nlohmann::json& r, const std::string& p, const std::string& item,
-                             const SandboxProblems& problems, nlohmann::json* gpus) {
+                             const SandboxProblems& problems) {
   nlohmann::json out = nlohmann::json::object();
   if (!r.is_object()) {
     problems(p, "must be a mapping {cpus, memory}", item);
@@ -93,20 +74,17 @@ nlohmann::json read_resource(const nlohmann::json& r, const std::string& p, cons
     const std::string kp = pointer_join(p, key);
     if (key == "cpus" || key == "memory") {
       take_quantity(key, value, kp, item, problems, out);
-    } else if (key == "devices" && gpus) {
-      read_gpu_devices(value, kp, item, problems, *gpus);
+    } else if (key == "devices") {
+      problems(kp, devices_refusal(), item);
     } else {
-      problems(kp,
-               "unsupported compose key '" + key + "' in a resource (known: cpus, memory" +
-                   std::string(gpus ? ", devices" : "") + ")",
-               item);
+      problems(kp, "unsupported compose key '" + key + "' in a resource (known: cpus, memory)", item);
     }
   }
   return out;
 }
 
 nlohmann::json read_deploy(const nlohmann::json& deploy, const std::string& p, const std::string& item,
-                           const SandboxProblems& problems, nlohmann::json& gpus) {
+                           const SandboxProblems& problems) {
   nlohmann::json resources = nlohmann::json::object();
   if (!deploy.is_object()) {
     problems(p, "deploy must be a mapping {resources}", item);
@@ -125,9 +103,9 @@ nlohmann::json read_deploy(const nlohmann::json& deploy, const std::string& p, c
     }
     for (const auto& [rk, rv] : value.items()) {
       if (rk == "limits")
-        resources["limits"] = read_resource(rv, pointer_join(rp, rk), item, problems, nullptr);
+        resources["limits"] = read_resource(rv, pointer_join(rp, rk), item, problems);
       else if (rk == "reservations")
-        resources["requests"] = read_resource(rv, pointer_join(rp, rk), item, problems, &gpus);
+        resources["requests"] = read_resource(rv, pointer_join(rp, rk), item, problems);
       else
         problems(pointer_join(rp, rk),
                  "unsupported compose key '" + rk + "' in deploy.resources (known: limits, reservations)",
@@ -144,11 +122,10 @@ nlohmann::json read_deploy(const nlohmann::json& deploy, const std::string& p, c
 void convert_compose_resources(const nlohmann::json& service, const std::string& pointer,
                                const std::string& item, const SandboxProblems& problems,
                                nlohmann::json& chart) {
-  nlohmann::json gpus;
   nlohmann::json resources = nlohmann::json::object();
   if (service.contains("deploy")) {
     // deploy.resources wins over the mem_limit / cpus shortcuts, as in the package.
-    resources = read_deploy(service["deploy"], pointer_join(pointer, "deploy"), item, problems, gpus);
+    resources = read_deploy(service["deploy"], pointer_join(pointer, "deploy"), item, problems);
   }
   if (!service.contains("deploy") || resources.empty()) {
     nlohmann::json limits = nlohmann::json::object();
@@ -162,8 +139,6 @@ void convert_compose_resources(const nlohmann::json& service, const std::string&
   // Requests default to the limits (Guaranteed QoS), as the package sets them.
   if (resources.contains("limits") && !resources.contains("requests"))
     resources["requests"] = resources["limits"];
-  // A GPU is asked for the way the platform asks for it: an nvidia.com/gpu limit.
-  if (!gpus.is_null()) resources["limits"]["nvidia.com/gpu"] = gpus;
   if (!resources.empty()) chart["resources"] = std::move(resources);
 }
 

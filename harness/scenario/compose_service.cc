@@ -224,7 +224,10 @@ std::string unsupported_hint(const std::string& key) {
     return " (per-network segmentation is not verified by isoharness; leave networks out)";
   if (key == "security_opt") return " (isolation sets the security context; leave security_opt out)";
   if (key == "ports") return " (every port is open between services in the chart)";
-  if (key == "privileged" || key == "cap_add" || key == "devices")
+  if (key == "devices")
+    return " (the sandbox package refuses it; ask for a GPU with the service's x-inspect_k8s_sandbox: "
+           "{resources: {limits: {nvidia.com/gpu: N}}})";
+  if (key == "privileged" || key == "cap_add")
     return " (a sandbox never gets more privilege than its isolation gives)";
   return "";
 }

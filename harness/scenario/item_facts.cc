@@ -53,12 +53,13 @@ void check_fact_keys(const nlohmann::json& v, const std::string& pointer, const 
                      const std::set<std::string>& extra_keys) {
   static const std::set<std::string> known = {"services",     "image",         "image_user", "gpu",
                                               "network_mode", "runtime_class", "workdir",    "provider_tools",
-                                              "compose",      "values"};
+                                              "compose",      "values",        "sandbox"};
   for (const auto& [key, value] : v.items()) {
     if (!known.count(key) && !extra_keys.count(key)) {
-      err(pointer_join(pointer, key), "unknown sandbox fact '" + key +
-                                          "' (known: services, image, image_user, gpu, network_mode, "
-                                          "runtime_class, workdir, provider_tools, compose, values)");
+      err(pointer_join(pointer, key),
+          "unknown sandbox fact '" + key +
+              "' (known: services, image, image_user, gpu, network_mode, "
+              "runtime_class, workdir, provider_tools, compose, values, sandbox)");
     }
   }
 }
@@ -228,6 +229,22 @@ void apply_file_image_user(const nlohmann::json& v, const std::string& pointer, 
   }
 }
 
+// sandbox: the sandbox type the task declares (local: the runner's own pod, no sandbox).
+void apply_sandbox_type(const nlohmann::json& v, const std::string& pointer, const SourceMap& source,
+                        const FactsErrors& err, ItemFacts& f) {
+  if (!v.contains("sandbox")) return;
+  const std::string p = pointer_join(pointer, "sandbox");
+  const auto& t = v["sandbox"];
+  if (!t.is_string() || (t != "local" && t != "k8s" && t != "docker")) {
+    err(p, "sandbox must be local, k8s or docker (the sandbox type the task declares)");
+    return;
+  }
+  f.local_sandbox.reset();
+  if (t == "local") f.local_sandbox = std::make_shared<const Diagnostic>(source.diagnostic(p, "", ""));
+  if (f.local_sandbox && (v.contains("compose") || v.contains("values")))
+    err(p, "a local sandbox has no sandbox file: give sandbox: local or compose:/values:, not both");
+}
+
 }  // namespace
 
 void apply_facts(const nlohmann::json& v, const std::string& pointer, const SourceMap& source, ItemFacts& f,
@@ -238,7 +255,10 @@ void apply_facts(const nlohmann::json& v, const std::string& pointer, const Sour
     return;
   }
   check_fact_keys(v, pointer, err, extra_keys);
-  if (apply_sandbox_file(v, pointer, source, f, errors) || !f.sandbox_file.empty()) {
+  apply_sandbox_type(v, pointer, source, err, f);
+  const bool own_file = apply_sandbox_file(v, pointer, source, f, errors);
+  if (own_file && !v.contains("sandbox")) f.local_sandbox.reset();  // a file is a sandbox, not local
+  if (own_file || !f.sandbox_file.empty()) {
     // The task's own file decides the sandbox; image_user and provider_tools add to it.
     apply_file_image_user(v, pointer, err, f);
     if (v.contains("provider_tools"))

@@ -31,7 +31,19 @@ struct SandboxDefinition {
   std::vector<std::string> allow_cidr;                // allowCIDR (values files only)
   std::vector<std::string> allow_entities;            // allowEntities / x-inspect_k8s_sandbox.allow_entities
   nlohmann::json volumes = nlohmann::json::object();  // the chart's top-level named volumes
+  std::vector<TaskBrought> brought;                   // passed through by the platform, each at its place
+  std::vector<nlohmann::json> additional_resources;   // values additionalResources, as written
 };
+
+// The package's own output for a compose file: the chart values it writes (services in
+// the chart's shape, volumes, allowDomains, allowEntities), without the chart's default
+// service that Helm merges in later. For comparing with the package's fixture pairs.
+nlohmann::json converted_values(const SandboxDefinition& d);
+
+// The variables a text would take from the environment under envsubst (the runner's
+// substitution of a compose file): ${NAME}, ${NAME:-default}, ${NAME-default} and $NAME,
+// `$$` being a literal dollar; YAML comments are skipped. Each with its place in file.
+std::vector<TaskBrought> environment_references(std::string_view text, const std::string& file);
 
 struct SandboxReading {
   SandboxDefinition definition;    // meaningful only when errors is empty

@@ -73,11 +73,23 @@ ServiceFacts service_from_chart(std::string name, nlohmann::json chart) {
   return s;
 }
 
+ServiceFacts chart_default_service() {
+  ServiceFacts s = service_from_chart(
+      "default", nlohmann::json{{"image", kChartDefaultImage}, {"command", {"tail", "-f", "/dev/null"}}});
+  s.from_chart_values = true;
+  return s;
+}
+
 void finish_definition(SandboxDefinition& d, const std::vector<std::string>& pointers,
                        const SandboxProblems& problems) {
   std::vector<std::pair<ServiceFacts, std::string>> order;
   for (std::size_t i = 0; i < d.services.size(); ++i)
     order.push_back({std::move(d.services[i]), pointers[i]});
+  // Helm merges the file over the chart's own values.yaml, whose services hold a default
+  // service: a file that names none still gets that one, and the agent runs in it.
+  const bool has_default =
+      std::any_of(order.begin(), order.end(), [](const auto& s) { return s.first.name == "default"; });
+  if (!has_default && !order.empty()) order.insert(order.begin(), {chart_default_service(), std::string()});
   std::stable_partition(order.begin(), order.end(), [](const auto& s) { return s.first.name == "default"; });
   d.services.clear();
   for (auto& [svc, pointer] : order) {

@@ -20,6 +20,18 @@ struct SandboxProblems {
   }
 };
 
+// Records something the task brings (TaskBrought) at pointer of the file being read.
+void note_brought(const SandboxProblems& at, const std::string& pointer, BroughtKind kind, std::string what,
+                  std::string message, SandboxDefinition& d);
+
+// Each entity of a read allowEntities / allow_entities list other than world, at its place.
+void note_entities(const nlohmann::json& list, const std::string& pointer, const SandboxProblems& at,
+                   SandboxDefinition& d);
+
+// A chart service's securityContext: each capabilities.add entry and privileged: true.
+void note_service_privileges(const nlohmann::json& chart, const std::string& pointer,
+                             const SandboxProblems& at, SandboxDefinition& d);
+
 // The keys of a mapping in the order they are written in the file.
 std::vector<std::string> keys_in_file_order(const nlohmann::json& mapping, const std::string& pointer,
                                             const SourceMap& source);
@@ -33,9 +45,13 @@ bool read_string_list(const nlohmann::json& v, const std::string& pointer, const
 // 0; nothing when not stated) and network_mode none (networkIsolated: true).
 ServiceFacts service_from_chart(std::string name, nlohmann::json chart);
 
-// Puts "default" first and takes the item-wide facts from the services: the runtime class
-// the services pin (they must agree) and the default service's working directory. Problems
-// are located at each service's pointer (pointers[i] belongs to d.services[i]).
+// The chart's own default service (values.yaml: python:3.12-bookworm, `tail -f /dev/null`),
+// which Helm merges in when the task's file names no service default; from_chart_values set.
+ServiceFacts chart_default_service();
+
+// Adds the chart's default service when the file names none, puts "default" first and takes the item-wide
+// facts from the services: the runtime class the services pin (they must agree) and the default service's
+// working directory. Problems are located at each service's pointer (pointers[i] belongs to d.services[i]).
 void finish_definition(SandboxDefinition& d, const std::vector<std::string>& pointers,
                        const SandboxProblems& problems);
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +32,30 @@ struct ServiceFacts {
   // resources, volumes, volumeMounts, readinessProbe, ... The policy lays the item's
   // isolation over it. An empty object for a service declared only by facts.
   nlohmann::json chart = nlohmann::json::object();
+  // The chart's own default service (its values.yaml), which Helm merges in because the
+  // task's sandbox file names no service default. Inspect runs the agent in the service
+  // named default, so the agent runs here, not in any service the file names.
+  bool from_chart_values = false;
+};
+
+// The image of the chart's own default service (agent-env values.yaml).
+inline constexpr const char* kChartDefaultImage = "python:3.12-bookworm";
+
+// What a task brings with its own sandbox that the platform passes through as written
+// (docs/CONTRACTS.md §8): the policy refuses it under strict and flags it at standard,
+// except environment references, which are flagged at every level.
+enum class BroughtKind {
+  environment_reference,  // ${VAR} / $VAR in a compose file: the runner fills it from its environment
+  additional_resources,   // values additionalResources: extra Kubernetes objects (network policies...)
+  entity,                 // allowEntities / allow_entities naming a Cilium entity other than world
+  capability,             // securityContext capabilities.add or privileged: true
+};
+std::string_view brought_kind_name(BroughtKind kind);  // "environment_reference", ...
+
+struct TaskBrought {
+  BroughtKind kind = BroughtKind::environment_reference;
+  std::string what;  // the variable, entity or capability ("privileged" for privileged: true)
+  Diagnostic where;  // file, line and column in the task's sandbox file; message says what it is
 };
 
 // What the harness knows about one task item's sandbox.
@@ -49,6 +74,12 @@ struct ItemFacts {
   // The task's named volumes (the chart's top-level `volumes`: name -> {} or {spec}), which
   // its services mount by name (ServiceFacts::chart volumes "name:/path").
   nlohmann::json task_volumes = nlohmann::json::object();
+  // What the task's sandbox file brings that the platform passes through (see TaskBrought).
+  std::vector<TaskBrought> task_brought;
+  // `sandbox: local`: the task runs its tools in the runner's own pod, with no sandbox at
+  // all (the platform passes a local sandbox through). Set: the fact's place (shared, as
+  // facts are copied per item of large eval sets).
+  std::shared_ptr<const Diagnostic> local_sandbox;
   std::string sandbox_file;  // the task's own sandbox file ("" = facts only), as resolved
   std::string sandbox_kind;  // "compose" or "values" when sandbox_file is set
   std::string pointer;       // JSON pointer of the facts entry in the scenario

@@ -163,10 +163,19 @@ TEST_CASE("compose: the package's quantities, durations and default-service rule
   auto refused = [](const std::string& text) {
     return compose_lines_of(convert_compose(text, "c.yaml").errors);
   };
-  CHECK(refused("services:\n  agent:\n    image: i\n") ==
-        std::vector<std::string>{
-            "c.yaml:2:3: the only service is 'agent', and the chart needs one named default: "
-            "name it default or mark it x-default: true"});
+  // A lone service keeps its name (the package renames only the first of several); Helm
+  // then merges the chart's own default service in, where Inspect runs the agent.
+  CHECK(refused("services:\n  agent:\n    image: i\n").empty());
+  SandboxReading lone = convert_compose("services:\n  agent:\n    image: i\n", "c.yaml");
+  REQUIRE(lone.definition.services.size() == 2);
+  CHECK(lone.definition.services[0].name == "default");
+  CHECK(lone.definition.services[0].from_chart_values);
+  CHECK(
+      lone.definition.services[0].chart ==
+      nlohmann::json::parse(R"({"image": "python:3.12-bookworm", "command": ["tail", "-f", "/dev/null"]})"));
+  CHECK(lone.definition.services[1].name == "agent");
+  CHECK_FALSE(lone.definition.services[1].from_chart_values);
+  CHECK(converted_values(lone.definition)["services"].size() == 1);  // the package's output has no default
   CHECK(refused("volumes: {}\n") ==
         std::vector<std::string>{"c.yaml:1:1: a compose file needs services: (this file has none)"});
   CHECK(refused("services:\n  default:\n    image: i\n    healthcheck: {test: [CMD, x], interval: 1d}\n")[0]
@@ -209,12 +218,19 @@ TEST_CASE("a chart values file is held against the chart's schema", "[scenario]"
   CHECK(has_compose_error(e, "v.yaml:8:3: service 'scorer_1': ", "a service needs an image"));
   CHECK(has_compose_error(
       e, "v.yaml:10:1: ", "'automountServiceAccountToken' is allowed by the chart but isoharness cannot"));
-  CHECK(has_compose_error(e, "v.yaml:11:1: ", "'additionalResources' is allowed by the chart"));
+  CHECK(has_compose_error(e, "v.yaml:11:1: ", "additionalResources must be a list"));
   CHECK(has_compose_error(e, "v.yaml:12:1: ", "'ingress' is not a key of the agent-env chart's values"));
   CHECK(e.size() == 9);
-  CHECK(compose_lines_of(read_chart_values("services: {scorer: {image: i}}\n", "v.yaml").errors) ==
-        std::vector<std::string>{"v.yaml:1:1: services must map service names to services, one of them named "
-                                 "default (the chart requires it)"});
+  // No default service: Helm merges the chart's own in, and the agent runs there.
+  SandboxReading no_default = read_chart_values("services: {scorer: {image: i}}\n", "v.yaml");
+  REQUIRE(no_default.errors.empty());
+  REQUIRE(no_default.definition.services.size() == 2);
+  CHECK(no_default.definition.services[0].name == "default");
+  CHECK(no_default.definition.services[0].from_chart_values);
+  CHECK(no_default.definition.services[0].image == "python:3.12-bookworm");
+  CHECK(no_default.definition.services[1].name == "scorer");
+  CHECK(compose_lines_of(read_chart_values("services: [a]\n", "v.yaml").errors) ==
+        std::vector<std::string>{"v.yaml:1:1: services must map service names to services"});
 }
 
 TEST_CASE("scenario: sandbox_defaults names a compose file relative to the scenario", "[scenario]") {
@@ -295,4 +311,97 @@ TEST_CASE("a hostile or malformed sandbox file is refused with its place, never 
       errors(convert_compose("services:\n  default:\n    image: i\n  default:\n    image: j\n", "c.yaml")) ==
       std::vector<std::string>{
           "c.yaml:4:3: duplicate key 'default' (each key may appear once in a mapping)"});
+}
+
+TEST_CASE("the sandbox package's own fixture pairs convert to the package's values", "[scenario]") {
+  const std::string root = test::source_dir() + "/tests/fixtures/package_compose/";
+  std::size_t pairs = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(root)) {
+    if (!dir.is_directory()) continue;
+    const std::string name = dir.path().filename().string();
+    INFO("fixture pair " << name);
+    SandboxReading r =
+        convert_compose(test::read_text((dir.path() / "compose.yaml").string()), name + "/compose.yaml");
+    INFO(Catch::Detail::stringify(compose_lines_of(r.errors)));
+    REQUIRE(r.errors.empty());
+    const nlohmann::json expected =
+        parse_yaml(test::read_text((dir.path() / "helm-values.yaml").string()), name + "/helm-values.yaml")
+            .value;
+    const nlohmann::json got = converted_values(r.definition);
+    INFO("got " << got.dump(1) << "\nexpected " << expected.dump(1));
+    CHECK(got == expected);
+    ++pairs;
+  }
+  CHECK(pairs == 2);  // basic and network_mode_none, every pair the package ships
+}
+
+TEST_CASE("compose devices are refused as the package refuses them, pointing to x-inspect_k8s_sandbox",
+          "[scenario]") {
+  auto errors = [](const std::string& text) {
+    return compose_lines_of(convert_compose(text, "c.yaml").errors);
+  };
+  const auto reserved = errors(
+      "services:\n  default:\n    image: i\n    deploy:\n      resources:\n        reservations:\n"
+      "          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n");
+  REQUIRE(reserved.size() == 1);
+  CHECK(
+      reserved[0].starts_with("c.yaml:7:11: service 'default': 'devices' is refused by the sandbox package"));
+  CHECK(reserved[0].find("x-inspect_k8s_sandbox: {resources: {limits: {nvidia.com/gpu: N}}}") !=
+        std::string::npos);
+  const auto top = errors("services:\n  default:\n    image: i\n    devices: [/dev/nvidia0]\n");
+  REQUIRE(top.size() == 1);
+  CHECK(top[0].starts_with("c.yaml:4:5: service 'default': unsupported compose key 'devices'"));
+  CHECK(top[0].find("nvidia.com/gpu") != std::string::npos);
+  // The way the package takes: the service's x-inspect_k8s_sandbox resources.
+  SandboxReading ok = convert_compose(
+      "services:\n  default:\n    image: i\n    x-inspect_k8s_sandbox: {resources: {limits: {nvidia.com/gpu: "
+      "2}}}\n",
+      "c.yaml");
+  REQUIRE(ok.errors.empty());
+  CHECK(ok.definition.services[0].gpu);
+}
+
+TEST_CASE("what a task brings: environment references, entities, extra resources, capabilities",
+          "[scenario]") {
+  const auto refs = environment_references(
+      "services:\n  default:\n    image: reg/${IMAGE_TAG}:$VERSION # a $COMMENTED one\n"
+      "    environment: {A: \"$$LITERAL\", B: '${WITH_DEFAULT:-x}', C: ${DASH-y}, D: $$${AFTER}}\n"
+      "# $NOT_THIS\n    working_dir: /w$ \n    command: \"${unclosed\"\n",
+      "c.yaml");
+  std::vector<std::string> names;
+  for (const auto& r : refs)
+    names.push_back(r.what + "@" + std::to_string(r.where.line) + ":" + std::to_string(r.where.column));
+  CHECK(names == std::vector<std::string>{"IMAGE_TAG@3:16", "VERSION@3:29", "WITH_DEFAULT@4:39", "DASH@4:63",
+                                          "AFTER@4:79"});
+  for (const auto& r : refs) CHECK(r.kind == BroughtKind::environment_reference);
+
+  SandboxReading c = convert_compose(
+      "services:\n  default:\n    image: reg/${TAG}\nx-inspect_k8s_sandbox:\n  allow_entities: [world, "
+      "cluster]\n",
+      "c.yaml");
+  REQUIRE(c.errors.empty());
+  REQUIRE(c.definition.brought.size() == 2);
+  CHECK(c.definition.brought[0].what == "TAG");
+  CHECK(c.definition.brought[1].kind == BroughtKind::entity);
+  CHECK(c.definition.brought[1].what == "cluster");
+  CHECK(c.definition.brought[1].where.to_string().starts_with("c.yaml:5:27: "));
+
+  SandboxReading v = read_chart_values(
+      "services:\n  default:\n    securityContext:\n      privileged: true\n      capabilities: {add: "
+      "[NET_ADMIN]}\n"
+      "allowEntities: [kube-apiserver]\nadditionalResources:\n  - {kind: CiliumNetworkPolicy}\n",
+      "v.yaml");
+  INFO(Catch::Detail::stringify(compose_lines_of(v.errors)));
+  REQUIRE(v.errors.empty());
+  std::vector<std::string> brought;
+  for (const auto& b : v.definition.brought)
+    brought.push_back(std::string(brought_kind_name(b.kind)) + " " + b.what + " " + b.where.to_string());
+  CHECK(brought ==
+        std::vector<std::string>{
+            "capability privileged v.yaml:4:7: privileged: true (every capability, every device)",
+            "capability NET_ADMIN v.yaml:5:28: capabilities.add NET_ADMIN",
+            "entity kube-apiserver v.yaml:6:17: entity 'kube-apiserver' opens egress beyond the internet "
+            "(Cilium's kube-apiserver)",
+            "additional_resources CiliumNetworkPolicy v.yaml:8:5: additionalResources deploys "
+            "CiliumNetworkPolicy with the sandbox"});
 }
