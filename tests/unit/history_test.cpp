@@ -281,10 +281,12 @@ TEST_CASE("history: a libpq keyword/value string is PostgreSQL, never a SQLite f
   CHECK_FALSE(history::is_postgres_uri("nightly=1.sqlite"));
   test::TempDir dir("isoharness-kv");
   const std::string target = "host=127.0.0.1 port=1 dbname=history user=someone password=kv-secret";
-  const auto cwd = std::filesystem::current_path();
+  struct BackTo {  // the working directory comes back even when open_error fails the test
+    std::filesystem::path dir;
+    ~BackTo() { std::filesystem::current_path(dir); }
+  } back{std::filesystem::current_path()};
   std::filesystem::current_path(dir.str());  // a SQLite file would be created here
   const std::string msg = open_error(target);
-  std::filesystem::current_path(cwd);
   INFO(msg);
   CHECK(msg.find("host 127.0.0.1 port 1") != std::string::npos);
   CHECK(msg.find("kv-secret") == std::string::npos);

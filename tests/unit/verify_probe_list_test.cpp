@@ -27,10 +27,12 @@ TEST_CASE("every registered probe has a schema entry and every schema entry a pr
   const auto schema = isoharness::verify::detail::posture_observation_names();
   REQUIRE(probes.size() >= 20);
   std::vector<std::string> probe_only, schema_only;
-  std::set_difference(probes.begin(), probes.end(), schema.begin(), schema.end(), std::back_inserter(probe_only));
-  std::set_difference(schema.begin(), schema.end(), probes.begin(), probes.end(), std::back_inserter(schema_only));
-  INFO("probes without a schema entry: " << probe_only.size() << ", schema entries without a probe: "
-                                         << schema_only.size());
+  std::set_difference(probes.begin(), probes.end(), schema.begin(), schema.end(),
+                      std::back_inserter(probe_only));
+  std::set_difference(schema.begin(), schema.end(), probes.begin(), probes.end(),
+                      std::back_inserter(schema_only));
+  INFO("probes without a schema entry: " << probe_only.size()
+                                         << ", schema entries without a probe: " << schema_only.size());
   CHECK(probe_only == std::vector<std::string>{});
   CHECK(schema_only == std::vector<std::string>{});
 }
