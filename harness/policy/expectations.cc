@@ -179,6 +179,5 @@ bool egress_permitted(const nlohmann::json& expect, std::string_view role, std::
   const EgressTransport transport = protocol == "udp" ? EgressTransport::udp : EgressTransport::tcp;
   return egress_permitted_on(expect, EgressWay{role, domain, address, transport, port});
 }
-}
 
 }  // namespace isoharness::policy

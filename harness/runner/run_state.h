@@ -53,6 +53,8 @@ struct RunSettings {
   // How many other live sandboxes each sandbox tries as peers (the profile's
   // peers_per_sandbox; harness/verify/peer_checks.h).
   int peers_per_sandbox = 2;
+  // The deployment profile's accepted_runtime_escapes (CVE -> reason), for runtime_version.
+  verify::AcceptedEscapes accepted_escapes;
 };
 
 class RunState {

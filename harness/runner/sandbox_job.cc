@@ -148,7 +148,7 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
   out.claims = verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets,
                                        std::string(policy::level_name(job.item->level)),
                                        out.witness ? &*out.witness : nullptr});
-  out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts));
+  out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts, ctx.settings.accepted_escapes));
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (out.agent->status != CheckStatus::pass) {

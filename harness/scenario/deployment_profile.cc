@@ -215,6 +215,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   detail::read_witness_section(doc, p, errors);
   detail::read_hubble_section(doc, p, errors);
   detail::read_node_image_section(doc, p, errors);
+  detail::read_accepted_escapes(doc, p, errors);
   detail::read_node_class_settings(doc, p, errors);
   if (p.name.empty()) {
     std::string stem =

@@ -119,4 +119,29 @@ void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile
   profile.node_image = out;
 }
 
+// accepted_runtime_escapes: [{cve, reason}], each a CVE name and a reason of its own.
+void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
+                           std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("accepted_runtime_escapes")) return;
+  const SectionReader r{doc, errors, "accepted_runtime_escapes"};
+  const json& list = v["accepted_runtime_escapes"];
+  if (!list.is_array()) return r.error("", "must be a list of {cve, reason}");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    const std::string at = std::to_string(i);
+    const bool cve_ok = e.is_object() && e.contains("cve") && e["cve"].is_string() &&
+                        e["cve"].get<std::string>().starts_with("CVE-") &&
+                        e["cve"].get<std::string>().size() <= 32;
+    const bool reason_ok = e.is_object() && e.contains("reason") && e["reason"].is_string() &&
+                           !e["reason"].get<std::string>().empty() &&
+                           e["reason"].get<std::string>().size() <= 512;
+    if (!cve_ok) r.error(at, "needs cve: a CVE name (CVE-YYYY-NNNN)");
+    if (!reason_ok) r.error(at, "needs reason: why the deployment runs open to it (1 to 512 characters)");
+    if (cve_ok && reason_ok)
+      profile.accepted_runtime_escapes.push_back(
+          {e["cve"].get<std::string>(), e["reason"].get<std::string>()});
+  }
+}
+
 }  // namespace isoharness::scenario::detail

@@ -230,6 +230,13 @@ struct HubbleSettings {
 // The `node_image:` section: the image the deployment's nodes run and the runc it ships,
 // as the operator declares them (from inside a sandbox the node's runtime is not
 // observable). runtime_version judges these.
+// A runc escape the deployment knowingly runs open to (`accepted_runtime_escapes:`): the
+// runtime_version check names it and the reason in every report instead of failing on it.
+struct AcceptedEscape {
+  std::string cve;     // CVE-YYYY-NNNN+
+  std::string reason;  // why the deployment runs it anyway, for people
+};
+
 struct NodeImageSettings {
   std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
   std::string runc_version;  // the upstream version its runc reports ("1.3.3")
@@ -271,6 +278,7 @@ struct DeploymentProfile {
   std::optional<WitnessSettings> witness;       // absent: no operator-run witness (hawk)
   std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
+  std::vector<AcceptedEscape> accepted_runtime_escapes;  // empty: every open escape fails
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

@@ -39,9 +39,10 @@ RuncSeen seen_in(const nlohmann::json& facts) {
   if (image.is_object()) {
     seen.upstream = runc_version_as_debian(common::json_string_or(image, "runc_version"));
     seen.package = common::json_string_or(image, "runc_package");
-    seen.observed = fmt::format(
-        "node image {} (declared by the deployment profile): runc {}{}", common::json_string_or(image, "name"),
-        common::json_string_or(image, "runc_version"), seen.package.empty() ? "" : ", package " + seen.package);
+    seen.observed =
+        fmt::format("node image {} (declared by the deployment profile): runc {}{}",
+                    common::json_string_or(image, "name"), common::json_string_or(image, "runc_version"),
+                    seen.package.empty() ? "" : ", package " + seen.package);
     return seen;
   }
   seen.observed = common::json_string_or(facts, "runtime_version");
@@ -70,7 +71,8 @@ void judge(const RuncEscape& e, const RuncSeen& seen, std::string& checked, std:
 
 }  // namespace
 
-CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table) {
+CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table,
+                                  const AcceptedEscapes& accepted) {
   const bool is_object = facts.is_object();
   const std::string runtime = common::json_string_or(facts, "runtime");
   if (runtime == "runsc")
@@ -88,8 +90,19 @@ CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<Ru
   if (!debian_version_shape(seen.upstream))
     return detail::make("runtime_version", false, "a runc version the table can judge", seen.observed,
                         "runtime_version: cannot read a runc version from what the deployment reports");
-  std::string checked, open;
-  for (const auto& e : table->escapes) judge(e, seen, checked, open);
+  std::string checked, open, known;
+  for (const auto& e : table->escapes) {
+    const auto it = accepted.find(e.cve);
+    if (it == accepted.end()) {
+      judge(e, seen, checked, open);
+      continue;
+    }
+    std::string open_one;
+    judge(e, seen, checked, open_one);
+    if (!open_one.empty())
+      known += fmt::format("{}{}, accepted by the deployment profile: {}", known.empty() ? "" : "; ",
+                           open_one, it->second);
+  }
   const std::string expected = fmt::format("runc {} with the fixes of the escapes in {}", seen.upstream,
                                            table->source.empty() ? "the runc escape table" : table->source);
   if (!open.empty())
@@ -97,11 +110,14 @@ CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<Ru
                         "runtime_version: the runtime is open to a published escape (escape class: runc "
                         "escapes): " +
                             open);
+  if (!known.empty())
+    return detail::make("runtime_version", true, expected, seen.observed,
+                        "known risk: open to " + known + (checked.empty() ? "" : "; checked " + checked));
   return detail::make("runtime_version", true, expected, seen.observed, "checked " + checked);
 }
 
-CheckResult check_runtime_version(const nlohmann::json& facts) {
-  return check_runtime_version(facts, shipped_runc_escapes());
+CheckResult check_runtime_version(const nlohmann::json& facts, const AcceptedEscapes& accepted) {
+  return check_runtime_version(facts, shipped_runc_escapes(), accepted);
 }
 
 }  // namespace isoharness::verify

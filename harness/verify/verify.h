@@ -12,6 +12,7 @@
 // there and gets no emulation excuses anywhere else.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -81,9 +82,15 @@ nlohmann::json to_json(const CheckResult& check);
 // profile's `node_image`) against the shipped table of runc's published escapes
 // (runtime_version_check.cc, runc_escapes.h); not applicable under runsc or when nothing
 // reports a version; a failure when the table cannot be read or the version not parsed.
-CheckResult check_runtime_version(const nlohmann::json& facts);
+//
+// accepted: escapes the deployment profile declares it runs open to (CVE -> its reason,
+// `accepted_runtime_escapes:`). An open escape listed there does not fail the check; the
+// check's reason names it and the reason, so every report shows it.
+using AcceptedEscapes = std::map<std::string, std::string>;
+CheckResult check_runtime_version(const nlohmann::json& facts, const AcceptedEscapes& accepted = {});
 // The same against a given table (tests).
-CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table);
+CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table,
+                                  const AcceptedEscapes& accepted = {});
 
 // The reason a check gets when it would pass but rests on a posture document the control
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).

@@ -237,6 +237,23 @@ TEST_CASE("deployment profiles: peers_per_sandbox sets how many other evals' san
              Catch::Contains("peers_per_sandbox must be a whole number"));
 }
 
+TEST_CASE("deployment profiles: accepted_runtime_escapes names each CVE with its reason", "[scenario]") {
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").accepted_runtime_escapes.empty());
+  const auto local = load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml");
+  REQUIRE(local.accepted_runtime_escapes.size() == 3);
+  CHECK(local.accepted_runtime_escapes.front().cve == "CVE-2025-31133");
+  CHECK_FALSE(local.accepted_runtime_escapes.front().reason.empty());
+  CHECK_THAT(error_of([] {
+               parse_deployment("name: x\naccepted_runtime_escapes: [{cve: CVE-2025-1}]\n", "d.yaml");
+             }),
+             Catch::Contains("accepted_runtime_escapes.0 needs reason"));
+  CHECK_THAT(
+      error_of([] { parse_deployment("accepted_runtime_escapes: [{cve: bad, reason: r}]\n", "d.yaml"); }),
+      Catch::Contains("accepted_runtime_escapes.0 needs cve"));
+  CHECK_THAT(error_of([] { parse_deployment("accepted_runtime_escapes: CVE-2025-1\n", "d.yaml"); }),
+             Catch::Contains("accepted_runtime_escapes must be a list"));
+}
+
 TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {
   CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms ==
         kDefaultEgressDeadlineMs);

@@ -155,3 +155,29 @@ TEST_CASE("runtime_version on a deployment: the profile's node image, or n/a", "
   // The shipped lookup finds the table from this build tree.
   CHECK(shipped_runc_escapes());
 }
+
+TEST_CASE("runtime_version: escapes the profile accepts are named as known risks, the rest still fail",
+          "[verify]") {
+  const auto table = rv_table();
+  const json bookworm = {{"runtime", "runc"},
+                         {"runtime_version", "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n"}};
+  const AcceptedEscapes all = {
+      {"CVE-2025-31133", "test world"}, {"CVE-2025-52565", "test world"}, {"CVE-2025-52881", "test world"}};
+  const auto accepted = check_runtime_version(bookworm, table, all);
+  CHECK(accepted.status == CheckStatus::pass);
+  CHECK_THAT(accepted.reason, Catch::StartsWith("known risk: open to CVE-2025-31133") &&
+                                  Catch::Contains("accepted by the deployment profile: test world") &&
+                                  Catch::Contains("CVE-2025-52881") &&
+                                  Catch::Contains("checked CVE-2019-5736"));
+  // One left out: the check fails and names only that one as open.
+  AcceptedEscapes two = all;
+  two.erase("CVE-2025-52565");
+  const auto partial = check_runtime_version(bookworm, table, two);
+  CHECK(partial.status == CheckStatus::fail);
+  CHECK_THAT(partial.reason, Catch::Contains("CVE-2025-52565") && !Catch::Contains("CVE-2025-31133"));
+  // Accepting an escape the runtime is not open to changes nothing.
+  const auto fixed =
+      check_runtime_version({{"runtime", "runc"}, {"runtime_version", "runc version 1.3.3"}}, table, all);
+  CHECK(fixed.status == CheckStatus::pass);
+  CHECK_THAT(fixed.reason, Catch::StartsWith("checked "));
+}
