@@ -61,8 +61,9 @@ void print_hawk_section() {
               found.backend.empty() ? "" : (found.backend + ": ").c_str(), found.detail.c_str(),
               found.source.empty() ? "" : (" [from " + found.source + "]").c_str());
   if (!found.ok && found.source.empty())
-    std::printf("     fix: where the hawk backend runs, install the hawk CLI (uv pip install \"hawk[cli]\") "
-                "and run `hawk login`\n");
+    std::printf(
+        "     fix: where the hawk backend runs, install the hawk CLI (uv pip install \"hawk[cli]\") "
+        "and run `hawk login`\n");
   else if (!found.ok)
     std::printf(
         "     fix: give the hawk CLI a keyring backend that works without a desktop session "

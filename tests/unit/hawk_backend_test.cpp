@@ -405,9 +405,10 @@ TEST_CASE("hawk backend: the profile's start_args follow the harness's own words
   const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-unit7";
   std::string yaml = kProfile;
   const std::string anchor = "  start_timeout_s: 3\n";
-  yaml.insert(yaml.find(anchor) + anchor.size(),
-              "  start_args: [--secret, OPENAI_API_KEY, --secrets-file, env/staging.env, --image-tag=1.2.3, "
-              "--no-rewrite, --secret=HF_TOKEN]\n  human_agent: { package: inspect-ai, name: human_agent }\n");
+  yaml.insert(
+      yaml.find(anchor) + anchor.size(),
+      "  start_args: [--secret, OPENAI_API_KEY, --secrets-file, env/staging.env, --image-tag=1.2.3, "
+      "--no-rewrite, --secret=HF_TOKEN]\n  human_agent: { package: inspect-ai, name: human_agent }\n");
   auto profile = scenario::parse_deployment(yaml, "/etc/isoharness/staging.yaml");
   FakeHawk fake;
   HawkBackend backend(profile, options(fake, dir));
