@@ -1,11 +1,7 @@
 // The local backend's values of the escape classes: hostPath volumes (only under the
 // host-path root), the service-account token, procMount, capabilities add ALL, what runsc
 // refuses, privileged refused by name, and the writable-cgroup weakening.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/capabilities.h"
@@ -78,39 +74,6 @@ TEST_CASE("a hostPath under the host-path root is bound, read-only or writable a
     const auto opts = (*m)["options"].get<std::vector<std::string>>();
     CHECK(std::count(opts.begin(), opts.end(), ro ? "ro" : "rw") == 1);
   }
-}
-
-TEST_CASE("a hostPath directory is opened without following links and bound by its descriptor", "[local]") {
-  test::TempDir dir("ih-hostpath");
-  const std::string real = dir.str() + "/real";
-  std::filesystem::create_directories(real + "/inner");
-  std::filesystem::create_directory_symlink(real, dir.str() + "/link");
-  std::filesystem::create_directory_symlink(real + "/inner", real + "/inner-link");
-  { std::ofstream(dir.str() + "/file") << "x"; }
-  std::string why;
-  const int fd = open_directory_no_links(real + "/inner", why);
-  REQUIRE(fd >= 0);
-  CHECK(std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd)) == real + "/inner");
-  ::close(fd);
-  CHECK(open_directory_no_links(dir.str() + "/link/inner", why) < 0);  // a link on the way
-  CHECK_THAT(why, Catch::Contains(dir.str() + "/link"));
-  CHECK(open_directory_no_links(real + "/inner-link", why) < 0);  // the last step a link
-  CHECK(why == "a symlink");
-  CHECK(open_directory_no_links(dir.str() + "/file", why) < 0);
-  CHECK(open_directory_no_links(real + "/../real", why) < 0);
-  CHECK(open_directory_no_links("relative/path", why) < 0);
-
-  // The spec binds the held descriptor, not the path.
-  SandboxSpec s = parse_sandbox_values(esc_host_path_values("/var/lib/isoharness/host-paths/t", true));
-  BundleInputs in = esc_inputs();
-  HeldHostPaths held;
-  held.hold(open_directory_no_links(real, why));
-  in.host_path_sources = held.sources();
-  const json config = make_oci_config(s, in);
-  const json* m = esc_mount_at(config, "/node");
-  REQUIRE(m);
-  CHECK((*m)["source"].get<std::string>().rfind("/proc/" + std::to_string(::getpid()) + "/fd/", 0) == 0);
-  CHECK(std::filesystem::read_symlink((*m)["source"].get<std::string>()) == real);
 }
 
 TEST_CASE("a hostPath outside the host-path root, or stepping out of it, is refused by name", "[local]") {

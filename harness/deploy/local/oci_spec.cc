@@ -62,12 +62,9 @@ json oci_mounts(const SandboxSpec& spec, const BundleInputs& in) {
         mount("/etc/alternatives", "bind", in.host_alternatives, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& [source, dest] : in.ro_binds)
     mounts.push_back(mount(dest, "bind", source, {"rbind", "ro", "nosuid", "nodev"}));
-  for (std::size_t i = 0; i < spec.host_paths.size(); ++i) {
-    const auto& h = spec.host_paths[i];
-    const bool held = in.host_path_sources.size() == spec.host_paths.size();
-    mounts.push_back(mount(h.path, "bind", held ? in.host_path_sources[i] : h.host_path,
-                           {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
-  }
+  for (const auto& h : spec.host_paths)
+    mounts.push_back(
+        mount(h.path, "bind", h.host_path, {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
   if (!in.service_account_dir.empty())
     mounts.push_back(mount(kServiceAccountPath, "bind", in.service_account_dir,
                            {"rbind", "ro", "nosuid", "nodev", "noexec"}));

@@ -32,9 +32,6 @@ struct BundleInputs {
   // A directory holding a service-account token (pod_controls.h), bound read-only where
   // the kubelet puts one; empty when the values do not automount a token.
   std::string service_account_dir;
-  // The bind source of each of the spec's host paths, in order (HeldHostPaths::sources:
-  // the directory as opened and checked); empty: the paths themselves.
-  std::vector<std::string> host_path_sources;
 };
 
 // Where the kubelet mounts a pod's service-account token (/var/run/secrets/...): the

@@ -1,8 +1,6 @@
 #include "harness/deploy/local/pod_controls.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -24,21 +22,20 @@ namespace {
 namespace fs = std::filesystem;
 
 // The directory must be a real directory, reached through no symlink: a path under
-// kHostPathRoot that is a link could point anywhere on the node. It is opened, not just
-// checked, and bound by its descriptor (HeldHostPaths).
-void hold_host_directory(const HostPathMount& h, HeldHostPaths& held) {
+// kHostPathRoot that is a link could point anywhere on the node.
+void check_host_directory(const HostPathMount& h) {
   std::error_code ec;
   if (h.create) {
     fs::create_directories(h.host_path, ec);
     if (ec) throw InfraError("control hostPath " + h.host_path + ": cannot create: " + ec.message());
   }
-  std::string why;
-  const int fd = open_directory_no_links(h.host_path, why);
-  if (fd < 0)
+  const fs::path canonical = fs::canonical(h.host_path, ec);
+  struct stat st {};
+  if (ec || canonical.string() != h.host_path || ::lstat(h.host_path.c_str(), &st) != 0 ||
+      !S_ISDIR(st.st_mode))
     throw InfraError("control hostPath " + h.host_path +
-                     ": not an existing directory reached without symlinks (" + why +
-                     "; hostPath.type Directory; DirectoryOrCreate creates it)");
-  held.hold(fd);
+                     ": not an existing directory reached without symlinks (hostPath.type Directory; "
+                     "DirectoryOrCreate creates it)");
 }
 
 // Creates rootfs + path one step at a time, refusing a step that is a symlink: the image
@@ -118,53 +115,10 @@ void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpe
                      "sandbox is not started (not applicable under gVisor, docs/SECURITY.md)");
 }
 
-int open_directory_no_links(const std::string& path, std::string& why) {
-  if (path.empty() || path[0] != '/') {
-    why = "not an absolute path";
-    return -1;
-  }
-  int at = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (at < 0) {
-    why = std::string("/: ") + std::strerror(errno);
-    return -1;
-  }
-  std::size_t pos = 1;
-  while (pos < path.size()) {
-    const std::size_t next = std::min(path.find('/', pos), path.size());
-    const std::string part = path.substr(pos, next - pos);
-    pos = next + 1;
-    if (part.empty() || part == ".") continue;
-    const int fd = part == ".." ? -1 : ::openat(at, part.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    const int err = part == ".." ? EINVAL : errno;
-    ::close(at);
-    if (fd < 0) {
-      why = path.substr(0, next) + ": " + std::strerror(err);
-      return -1;
-    }
-    at = fd;
-  }
-  struct stat st {};
-  if (::fstat(at, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    ::close(at);
-    why = S_ISLNK(st.st_mode) ? "a symlink" : "not a directory";
-    return -1;
-  }
-  return at;
-}
-
-HeldHostPaths::~HeldHostPaths() {
-  for (int fd : fds_) ::close(fd);
-}
-
-void HeldHostPaths::hold(int fd) {
-  fds_.push_back(fd);
-  sources_.push_back("/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd));
-}
-
 std::string prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
-                               const std::string& rootfs, HeldHostPaths& held) {
+                               const std::string& rootfs) {
   for (const auto& h : spec.host_paths) {
-    hold_host_directory(h, held);
+    check_host_directory(h);
     make_mount_point(rootfs, h.path);
   }
   if (!spec.service_account_token) return "";

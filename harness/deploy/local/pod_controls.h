@@ -23,35 +23,11 @@ void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpe
 // comma-separated; "" when it holds them all or cannot be read.
 std::string capabilities_outside_own_bounding_set(const std::vector<std::string>& caps);
 
-// An absolute path opened one component at a time from "/" with O_PATH | O_NOFOLLOW, so no
-// step may be a symlink, and the last must be a directory. Returns the descriptor, or -1
-// with `why` set.
-int open_directory_no_links(const std::string& path, std::string& why);
-
-// The host-path directories of one sandbox, held open from the check until its container
-// has started. The OCI spec binds each as "/proc/<this process>/fd/<fd>": that names the
-// directory that was checked, not its path, so a link swapped in after the check changes
-// nothing.
-class HeldHostPaths {
- public:
-  HeldHostPaths() = default;
-  ~HeldHostPaths();
-  HeldHostPaths(const HeldHostPaths&) = delete;
-  HeldHostPaths& operator=(const HeldHostPaths&) = delete;
-  void hold(int fd);
-  // One bind source per host path, in the spec's order.
-  const std::vector<std::string>& sources() const { return sources_; }
-
- private:
-  std::vector<int> fds_;
-  std::vector<std::string> sources_;
-};
-
-// Creates a DirectoryOrCreate host path (root-owned, 0755), opens every host path without
-// following links into `held`, makes the mount points in `rootfs`, and writes the
-// service-account token directory under `bundle_dir` when the spec asks for one. Returns
-// that directory, or "" when none. Throws InfraError naming the control.
+// Creates a DirectoryOrCreate host path (root-owned, 0755), checks that every other host
+// path is an existing directory that is not a symlink, makes the mount points in `rootfs`,
+// and writes the service-account token directory under `bundle_dir` when the spec asks
+// for one. Returns that directory, or "" when none. Throws InfraError naming the control.
 std::string prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
-                               const std::string& rootfs, HeldHostPaths& held);
+                               const std::string& rootfs);
 
 }  // namespace isoharness::deploy::local

@@ -325,9 +325,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   std::string host_key = key_type_and_blob(build_image(image));
 
   BundleInputs in = bundle_inputs(sb, node_class, sb.name, seccomp);
-  HeldHostPaths held;  // open until the container has started
-  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs, held);
-  in.host_path_sources = held.sources();
+  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   json config = make_oci_config(spec, in);
   weaken_oci_config(sb.weakenings, config,
@@ -387,9 +385,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
 
   BundleInputs in = bundle_inputs(sb, node_class, spec.service, seccomp);
-  HeldHostPaths held;  // open until the container has started
-  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs, held);
-  in.host_path_sources = held.sources();
+  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
   in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
              "serve",
              "--port",
