@@ -29,7 +29,7 @@ std::string word_after(const std::string& text, const std::string& marker) {
   const auto at = text.find(marker);
   if (at == std::string::npos) return "";
   const auto from = at + marker.size();
-  const auto end = text.find_first_of(" \t\r\n", from);
+  const auto end = text.find_first_of(" \t\r\n;,", from);
   return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 

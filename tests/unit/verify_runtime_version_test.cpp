@@ -121,6 +121,11 @@ TEST_CASE("runtime_version: a pass names each CVE it checked; open or unknown ve
   const auto bookworm = rv_local("runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n");
   CHECK(bookworm.status == CheckStatus::fail);
   CHECK_THAT(bookworm.reason, !Catch::Contains("CVE-2024-21626") && Catch::Contains("CVE-2025-31133"));
+  // The local backend reports runc --version's lines joined by "; ".
+  const auto joined = rv_local("runc version 1.1.5+ds1; commit: 1.1.5+ds1-1+deb12u1; spec: 1.0.2-dev");
+  CHECK(joined.status == CheckStatus::fail);
+  CHECK_THAT(joined.reason, !Catch::Contains("cannot read") && !Catch::Contains("CVE-2024-21626") &&
+                                Catch::Contains("CVE-2025-31133"));
   CHECK_THAT(rv_local("runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1\n").reason,
              Catch::Contains("CVE-2024-21626"));
   // Unknown versions fail, never pass.
