@@ -231,7 +231,12 @@ int cmd_noise(const std::vector<std::string>& args) {
 }
 
 // One connection to sa: the first line it sends before `until`, or "" with last_error set.
-std::string read_banner_once(const sockaddr_in& sa, const std::string& device, Clock::time_point until,
+// One connection: the SYN gets until connect_until (a lost one is retried by a fresh
+// connection), an established connection gets until read_until for its banner (a loaded
+// sshd, e.g. under gVisor, may take seconds to send it; dropping the connection early would
+// only make it start over).
+std::string read_banner_once(const sockaddr_in& sa, const std::string& device,
+                             Clock::time_point connect_until, Clock::time_point read_until,
                              std::string& last_error) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
@@ -242,16 +247,31 @@ std::string read_banner_once(const sockaddr_in& sa, const std::string& device, C
   std::string line;
   if (rc != 0 && errno != EINPROGRESS) last_error = std::strerror(errno);
   bool done = rc != 0 && errno != EINPROGRESS;
-  while (!done && Clock::now() < until && line.size() < 256) {
-    pollfd p{fd, POLLIN, 0};
+  bool connected = rc == 0;
+  while (!done && Clock::now() < (connected ? read_until : connect_until) && line.size() < 256) {
+    pollfd p{fd, static_cast<short>(connected ? POLLIN : POLLIN | POLLOUT), 0};
     if (::poll(&p, 1, 50) <= 0) continue;
+    if (!connected) {
+      int err = 0;
+      socklen_t len = sizeof err;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        last_error = std::strerror(err);
+        break;
+      }
+      connected = true;
+    }
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
     char c;
     ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (n <= 0) last_error = n == 0 ? "closed before a banner" : std::strerror(errno);
     done = n <= 0 || c == '\n';
     if (n > 0 && c != '\n') line += c;
   }
-  if (!done && line.empty()) last_error = "no answer within one attempt (a lost SYN or SYN-ACK?)";
+  if (!done && line.empty())
+    last_error = connected ? "connected, but no banner before the deadline"
+                           : "no answer within one attempt (a lost SYN or SYN-ACK?)";
   ::close(fd);
   return line;
 }
@@ -288,7 +308,7 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
   int attempts = 0;
   for (; attempts < 100000 && Clock::now() < until; ++attempts) {
     const auto attempt_until = std::min(until, Clock::now() + std::chrono::milliseconds(attempt_ms));
-    const std::string line = read_banner_once(sa, device, attempt_until, last_error);
+    const std::string line = read_banner_once(sa, device, attempt_until, until, last_error);
     if (!prefix.empty() && line.rfind(prefix, 0) == 0) {
       std::printf("%s\n", line.c_str());
       return 0;
