@@ -190,6 +190,10 @@ struct DeploymentProfile {
   std::optional<HawkSettings> hawk;                                            // present when backend is hawk
   std::optional<EgressSettings> egress;    // absent: the backend's own world decides
   std::optional<WitnessSettings> witness;  // absent: no operator-run witness (hawk)
+  // `witness: none`: the deployment declares it has no witness, and its egress checks rest
+  // on the sandbox's own report (the summary says so). Without it, a deployment whose
+  // backend has no witness gets `unwitnessed` egress checks.
+  bool witness_none = false;
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

@@ -54,6 +54,7 @@ struct Work {
   // host network stack): how often, and when to look at the socket again.
   int early_wakeups = 0;
   Clock::time_point recheck_at;
+  std::string nonce;  // sent as the first bytes of the connection (empty: nothing is sent)
 };
 
 sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
@@ -205,10 +206,17 @@ void on_connect_ready(Work& w) {
     int e = errno;
     return finish(w, classify_connect_errno(e), e, "getpeername: " + errno_text(e));
   }
-  if (w.spec->proto != TargetProto::http) return finish(w, "connected", 0, w.out.detail);
+  if (w.spec->proto != TargetProto::http) {
+    if (!w.nonce.empty()) {  // best effort: the connection is the result; the bytes are for the witness
+      const std::string tag = "ihw-" + w.nonce + "\n";
+      (void)!::send(w.fd, tag.data(), tag.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    return finish(w, "connected", 0, w.out.detail);
+  }
   w.phase = Phase::http_send;
-  w.http_buf =
-      "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\nConnection: close\r\n\r\n";
+  w.http_buf = "GET / HTTP/1.0\r\nHost: " + w.spec->host + "\r\nUser-Agent: isoprobe\r\n" +
+               (w.nonce.empty() ? "" : "X-Isoharness-Nonce: ihw-" + w.nonce + "\r\n") +
+               "Connection: close\r\n\r\n";
 }
 
 void on_http_send(Work& w) {
@@ -242,7 +250,8 @@ void on_http_read(Work& w) {
 
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
                                       const std::optional<ResolverSpec>& resolver,
-                                      const std::string& resolver_note, Clock::time_point deadline) {
+                                      const std::string& resolver_note, Clock::time_point deadline,
+                                      const std::string& nonce) {
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Work> work(targets.size());
@@ -253,6 +262,7 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     w.out.host = targets[i].host;
     w.out.port = targets[i].port;
     w.out.proto = std::string(proto_name(targets[i].proto));
+    w.nonce = nonce;
     start(w, resolver, resolver_note, rng);
   }
   std::vector<pollfd> fds;

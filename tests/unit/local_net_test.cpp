@@ -100,13 +100,20 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   std::string add = sandbox_egress_add("abc123", e);
   auto pos = [&](const std::string& s) { return add.find(s); };
   REQUIRE(pos("ip saddr != 192.0.2.196 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 192.0.2.0/24 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 169.254.169.254/32 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 192.0.2.0/24 goto sb_3_stop") != std::string::npos);
+  REQUIRE(pos("ip daddr 169.254.169.254/32 goto sb_3_stop") != std::string::npos);
   REQUIRE(pos("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
   REQUIRE(pos("ip daddr 203.0.113.10 accept") != std::string::npos);
-  CHECK(pos("ip daddr 192.0.2.0/24 drop") < pos("ip daddr 203.0.113.10 accept"));
-  CHECK(pos("ip daddr 203.0.113.30/32 drop") < pos("ip daddr 198.51.100.0/24 accept"));
-  CHECK(add.rfind("counter drop") > pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(pos("ip daddr 192.0.2.0/24 goto sb_3_stop") < pos("ip daddr 203.0.113.10 accept"));
+  CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop") > pos("ip daddr 198.51.100.0/24 accept"));
+  // The drop point: every drop of the sandbox's own traffic is counted per destination.
+  CHECK_THAT(add, Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "
+                                  "inet_service; size 1024; flags dynamic; counter; }"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop meta nfproto ipv4 add @sb_3_dropped4 "
+                                  "{ ip daddr . meta l4proto . th dport } drop"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop counter drop"));
+  CHECK(pos("add chain inet ih_abc123 sb_3_stop") < pos("add chain inet ih_abc123 sb_3\n"));
   CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 from_sandbox { \"sb3\" : jump sb_3 }"));
 
   SandboxEgress none{4, "sb4", "192.0.2.197", false, {}, {}};
@@ -115,6 +122,9 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   std::string rm = sandbox_egress_remove("abc123", e);
   CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 from_sandbox { \"sb3\" }"));
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
+  CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3_stop"));
+  CHECK(rm.find("delete set inet ih_abc123 sb_3_dropped6") >
+        rm.find("delete chain inet ih_abc123 sb_3_stop"));
 }
 
 TEST_CASE("the jumphost lets in the link relay's port only when the link has a relay", "[local]") {

@@ -1,2 +1,2 @@
-isoharness_test(verify_test SOURCES unit/verify_test.cpp unit/verify_siblings_test.cpp unit/verify_schema_test.cpp unit/verify_escape_test.cpp unit/verify_witness_test.cpp unit/verify_raw_sockets_test.cpp
+isoharness_test(verify_test SOURCES unit/verify_test.cpp unit/verify_siblings_test.cpp unit/verify_schema_test.cpp unit/verify_escape_test.cpp unit/verify_witness_test.cpp unit/verify_raw_sockets_test.cpp unit/egress_verdict_test.cpp
   LIBS isoharness::verify isoharness::policy isoharness::scenario)
