@@ -273,7 +273,11 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
           "sandbox_runtime_class_is_default": false, "runtime_handlers": {"gvisor": "runsc"},
           "node_classes": {"tier": {"cpuset": "1", "noisy_neighbour": false},
                            "non-tier": {"cpuset": "0-1", "noisy_neighbour": true}},
-          "egress_deadline_ms": 1000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5}})");
+          "egress_deadline_ms": 2000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5},
+          "accepted_runtime_escapes": [
+            {"cve": "CVE-2025-31133", "reason": "as the local profile: Debian 12's runc"},
+            {"cve": "CVE-2025-52565", "reason": "as the local profile: Debian 12's runc"},
+            {"cve": "CVE-2025-52881", "reason": "as the local profile: Debian 12's runc"}]})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
   cfg.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it
