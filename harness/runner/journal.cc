@@ -122,7 +122,7 @@ std::string Journal::finalise(const nlohmann::json& result) {
 }
 
 std::string write_result(const std::string& out_dir, const nlohmann::json& result, const std::string& note) {
-  const std::string path = out_dir + "/result.json";
+  std::string path = out_dir + "/result.json";
   const auto written = common::write_file_atomically(
       path, result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!written) throw InfraError("writing the result: " + written.error().message + note);

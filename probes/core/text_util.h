@@ -28,7 +28,7 @@ std::optional<std::int64_t> parse_i64(std::string_view s);
 
 // Dotted-quad IPv4 to a host-order number; nullopt for anything else.
 std::optional<std::uint32_t> parse_ipv4(std::string_view s);
-std::string format_ipv4(std::uint32_t host_order);
+std::string format_ipv4(std::uint32_t a);
 
 // 16 lowercase hex digits, as /proc/self/status prints capability masks.
 std::string hex16(std::uint64_t v);

@@ -269,6 +269,7 @@ int run_bench(int argc, char** argv) {
 
   std::vector<std::string> flags = benchmark_flags(args);
   std::vector<char*> bench_argv;
+  bench_argv.reserve(flags.size() + 1);
   for (auto& f : flags) bench_argv.push_back(f.data());
   bench_argv.push_back(nullptr);
   int bench_argc = static_cast<int>(flags.size());

@@ -14,8 +14,8 @@ namespace isoprobe::workloads {
 
 namespace {
 
-constexpr std::size_t kHashBytes = 16 * 1024;
-constexpr std::size_t kCopyBytes = 16 * 1024 * 1024;
+constexpr std::size_t kHashBytes = std::size_t{16} * 1024;
+constexpr std::size_t kCopyBytes = std::size_t{16} * 1024 * 1024;
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kFaultPages = 256;
 

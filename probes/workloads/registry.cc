@@ -7,7 +7,7 @@ namespace isoprobe::workloads {
 namespace {
 
 constexpr const Workload* kAll[] = {
-#define ISOPROBE_WORKLOAD(descriptor) &descriptor,
+#define ISOPROBE_WORKLOAD(descriptor) &(descriptor),
 #include "workloads/workload_list.h"
 #undef ISOPROBE_WORKLOAD
 };

@@ -38,7 +38,7 @@ isoharness::RunResult run_isoprobe(const std::vector<std::string>& args,
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = isoharness::run_command(
       argv,
-      isoharness::RunOptions{.deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = env});
+      isoharness::RunOptions{.deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = std::move(env)});
   REQUIRE(r.has_value());
   INFO(isoharness::render_argv(argv) << "\nstderr: " << r->err);
   REQUIRE_FALSE(r->timed_out);

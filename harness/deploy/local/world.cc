@@ -401,7 +401,7 @@ pid_t World::start_name_proxy() {
 
 std::string World::witness_key_file() const {
   if (const char* given = std::getenv(kWitnessKeyEnv); given && *given) return given;
-  const std::string path = paths_.world_dir() + "/witness-log.key";
+  std::string path = paths_.world_dir() + "/witness-log.key";
   std::random_device random;
   std::string token;
   for (int i = 0; i < 32; ++i) token += "0123456789abcdef"[random() % 16];
