@@ -37,8 +37,8 @@ isoharness::RunResult run_isoprobe(const std::vector<std::string>& args,
   std::vector<std::string> argv = {isoprobe(), "bench"};
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = isoharness::run_command(
-      argv,
-      isoharness::RunOptions{.deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = std::move(env)});
+      argv, isoharness::RunOptions{
+                .deadline = std::chrono::seconds(90), .max_output = 4 << 20, .env_set = std::move(env)});
   REQUIRE(r.has_value());
   INFO(isoharness::render_argv(argv) << "\nstderr: " << r->err);
   REQUIRE_FALSE(r->timed_out);
