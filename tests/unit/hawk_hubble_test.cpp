@@ -35,7 +35,7 @@ const std::vector<deploy::EgressTarget> kHubbleTargets = {
     {"target", "198.51.100.7", 443, "tcp", "", "internet", ""},
 };
 
-const FlowSubject kHubbleSandbox{"10.0.1.23", "", "agent-env-run1-default-0", "inspect-run1"};
+const FlowSubject kHubbleSandbox{"192.0.2.211", "", "agent-env-run1-default-0", "inspect-run1"};
 
 const deploy::DropRecord* drop_for(const deploy::DropView& v, const std::string& way_out) {
   for (const auto& r : v.records)
@@ -78,7 +78,7 @@ TEST_CASE("hubble flows: the CLI's envelope and bare flows read; malformed and o
   CHECK(drop.unix_ms == kHubbleT0 + 250);
   CHECK(drop.verdict == FlowVerdict::kDropped);
   CHECK(drop.drop_reason == "POLICY_DENIED");
-  CHECK(drop.source_ip == "10.0.1.23");
+  CHECK(drop.source_ip == "192.0.2.211");
   CHECK(drop.destination_ip == "203.0.113.40");
   CHECK(drop.ip_version == "IPv4");
   CHECK(drop.proto == "tcp");
@@ -156,7 +156,7 @@ TEST_CASE("hubble drops: one sandbox's outgoing flows, policy drops and forwards
   CHECK(icmp->dropped);
   const auto* metadata = drop_for(v, "metadata");
   REQUIRE(metadata);
-  CHECK(metadata->source == "10.0.9.99");
+  CHECK(metadata->source == "192.0.2.214");
   CHECK(metadata->dropped);
   const auto* target = drop_for(v, "target");
   REQUIRE(target);
@@ -164,10 +164,10 @@ TEST_CASE("hubble drops: one sandbox's outgoing flows, policy drops and forwards
   CHECK(target->reason == "FORWARDED");
 
   // Known by its address only: the metadata drop (another source address) is not its.
-  CHECK(select_drops(f, {"10.0.1.23", "", "", ""}, kHubbleTargets, kHubbleT0, kHubbleT0 + 2000, true)
+  CHECK(select_drops(f, {"192.0.2.211", "", "", ""}, kHubbleTargets, kHubbleT0, kHubbleT0 + 2000, true)
             .records.size() == 3);
   // Known by nothing Hubble shows: no records.
-  CHECK(select_drops(f, {"10.9.9.9", "", "nobody", "nowhere"}, kHubbleTargets, kHubbleT0, kHubbleT0 + 2000,
+  CHECK(select_drops(f, {"192.0.2.215", "", "nobody", "nowhere"}, kHubbleTargets, kHubbleT0, kHubbleT0 + 2000,
                      true)
             .records.empty());
 }
@@ -246,7 +246,7 @@ TEST_CASE("hawk backend witness: drops from Hubble flows, by file and by command
     return r;
   };
   deploy::SandboxHandle h;
-  h.route.sandbox.host = "10.0.1.23";
+  h.route.sandbox.host = "192.0.2.211";
   h.facts = {{"sandbox_pod", {{"name", "agent-env-run1-default-0"}, {"namespace", "inspect-run1"}}}};
 
   // The command: the window appended, the canary's SYN dropped by policy.
