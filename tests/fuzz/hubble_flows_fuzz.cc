@@ -16,8 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {"internet-canary", "203.0.113.40", 443, "tcp", "", "internet", "203.0.113.40"},
       {"canary-icmp", "203.0.113.40", 0, "icmp", "", "internet", "203.0.113.40"}};
   constexpr long long from = 1796306400000, to = from + 2000;
-  const auto view = select_drops(flows, {"192.0.2.211", "fd00::17", "agent-env-run1-default-0", "inspect-run1"},
-                                 targets, from, to, true);
+  const auto view =
+      select_drops(flows, {"192.0.2.211", "fd00::17", "agent-env-run1-default-0", "inspect-run1"}, targets,
+                   from, to, true);
   for (const auto& r : view.records) {
     if (r.unix_ms < from || r.unix_ms > to) std::abort();
     if (r.dropped && !policy_denied(r.reason)) std::abort();
