@@ -80,6 +80,18 @@ std::string changes_table(const nlohmann::json& drift, bool fresh) {
          rows + "</table>\n";
 }
 
+// Several deployments in one history: each its own series, said once above the tables.
+std::string deployments_note(const nlohmann::json& drift) {
+  const auto d = drift_deployments(drift);
+  if (d.size() < 2) return "";
+  std::string names;
+  for (const auto& x : d) names += (names.empty() ? "" : ", ") + escape_html(x);
+  return fmt::format(
+      "<p class=\"meta\">{} deployments ({}): each is its own series, a run is compared only with runs of "
+      "its own deployment</p>\n",
+      d.size(), names);
+}
+
 std::string series_sections(const nlohmann::json& drift) {
   std::string shown, folded;
   int folded_count = 0;
@@ -87,7 +99,7 @@ std::string series_sections(const nlohmann::json& drift) {
     const bool mix = str_or(s, "workload") == "mix";
     std::string block =
         fmt::format("<section>\n<h2>{}</h2>\n<p class=\"meta\">{} night(s), {} change point(s)</p>\n",
-                    escape_html(str_or(s, "key")), s["points"].size(), s["changes"].size());
+                    escape_html(series_label(drift, s)), s["points"].size(), s["changes"].size());
     block += chart(s) + "\n</section>\n";
     if (mix || !s["changes"].empty()) {
       shown += block;
@@ -110,6 +122,7 @@ std::string render_drift_html(const nlohmann::json& drift) {
   const bool changed = str_or(sum, "verdict") == "changed";
   std::string out = page_head("Timing drift", drift_style());
   out += "<h1>Timing drift across nights</h1>\n";
+  out += deployments_note(drift);
   out +=
       fmt::format("<p class=\"meta\">{} parity run(s) · {} series · newest run <b>{}</b>{}</p>\n",
                   sum["runs"].get<int>(), sum["series"].get<int>(), escape_html(str_or(drift, "newest_run")),

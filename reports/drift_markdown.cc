@@ -1,5 +1,6 @@
 // render_drift_markdown: the drift document for a CI step summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/drift_reports.h"
 #include "reports/drift_view.h"
@@ -53,6 +54,12 @@ std::string render_drift_markdown(const nlohmann::json& drift) {
       sum["new_changes"].get<int>(), sum["gated_changes"].get<int>(),
       drift["gate"].empty() ? std::string("none") : drift["gate"].dump(),
       num_or(drift["method"], "significance", 0.0));
+  const auto deployments = drift_deployments(drift);
+  if (deployments.size() > 1)
+    out += fmt::format(
+        "{} deployments ({}): each is its own series, a run is compared only with runs of its own "
+        "deployment.\n",
+        deployments.size(), escape_md_inline(fmt::format("{}", fmt::join(deployments, ", "))));
   return out;
 }
 

@@ -274,8 +274,13 @@ nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, co
     out["source"] = source_json(f, rec.mix);
     out["nights"] = nights_json(f);
   }
-  DriftQuery q{rec.cell(),     target.cell(),   rec.runtime, f.run ? f.run->baseline : "",
-               mixes.scenario, rec.recorded_utc};
+  DriftQuery q{rec.cell(),
+               target.cell(),
+               rec.runtime,
+               f.run ? f.run->baseline : "",
+               mixes.scenario,
+               rec.recorded_utc,
+               f.run ? f.run->provenance.key() : o.deployment};
   if (q.parity_baseline.empty() && !h.runs.empty()) q.parity_baseline = h.runs.back().baseline;
   out["drift"] = changes_since(h.drift, q);
   std::vector<std::string> warnings;

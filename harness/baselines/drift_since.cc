@@ -28,6 +28,7 @@ nlohmann::json changes_since(const nlohmann::json& drift, const DriftQuery& q) {
   for (const auto& s : drift.value("series", nlohmann::json::array())) {
     if (s.value("workload", "") != history::kMixWorkload) continue;
     if (!q.scenario.empty() && s.value("scenario", "") != q.scenario) continue;
+    if (!q.deployment.empty() && s.value("deployment", "") != q.deployment) continue;
     const std::string cell = s.value("cell", "");
     const bool record_series = cell == q.record_cell;
     const bool record_is_baseline = q.record_cell == q.parity_baseline && !q.parity_baseline.empty();
@@ -40,6 +41,7 @@ nlohmann::json changes_since(const nlohmann::json& drift, const DriftQuery& q) {
       const bool borrowed = own && !record_series && cell != q.target_cell;
       if (borrowed && !borrowed_runs.insert(c.value("run", "")).second) continue;
       out.push_back({{"series", s.value("key", "")},
+                     {"deployment", s.value("deployment", "")},
                      {"cell", cell},
                      {"own_cell", own},
                      {"run", c.value("run", "")},

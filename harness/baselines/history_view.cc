@@ -17,9 +17,13 @@ HistoryView read_history(const history::Database& db, const std::string& at_utc)
   std::vector<history::RunInfo> infos;
   for (const auto& r : rows) {
     if (r.started > at_utc) continue;
-    infos.push_back({r.id, r.started, r.context, notes[r.id]});
-    if (r.kind != "parity") continue;
-    for (auto& p : parity_runs_of(db.result(r.id), r.id, r.started)) view.runs.push_back(std::move(p));
+    if (r.kind != "parity") {
+      infos.push_back({r.id, r.started, r.context, notes[r.id], history::context_deployment(r.context)});
+      continue;
+    }
+    const auto result = db.result(r.id);
+    infos.push_back({r.id, r.started, r.context, notes[r.id], history::run_deployment(result)});
+    for (auto& p : parity_runs_of(result, r.id, r.started)) view.runs.push_back(std::move(p));
   }
   std::vector<history::SeriesPoint> points;
   for (auto& p : db.points())

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "harness/common/error.h"
 #include "harness/parity/parity.h"
@@ -14,7 +15,7 @@ namespace isoharness::history {
 namespace {
 
 struct SeriesData {
-  std::string key, scenario, cell, workload;
+  std::string key, scenario, cell, workload, deployment;
   double tolerance = 1.10;
   std::vector<const SeriesPoint*> points;
 };
@@ -24,20 +25,30 @@ bool wanted(const std::vector<std::string>& patterns, const std::string& key) {
   return std::any_of(patterns.begin(), patterns.end(), [&](const auto& p) { return series_matches(p, key); });
 }
 
-std::vector<SeriesData> group(const std::vector<SeriesPoint>& points, const DriftOptions& options) {
-  std::map<std::string, SeriesData> by_key;
+// One series per key and deployment: a run is compared only with runs of its deployment.
+std::vector<SeriesData> group(const std::vector<SeriesPoint>& points,
+                              const std::map<std::string, RunInfo>& runs,
+                              const std::string& newest_deployment, const DriftOptions& options) {
+  std::map<std::pair<std::string, std::string>, SeriesData> by_key;
   for (const auto& p : points) {
     if (!wanted(options.series, p.series)) continue;
-    auto& s = by_key[p.series];
-    if (s.points.empty()) s = {p.series, p.scenario, p.cell, p.workload, p.tolerance, {}};
+    const std::string& deployment = runs.at(p.run_id).deployment;
+    auto& s = by_key[{deployment, p.series}];
+    if (s.points.empty()) s = {p.series, p.scenario, p.cell, p.workload, deployment, p.tolerance, {}};
     s.tolerance = p.tolerance;  // the newest run's tolerance
     s.points.push_back(&p);
   }
   std::vector<SeriesData> out;
   out.reserve(by_key.size());
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
-  // Mixes first: they carry the human-baseline question.
-  std::stable_partition(out.begin(), out.end(), [](const auto& s) { return s.workload == kMixWorkload; });
+  // The newest run's deployment first, and mixes first within it: they carry the
+  // human-baseline question.
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    const auto rank = [&](const SeriesData& s) {
+      return std::pair(s.deployment != newest_deployment, s.workload != kMixWorkload);
+    };
+    return rank(a) < rank(b);
+  });
   return out;
 }
 
@@ -152,6 +163,7 @@ nlohmann::json series_json(const SeriesData& s, const std::vector<ChangePoint>& 
     const std::size_t b = i + 1 < found.size() ? found[i + 1].index : s.points.size();
     const bool is_new = has_newest && !found_near(before_tonight, k);
     nlohmann::json c = {{"series", s.key},
+                        {"deployment", s.deployment},
                         {"run", s.points[k]->run_id},
                         {"started", s.points[k]->started},
                         {"index", k},
@@ -166,9 +178,9 @@ nlohmann::json series_json(const SeriesData& s, const std::vector<ChangePoint>& 
     annotate(c, s, k, runs, ordered);
     changes.push_back(std::move(c));
   }
-  return {{"key", s.key},           {"scenario", s.scenario},   {"cell", s.cell},
-          {"workload", s.workload}, {"tolerance", s.tolerance}, {"points", points},
-          {"changes", changes}};
+  return {{"key", s.key},     {"deployment", s.deployment}, {"scenario", s.scenario},
+          {"cell", s.cell},   {"workload", s.workload},     {"tolerance", s.tolerance},
+          {"points", points}, {"changes", changes}};
 }
 
 nlohmann::json method_json(const DriftOptions& options) {
@@ -182,6 +194,32 @@ nlohmann::json method_json(const DriftOptions& options) {
           {"confidence", options.confidence}};
 }
 
+// Every run by id, with its deployment filled (from the context when the caller gave none),
+// and a run known only from its points as one of an unknown deployment.
+std::map<std::string, RunInfo> runs_by_id(const std::vector<SeriesPoint>& points,
+                                          const std::vector<RunInfo>& runs) {
+  std::map<std::string, RunInfo> by_id;
+  for (const auto& r : runs) by_id[r.id] = r;
+  for (const auto& p : points)
+    if (!by_id.count(p.run_id)) by_id[p.run_id] = {p.run_id, p.started, nlohmann::json::object(), {}, ""};
+  for (auto& [id, r] : by_id)
+    if (r.deployment.empty()) r.deployment = context_deployment(r.context);
+  return by_id;
+}
+
+nlohmann::json runs_json(const std::vector<std::string>& ids, const std::map<std::string, RunInfo>& by_id) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& id : ids) {
+    const auto& r = by_id.at(id);
+    out.push_back({{"id", r.id},
+                   {"started", r.started},
+                   {"deployment", r.deployment},
+                   {"context", r.context},
+                   {"notes", r.notes}});
+  }
+  return out;
+}
+
 }  // namespace
 
 bool series_matches(const std::string& pattern, const std::string& key) {
@@ -190,14 +228,12 @@ bool series_matches(const std::string& pattern, const std::string& key) {
 
 nlohmann::json analyse_drift(const std::vector<SeriesPoint>& points, const std::vector<RunInfo>& runs,
                              const DriftOptions& options) {
-  std::map<std::string, RunInfo> by_id;
-  for (const auto& r : runs) by_id[r.id] = r;
-  for (const auto& p : points)
-    if (!by_id.count(p.run_id)) by_id[p.run_id] = {p.run_id, p.started, nlohmann::json::object(), {}};
+  const auto by_id = runs_by_id(points, runs);
   std::vector<std::string> parity_runs;  // in order, each once
   for (const auto& p : points)
     if (parity_runs.empty() || parity_runs.back() != p.run_id) parity_runs.push_back(p.run_id);
   const std::string newest = parity_runs.empty() ? "" : parity_runs.back();
+  const std::string newest_deployment = newest.empty() ? "" : by_id.at(newest).deployment;
 
   nlohmann::json doc = {{"schema", "isoharness.drift/v2"},
                         {"method", method_json(options)},
@@ -206,15 +242,13 @@ nlohmann::json analyse_drift(const std::vector<SeriesPoint>& points, const std::
                         {"gate", options.gate},
                         {"newest_run", newest},
                         {"previous_run", parity_runs.size() > 1 ? parity_runs[parity_runs.size() - 2] : ""},
-                        {"runs", nlohmann::json::array()},
+                        {"newest_deployment", newest_deployment},
+                        {"runs", runs_json(parity_runs, by_id)},
                         {"series", nlohmann::json::array()}};
-  for (const auto& id : parity_runs) {
-    const auto& r = by_id[id];
-    doc["runs"].push_back({{"id", r.id}, {"started", r.started}, {"context", r.context}, {"notes", r.notes}});
-  }
   int changes = 0, fresh = 0, gated = 0;
   nlohmann::json gated_series = nlohmann::json::array();
-  for (const auto& s : group(points, options)) {
+  std::set<std::string> deployments;
+  for (const auto& s : group(points, by_id, newest_deployment, options)) {
     const auto found = detect(s, s.points.size(), options.change_points);
     const bool has_newest = s.points.back()->run_id == newest && s.points.size() > 1;
     const auto before_tonight =
@@ -228,15 +262,13 @@ nlohmann::json analyse_drift(const std::vector<SeriesPoint>& points, const std::
         gated_series.push_back(s.key);
       }
     }
+    deployments.insert(s.deployment);
     doc["series"].push_back(std::move(js));
   }
-  doc["summary"] = {{"series", doc["series"].size()},
-                    {"runs", parity_runs.size()},
-                    {"changes", changes},
-                    {"new_changes", fresh},
-                    {"gated_changes", gated},
-                    {"gated_series", gated_series},
-                    {"verdict", gated ? "changed" : "steady"}};
+  doc["summary"] = {{"series", doc["series"].size()}, {"runs", parity_runs.size()},
+                    {"deployments", deployments},     {"changes", changes},
+                    {"new_changes", fresh},           {"gated_changes", gated},
+                    {"gated_series", gated_series},   {"verdict", gated ? "changed" : "steady"}};
   return doc;
 }
 
@@ -247,7 +279,9 @@ nlohmann::json analyse_drift(const Database& db, const DriftOptions& options) {
   auto rows = db.runs(1000000);
   std::reverse(rows.begin(), rows.end());  // oldest first
   for (const auto& r : rows)
-    if (r.started >= options.since) runs.push_back({r.id, r.started, r.context, notes[r.id]});
+    if (r.started >= options.since)
+      runs.push_back({r.id, r.started, r.context, notes[r.id],
+                      r.kind == "parity" ? run_deployment(db.result(r.id)) : context_deployment(r.context)});
   auto doc = analyse_drift(db.points(options.since), runs, options);
   doc["posture"] = db.posture_changes();
   // A control that passed last time and fails now is a change too.

@@ -12,6 +12,12 @@
 // same place) when the newest parity run is left out. A new change in a series matching
 // one of the gate patterns (default "*/mix", every cell's human-baseline mix) is "gated":
 // the nightly fails on it.
+//
+// Like with like: a series holds the runs of one deployment only (run_deployment in
+// series.h: the parity section's backend and deployment profile). The same key timed on
+// two deployments (a local box and a hawk deployment, or two deployments) is two series,
+// each with its "deployment"; runs recorded without provenance are "BACKEND/unknown" and
+// form series of their own. Only the newest run's deployment can have new changes.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -36,6 +42,8 @@ struct RunInfo {
   std::string id, started;
   nlohmann::json context;
   std::vector<std::string> notes;
+  // "backend/deployment" (run_deployment); empty = from the context alone, "BACKEND/unknown".
+  std::string deployment;
 };
 
 // The drift document from series points (ordered by run start time) and the runs they

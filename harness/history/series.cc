@@ -67,6 +67,26 @@ std::string series_key(const std::string& scenario, const std::string& cell, con
   return scenario + "/" + cell + "/" + workload;
 }
 
+std::string context_deployment(const nlohmann::json& context) {
+  const std::string backend = text(context, "backend");
+  return (backend.empty() ? std::string(kUnknownDeployment) : backend) + "/" + kUnknownDeployment;
+}
+
+std::string run_deployment(const nlohmann::json& result) {
+  if (!result.is_object()) return context_deployment(nlohmann::json());
+  const auto context = result.value("context", nlohmann::json::object());
+  const auto parity = result.value("parity", nlohmann::json());
+  const auto sections = parity.is_array() ? parity : nlohmann::json::array({parity});
+  for (const auto& s : sections) {
+    const auto p = s.is_object() ? s.value("provenance", nlohmann::json()) : nlohmann::json();
+    if (!p.is_object()) continue;
+    const std::string backend = text(p, "backend"), name = text(p, "deployment");
+    return (backend.empty() ? std::string(kUnknownDeployment) : backend) + "/" +
+           (name.empty() ? std::string(kUnknownDeployment) : name);
+  }
+  return context_deployment(context);
+}
+
 std::vector<SeriesPoint> series_points(const nlohmann::json& result) {
   std::vector<SeriesPoint> out;
   if (!result.is_object() || !result.contains("parity")) return out;

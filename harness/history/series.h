@@ -31,6 +31,15 @@ struct SeriesPoint {
 // gives none.
 std::vector<SeriesPoint> series_points(const nlohmann::json& result);
 
+// Where a run's timings come from, "backend/deployment" (the parity section's provenance:
+// the backend and the deployment profile's name). A run recorded before sections carried
+// provenance is "BACKEND/unknown" (its backend from the context, else "unknown"): such runs
+// are compared only with each other, never with a named deployment.
+inline constexpr const char* kUnknownDeployment = "unknown";
+std::string run_deployment(const nlohmann::json& result);
+// The same from a run's context block alone (no provenance there): "BACKEND/unknown".
+std::string context_deployment(const nlohmann::json& context);
+
 // "scenario/cell/workload".
 std::string series_key(const std::string& scenario, const std::string& cell, const std::string& workload);
 

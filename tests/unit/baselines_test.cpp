@@ -177,3 +177,27 @@ TEST_CASE("a runc upgrade is the parity baseline cell's own change, listed once"
             runsc, {"runc/tier", "gvisor/tier", "runc", "runc/tier", "parity", "2026-06-01T00:00:00Z"})
             .empty());
 }
+
+TEST_CASE("a change seen on another deployment is not the record's", "[baselines]") {
+  const auto series = [](const std::string& deployment, const std::string& run) {
+    return nlohmann::json{{"key", "parity/gvisor/tier/mix"},
+                          {"deployment", deployment},
+                          {"scenario", "parity"},
+                          {"cell", "gvisor/tier"},
+                          {"workload", "mix"},
+                          {"changes",
+                           {{{"run", run},
+                             {"started", "2026-06-05T02:00:00Z"},
+                             {"direction", "slower"},
+                             {"explanation", "no change recorded in the context"}}}}};
+  };
+  const nlohmann::json drift = {{"series", {series("local/local", "l5"), series("hawk/staging", "h5")}}};
+  baselines::DriftQuery q{"runc/tier", "gvisor/tier",          "runc",        "runc/tier",
+                          "parity",    "2026-06-01T00:00:00Z", "hawk/staging"};
+  const auto on_hawk = baselines::changes_since(drift, q);
+  REQUIRE(on_hawk.size() == 1);
+  CHECK(on_hawk[0]["run"] == "h5");
+  CHECK(on_hawk[0]["deployment"] == "hawk/staging");
+  q.deployment = "local/unknown";  // runs recorded without provenance: no named deployment's change
+  CHECK(baselines::changes_since(drift, q).empty());
+}

@@ -414,6 +414,79 @@ TEST_CASE("drift: a change that becomes significant tonight is new, and gated in
   CHECK(history::analyse_drift(db, options)["summary"]["runs"] == 3);
 }
 
+namespace {
+
+// A night that ran somewhere: `deployment` "" leaves the section without provenance (a run
+// recorded before sections carried it; its context says backend local), else
+// "backend/profile". The context's runtime versions are the harness host's, as a local run
+// records them.
+json night_on(int night, double ratio, const std::string& deployment) {
+  auto doc = test::parity_night(night, ratio, "runsc version release-20231009.0");
+  doc["context"]["backend"] = "local";
+  if (deployment.empty()) return doc;
+  const auto slash = deployment.find('/');
+  doc["context"]["backend"] = deployment.substr(0, slash);
+  doc["parity"]["provenance"] = {{"backend", deployment.substr(0, slash)},
+                                 {"deployment", deployment.substr(slash + 1)},
+                                 {"runtime", json::object()}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("drift compares like with like: local, hawk and unrecorded deployments are series of their own",
+          "[history][drift]") {
+  EACH_ENGINE();
+  history::Database db(t.path());
+  // Three old nights without provenance, six on the local box (gVisor-ptrace: 8x), then
+  // eight on a hawk deployment (1.2x), the newest among them; each deployment is steady.
+  int night = 0;
+  for (int i = 0; i < 3; ++i, ++night) db.record(night_on(night, 1.2 * (1 + 0.004 * (i % 3)), ""));
+  for (int i = 0; i < 6; ++i, ++night) db.record(night_on(night, 8.0 * (1 + 0.004 * (i % 3)), "local/local"));
+  for (int i = 0; i < 8; ++i, ++night)
+    db.record(night_on(night, 1.2 * (1 + 0.004 * (i % 3)), "hawk/staging"));
+  const auto d = history::analyse_drift(db, {});
+  CHECK(d["newest_deployment"] == "hawk/staging");
+  CHECK(d["summary"]["deployments"] == json::array({"hawk/staging", "local/local", "local/unknown"}));
+  CHECK(d["runs"][0]["deployment"] == "local/unknown");
+  CHECK(d["runs"].back()["deployment"] == "hawk/staging");
+  std::map<std::string, std::size_t> mix_points;
+  for (const auto& s : d["series"]) {
+    INFO(s["deployment"] << " " << s["key"]);
+    CHECK(s["changes"].empty());  // a switch of deployment is not a change of timing
+    for (const auto& p : s["points"]) {
+      const double level = s["deployment"] == "local/local" ? 8.0 : 1.2;
+      CHECK(p["estimate"].get<double>() == Approx(level).epsilon(0.01));
+    }
+    if (s["workload"] == "mix") mix_points[s["deployment"]] = s["points"].size();
+  }
+  CHECK(mix_points ==
+        std::map<std::string, std::size_t>{{"hawk/staging", 8}, {"local/local", 6}, {"local/unknown", 3}});
+  // The newest run's deployment first, its mix first.
+  CHECK(d["series"][0]["deployment"] == "hawk/staging");
+  CHECK(d["series"][0]["workload"] == "mix");
+  CHECK(d["summary"]["verdict"] == "steady");
+  CHECK_THAT(history::drift_to_text(d), Catch::Contains("3 deployments"));
+  CHECK_THAT(reports::render_drift_markdown(d), Catch::Contains("3 deployments (hawk/staging, local/local"));
+  CHECK_THAT(reports::render_drift_html(d),
+             Catch::Contains("<h2>hawk/staging · parity/gvisor/tier/mix</h2>") &&
+                 Catch::Contains("<h2>local/unknown · parity/gvisor/tier/mix</h2>"));
+
+  // The same key on one deployment still finds its own change, and only that one.
+  db.record(night_on(night++, 1.6, "hawk/staging"));
+  db.record(night_on(night++, 1.6, "hawk/staging"));
+  db.record(night_on(night++, 1.61, "hawk/staging"));
+  const auto after = history::analyse_drift(db, {});
+  for (const auto& s : after["series"]) {
+    INFO(s["deployment"] << " " << s["key"]);
+    CHECK(s["changes"].size() == (s["deployment"] == "hawk/staging" ? 1U : 0U));
+    for (const auto& c : s["changes"]) {
+      CHECK(c["deployment"] == "hawk/staging");
+      CHECK(c["before"]["runs"] == 8);
+    }
+  }
+}
+
 TEST_CASE("drift: steady nights give no change point", "[history][drift]") {
   EACH_ENGINE();
   history::Database db(t.path());
