@@ -130,6 +130,40 @@ std::string distributions_html(const nlohmann::json& samples, const std::string&
   return out;
 }
 
+// Where the section's timings come from, and what each cell's sandbox saw of its node.
+std::string provenance_html(const nlohmann::json& s) {
+  const ProvenanceView v = provenance_view(s);
+  if (!v.recorded)
+    return "<p class=\"meta\">Where it ran: not recorded (a run from before parity sections carried their "
+           "provenance: compared only with other such runs).</p>\n";
+  std::string out = "<p class=\"meta\">Where it ran: <b>" + escape_html(v.where) + "</b> · runtime " +
+                    escape_html(v.runtime) + "</p>\n";
+  if (v.cells.empty()) return out;
+  out +=
+      "<details><summary>each cell's node</summary>\n<table><tr><th>cell</th><th>node class</th><th>runtime "
+      "class</th><th>kernel the sandbox reports</th><th>node</th></tr>\n";
+  for (const auto& c : v.cells)
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       escape_html(c.cell), escape_html(c.node_class), escape_html(c.runtime),
+                       escape_html(c.kernel), escape_html(c.node));
+  return out + "</table>\n</details>\n";
+}
+
+// A --until-decided run: how many rounds each cell needed, and whether it was decided.
+std::string sequential_html(const nlohmann::json& s) {
+  const SequentialView v = sequential_view(s);
+  if (!v.present) return "";
+  std::string out = "<p class=\"meta\">Until decided: " + escape_html(v.summary) + ".</p>\n";
+  out +=
+      "<table><tr><th>cell</th><th>rounds</th><th>state</th><th>look's "
+      "confidence</th><th>verdict</th></tr>\n";
+  for (const auto& r : v.rows)
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       escape_html(r.cell), r.rounds, escape_html(r.state),
+                       escape_html(confidence_text(r.confidence)), escape_html(r.verdict));
+  return out + "</table>\n";
+}
+
 std::string section_html(const nlohmann::json& s) {
   const double tol = s["tolerance"];
   const double conf = num_or(s, "confidence", 0.95);
@@ -147,8 +181,9 @@ std::string section_html(const nlohmann::json& s) {
       }
     }
     out += fmt::format(
-        "<div class=\"verdict {}\"><b>Human-baseline validity: {}</b> — mix slowdown {}{}</div>\n",
+        "<div class=\"verdict {}\"><b>Human-baseline validity: {}</b> — mix slowdown {}{}{}</div>\n",
         verdict_class(mix["verdict"]), escape_html(plain_verdict(mix)), interval_text(mix["slowdown"]),
+        escape_html(mix_confidence_note(mix, conf)),
         weights.empty() ? "" : " <span class=\"meta\">(weights: " + escape_html(weights) + ")</span>");
     std::vector<ForestRow> rows;
     for (const auto& c : cell["comparisons"]) {
@@ -188,6 +223,26 @@ std::string section_html(const nlohmann::json& s) {
   return out + distributions_html(s["samples"], baseline, tol);
 }
 
+// The run's context: the harness host. Its runtime versions are shown only where the host
+// is the node (the local backend); a deployment's are in "Where it ran".
+std::string context_html(const nlohmann::json& context) {
+  if (!context.is_object() || context.empty()) return "";
+  const std::string head = fmt::format(
+      "isoharness {} (git {}) · {} {} · kernel {}", escape_html(str_or(context, "tool_version", "?")),
+      escape_html(str_or(context, "git_revision", "?")),
+      str_or(context, "backend", "local") == "local" ? "host" : "harness host",
+      escape_html(str_or(context, "host", "?")), escape_html(str_or(context, "kernel", "?")));
+  const std::string when =
+      escape_html(str_or(context, "started", "?")) + " → " + escape_html(str_or(context, "finished", "?"));
+  if (str_or(context, "backend", "local") != "local")
+    return fmt::format("<p>{} · {} backend · {}</p>\n", head, escape_html(str_or(context, "backend", "?")),
+                       when);
+  return fmt::format("<p>{} · runc {} · runsc {} (platform {}, network {}) · {}</p>\n", head,
+                     escape_html(str_or(context, "runc", "?")), escape_html(str_or(context, "runsc", "?")),
+                     escape_html(str_or(context, "runsc_platform", "?")),
+                     escape_html(str_or(context, "runsc_network", "?")), when);
+}
+
 }  // namespace
 
 std::string render_parity_html(const nlohmann::json& parity, const nlohmann::json& context) {
@@ -200,11 +255,10 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
     out += fmt::format("<h1>Timing parity — scenario <code>{}</code></h1>\n",
                        escape_html(str_or(s, "scenario", "-")));
     out += fmt::format(
-        "<p class=\"meta\">Baseline <b>{}</b> · tolerance <b>{}</b> (a candidate may be at most {:.0f} % "
-        "slower) · {} "
-        "confidence intervals</p>\n",
-        escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), (tol - 1) * 100,
+        "<p class=\"meta\">Baseline <b>{}</b> · tolerance <b>{}</b> ({}) · {} confidence intervals</p>\n",
+        escape_html(s["baseline"].get<std::string>()), format_tolerance(tol), escape_html(band_text(tol)),
         percent(num_or(s, "confidence", 0.95)));
+    out += provenance_html(s) + sequential_html(s);
     out += section_html(s);
     const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
     if (cross.is_array() && !cross.empty()) {
@@ -222,24 +276,13 @@ std::string render_parity_html(const nlohmann::json& parity, const nlohmann::jso
   }
   out +=
       "<footer>\n<p>Per workload: ratio candidate/baseline = exp(Hodges–Lehmann shift of log times) with its "
-      "distribution-free Mann–Whitney interval; p is the two-sided Mann–Whitney test. <b>parity</b>: the "
-      "whole "
-      "interval is below the tolerance; <b>regression</b>: the whole interval is above it; "
-      "<b>inconclusive</b>: it "
-      "straddles the line (the estimate of more rounds needed assumes the interval narrows as 1/√rounds). "
-      "Mix: weighted geometric mean of the ratios with a percentile-bootstrap interval — the human-baseline "
-      "validity verdict.</p>\n";
-  if (context.is_object() && !context.empty()) {
-    out += fmt::format(
-        "<p>isoharness {} (git {}) · host {} · kernel {} · runc {} · runsc {} (platform {}, network {}) · {} "
-        "→ {}</p>\n",
-        escape_html(str_or(context, "tool_version", "?")), escape_html(str_or(context, "git_revision", "?")),
-        escape_html(str_or(context, "host", "?")), escape_html(str_or(context, "kernel", "?")),
-        escape_html(str_or(context, "runc", "?")), escape_html(str_or(context, "runsc", "?")),
-        escape_html(str_or(context, "runsc_platform", "?")),
-        escape_html(str_or(context, "runsc_network", "?")), escape_html(str_or(context, "started", "?")),
-        escape_html(str_or(context, "finished", "?")));
-  }
+      "distribution-free Mann–Whitney interval; p is the two-sided Mann–Whitney test. Verdicts are "
+      "two-sided against the band [1/T, T]: <b>parity</b>: the whole interval lies inside it; "
+      "<b>regression</b>: the whole interval is above T; <b>faster</b>: the whole interval is below 1/T "
+      "(outside the band too); <b>inconclusive</b>: it straddles a bound (the estimate of more rounds needed "
+      "assumes the interval narrows as 1/√rounds). Mix: weighted geometric mean of the ratios with its "
+      "interval (the mix's method) — the human-baseline validity verdict.</p>\n";
+  out += context_html(context);
   out += "</footer>\n</body>\n</html>\n";
   return out;
 }

@@ -88,8 +88,9 @@ std::string cell_section(const nlohmann::json& cell, const std::string& baseline
                              share.get<double>() * 100);
     }
   }
-  out += fmt::format("**Human-baseline validity: {}** — mix slowdown {}{}\n\n", verdict_label(mix),
-                     interval_text(mix["slowdown"]), weights.empty() ? "" : " over " + weights);
+  out += fmt::format("**Human-baseline validity: {}** — mix slowdown {}{}{}\n\n", verdict_label(mix),
+                     interval_text(mix["slowdown"]), mix_confidence_note(mix, conf),
+                     weights.empty() ? "" : " over " + weights);
   out += fmt::format("| workload | n (baseline / candidate) | ratio | {} CI | p | verdict | tolerance |\n",
                      percent(conf));
   out += "|---|---:|---:|---|---:|---|---:|\n";
@@ -119,6 +120,38 @@ std::string cell_section(const nlohmann::json& cell, const std::string& baseline
   return out;
 }
 
+// Where the section's timings come from: backend, deployment, runtime and whose versions
+// they are, and what each cell's sandbox saw of its node.
+std::string provenance_markdown(const nlohmann::json& s) {
+  const ProvenanceView v = provenance_view(s);
+  if (!v.recorded)
+    return "\nWhere it ran: not recorded (a run from before parity sections carried their provenance: "
+           "compared "
+           "only with other such runs).\n";
+  std::string out =
+      "\nWhere it ran: " + escape_md_inline(v.where) + ". Runtime: " + escape_md_inline(v.runtime) + ".\n";
+  if (v.cells.empty()) return out;
+  out +=
+      "\n| cell | node class | runtime class | kernel the sandbox reports | node |\n|---|---|---|---|---|\n";
+  for (const auto& c : v.cells)
+    out +=
+        fmt::format("| {} | {} | {} | {} | {} |\n", escape_md_inline(c.cell), escape_md_inline(c.node_class),
+                    escape_md_inline(c.runtime), escape_md_inline(c.kernel), escape_md_inline(c.node));
+  return out;
+}
+
+// A --until-decided run: how many rounds each cell needed, decided or not, at which look.
+std::string sequential_markdown(const nlohmann::json& s) {
+  const SequentialView v = sequential_view(s);
+  if (!v.present) return "";
+  std::string out = "\nUntil decided: " + escape_md_inline(v.summary) + ".\n\n";
+  out += "| cell | rounds | state | look's confidence | verdict |\n|---|---:|---|---:|---|\n";
+  for (const auto& r : v.rows)
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", escape_md_inline(r.cell), r.rounds,
+                       escape_md_inline(r.state), confidence_text(r.confidence), escape_md_inline(r.verdict));
+  return out;
+}
+
 // The getpid cross-check of a section, when it has one.
 std::string crosscheck_section(const nlohmann::json& s) {
   const auto& cross = s.contains("getpid_crosscheck") ? s["getpid_crosscheck"] : nlohmann::json();
@@ -136,6 +169,23 @@ std::string crosscheck_section(const nlohmann::json& s) {
   return out;
 }
 
+// The run's context: the harness host. Its runtime versions are shown only where the host
+// is the node (the local backend); a deployment's are in "Where it ran".
+std::string context_markdown(const nlohmann::json& context) {
+  if (!context.is_object() || context.empty()) return "";
+  if (str_or(context, "backend", "local") != "local")
+    return fmt::format(
+        "<sub>harness host {} · {} · {} backend · {}</sub>\n", escape_md_inline(str_or(context, "host", "?")),
+        escape_md_inline(str_or(context, "kernel", "?")), escape_md_inline(str_or(context, "backend", "?")),
+        escape_md_inline(str_or(context, "started", "?")));
+  return fmt::format(
+      "<sub>host {} · {} · runc {} · runsc {} ({}) · {}</sub>\n",
+      escape_md_inline(str_or(context, "host", "?")), escape_md_inline(str_or(context, "kernel", "?")),
+      escape_md_inline(str_or(context, "runc", "?")), escape_md_inline(str_or(context, "runsc", "?")),
+      escape_md_inline(str_or(context, "runsc_platform", "?")),
+      escape_md_inline(str_or(context, "started", "?")));
+}
+
 }  // namespace
 
 std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann::json& context) {
@@ -148,22 +198,15 @@ std::string render_parity_markdown(const nlohmann::json& parity, const nlohmann:
     const std::string baseline = s["baseline"].get<std::string>();
     out += fmt::format("# Timing parity — scenario `{}`\n\n", escape_md_inline(scenario));
     out += fmt::format(
-        "Baseline **{}** · tolerance **{}** (a candidate may be at most {:.0f} % slower) · {} intervals "
-        "(Hodges–Lehmann ratio of log times with its Mann–Whitney interval; mix: weighted geometric mean, "
-        "bootstrap)\n",
-        escape_md_inline(baseline), format_tolerance(tol), (tol - 1) * 100, percent(conf));
+        "Baseline **{}** · tolerance **{}** ({}) · {} intervals "
+        "(Hodges–Lehmann ratio of log times with its Mann–Whitney interval; mix: weighted geometric mean)\n",
+        escape_md_inline(baseline), format_tolerance(tol), band_text(tol), percent(conf));
+    out += provenance_markdown(s) + sequential_markdown(s);
     for (const auto& cell : s["cells"]) out += cell_section(cell, baseline, tol, conf);
     out += crosscheck_section(s);
     out += "\n";
   }
-  if (context.is_object() && !context.empty()) {
-    out += fmt::format(
-        "<sub>host {} · {} · runc {} · runsc {} ({}) · {}</sub>\n",
-        escape_md_inline(str_or(context, "host", "?")), escape_md_inline(str_or(context, "kernel", "?")),
-        escape_md_inline(str_or(context, "runc", "?")), escape_md_inline(str_or(context, "runsc", "?")),
-        escape_md_inline(str_or(context, "runsc_platform", "?")),
-        escape_md_inline(str_or(context, "started", "?")));
-  }
+  out += context_markdown(context);
   return out;
 }
 

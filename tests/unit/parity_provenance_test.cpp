@@ -4,8 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "harness/history/connection.h"
+#include "harness/history/drift.h"
 #include "harness/history/history.h"
+#include "reports/reports.h"
 #include "tests/support/test_support.h"
+#include "tests/unit/reports_fixture.h"
 
 using namespace isoharness;
 
@@ -84,10 +88,11 @@ TEST_CASE("the parity section's provenance: deployment, runtime as observed or d
 TEST_CASE("the history of a hawk run shows no harness-host runtime versions", "[parity][provenance]") {
   test::TempDir dir("ih-provenance");
   const std::string path = (dir.path / "h.sqlite").string();
-  auto result =
-      nlohmann::json::parse(test::read_text(test::source_dir() + "/tests/fixtures/reports/result.json"));
+  auto result = test::result_with_parity_fixture();
   result["context"] = host_context("hawk");
   runner::separate_harness_host(result["context"], profile("hawk", false), "hawk");
+  result["parity"]["provenance"] =
+      runner::parity_provenance(profile("hawk", false), "hawk", cell_details(), result["context"]);
   {
     history::Database db(path);
     db.record(result);
@@ -99,4 +104,30 @@ TEST_CASE("the history of a hawk run shows no harness-host runtime versions", "[
   INFO(stored);
   CHECK(rows[0].context["runsc"].is_null());
   CHECK(rows[0].context["runc"].is_null());
+  // Everything a reader gets from the history: the drift document, the public view and
+  // the parity page of the stored run name the host's versions nowhere but under
+  // harness_host.
+  const auto drift = history::analyse_drift(db, {});
+  REQUIRE(drift["runs"].size() == 1);
+  CHECK(drift["runs"][0]["deployment"] == "hawk/staging");
+  auto shown = drift["runs"][0]["context"];
+  shown.erase("harness_host");
+  CHECK(shown.dump().find("0.0~20221219") == std::string::npos);
+  CHECK(shown.dump().find("1.1.5") == std::string::npos);
+  auto view = history::connect(path)->query("SELECT runc, runsc, runsc_platform FROM isoharness_points;");
+  int rows_seen = 0;
+  while (view->next()) {
+    ++rows_seen;
+    CHECK(view->text(0).empty());
+    CHECK(view->text(1).empty());
+    CHECK(view->text(2).empty());
+  }
+  CHECK(rows_seen > 0);
+  const auto back = db.result(rows[0].id);
+  for (const auto& page : {reports::render_parity_html(back["parity"], back["context"]),
+                           reports::render_parity_markdown(back["parity"], back["context"])}) {
+    CHECK(page.find("0.0~20221219") == std::string::npos);
+    CHECK(page.find("1.1.5") == std::string::npos);
+    CHECK(page.find("not declared by the deployment profile") != std::string::npos);
+  }
 }

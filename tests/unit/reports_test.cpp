@@ -400,3 +400,86 @@ TEST_CASE("a document written before refusal records carried their rule still li
                              "'unknown isolation level' | Error: unknown isolation level"));
   CHECK(count_of(render_junit(r), "<testcase classname=\"refused.") == 4);
 }
+
+namespace {
+
+// The parity fixture as a hawk run made with --until-decided records it: the section's
+// provenance and sequential block, one cell decided at the first look (its mix judged at
+// that look's confidence) and the others undecided when the round budget was spent, and a
+// context whose runtime versions are the harness host's, kept apart.
+nlohmann::json hawk_sequential_fixture() {
+  auto r = test::result_with_parity_fixture();
+  auto& s = r["parity"];
+  s["provenance"] = {{"backend", "hawk"},
+                     {"deployment", "staging"},
+                     {"runtime", {{"runsc", "release-20260901.0"}, {"node_image", "bottlerocket-1.20"}}},
+                     {"node_image", "bottlerocket-1.20"},
+                     {"cells", nlohmann::json::object()},
+                     {"harness_host_versions_apply", false}};
+  nlohmann::json cells = nlohmann::json::object();
+  bool first = true;
+  for (auto& c : s["cells"]) {
+    const std::string name = c["name"];
+    s["provenance"]["cells"][name] = {{"node_class", "tier"},        {"runtime_class", "gvisor"},
+                                      {"handler", "runsc"},          {"kernel", "Linux version 4.4.0 #1 SMP"},
+                                      {"node_name", "ip-192-0-2-7"}, {"boot_id", nullptr},
+                                      {"cpus_allowed", "0-1"}};
+    if (first) c["mix"]["confidence"] = 0.98740838;
+    cells[name] = {{"rounds", first ? 4 : 24},
+                   {"decided", first},
+                   {"confidence", first ? 0.98740838 : 0.99443367},
+                   {"verdict", first ? c["mix"]["verdict"] : "inconclusive"}};
+    first = false;
+  }
+  s["sequential"] = {{"spending", "pocock"},
+                     {"batch", 4},
+                     {"max_rounds", 24},
+                     {"overall_confidence", 0.95},
+                     {"looks", nlohmann::json::array()},
+                     {"cells", cells}};
+  r["context"]["backend"] = "hawk";
+  r["context"]["harness_host"] = {{"runc", "1.1.5"}, {"runsc", "0.0~20221219"}, {"runsc_platform", "ptrace"}};
+  r["context"]["runc"] = nullptr;
+  r["context"]["runsc"] = "release-20260901.0";
+  r["context"]["runsc_platform"] = nullptr;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("parity reports show where the run ran and how many rounds each cell needed", "[reports]") {
+  const auto r = hawk_sequential_fixture();
+  const std::string first = r["parity"]["cells"][0]["name"];
+  const std::string second = r["parity"]["cells"][1]["name"];
+  const auto md = render_parity_markdown(r["parity"], r["context"]);
+  const auto html = render_parity_html(r["parity"], r["context"]);
+  for (const std::string& page : {md, html}) {
+    CHECK_THAT(page, Catch::Contains("hawk backend, deployment staging, node image bottlerocket-1.20"));
+    CHECK_THAT(page,
+               Catch::Contains("node_image bottlerocket-1.20, runsc release-20260901.0 (as the deployment "
+                               "profile declares them"));
+    CHECK_THAT(page,
+               Catch::Contains("Linux version 4.4.0 #1 SMP") && Catch::Contains("ip-192-0-2-7, CPUs 0-1"));
+    CHECK_THAT(page, Catch::Contains("batches of 4 until each cell was decided or 24 rounds were spent"));
+    CHECK_THAT(page, Catch::Contains("decided after 4 rounds") &&
+                         Catch::Contains("undecided: the budget of 24 rounds was spent"));
+    CHECK_THAT(page, Catch::Contains("98.7 %") && Catch::Contains("99.4 %"));
+    CHECK_THAT(page, Catch::Contains("mix slowdown") && Catch::Contains("(98.7 % interval)"));
+    CHECK_THAT(page,
+               Catch::Contains("95 %") && Catch::Contains("two-sided: parity when the interval lies inside"));
+    // The harness host's runtime versions are not the platform's: never shown.
+    CHECK_THAT(page, !Catch::Contains("0.0~20221219") && !Catch::Contains("runc 1.1.5"));
+    CHECK_THAT(page, Catch::Contains("harness host ci-runner-7"));
+  }
+  // Only the decided cell's mix was judged at its look's confidence.
+  CHECK(count_of(md, "(98.7 % interval)") == 1);
+  CHECK(md.find("| " + first + " | 4 | decided after 4 rounds | 98.7 % |") != std::string::npos);
+  CHECK(md.find("| " + second +
+                " | 24 | undecided: the budget of 24 rounds was spent | 99.4 % | inconclusive |") !=
+        std::string::npos);
+  // A local run's footer keeps the host's versions: there the host is the node.
+  const auto local = test::result_with_parity_fixture();
+  CHECK_THAT(
+      render_parity_markdown(local["parity"], local["context"]),
+      Catch::Contains("runc 1.1.5 · runsc 0.0~20221219") && Catch::Contains("Where it ran: not recorded"));
+}
