@@ -543,7 +543,18 @@ const char* parity_word(Verdict v) {
   return kWords.at(static_cast<std::size_t>(v));
 }
 
-// The one-line mix of every cell, then the verdict.
+// ", decided after 4 rounds" / ", undecided after 24 rounds" for a --until-decided run.
+std::string sequential_note(const nlohmann::json& section, const std::string& cell) {
+  const auto seq = section.value("sequential", nlohmann::json::object());
+  const auto cells = seq.is_object() ? seq.value("cells", nlohmann::json::object()) : nlohmann::json();
+  if (!cells.is_object() || !cells.contains(cell) || !cells[cell].is_object()) return "";
+  const auto& c = cells[cell];
+  return fmt::format(", {} after {} rounds", c.value("decided", false) ? "decided" : "undecided",
+                     c.value("rounds", 0));
+}
+
+// The one-line mix of every cell (its interval's confidence: a sequential look's share
+// where one decided it), then the verdict.
 void print_summary(const nlohmann::json& section, const std::string& baseline, Verdict verdict,
                    const Measurements& m, const std::string& result_path) {
   if (!m.infra_error.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", m.infra_error.c_str());
@@ -556,9 +567,11 @@ void print_summary(const nlohmann::json& section, const std::string& baseline, V
         continue;
       }
       const auto& slow = mix.value("slowdown", nlohmann::json::object());
-      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] → %s\n",
+      const double conf = mix.value("confidence", section.value("confidence", 0.95));
+      std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] (%.3g %%) → %s%s\n",
                    c.value("name", "").c_str(), baseline.c_str(), slow.value("estimate", 0.0),
-                   slow.value("low", 0.0), slow.value("high", 0.0), mix.value("verdict", "?").c_str());
+                   slow.value("low", 0.0), slow.value("high", 0.0), conf * 100, mix.value("verdict", "?").c_str(),
+                   sequential_note(section, c.value("name", "")).c_str());
     }
   }
   std::fprintf(stderr, "%s: %d rounds — result %s\n", parity_word(verdict), m.rounds_done,
