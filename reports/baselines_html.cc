@@ -32,7 +32,7 @@ std::string chart(const nlohmann::json& doc) {
   for (const auto& r : doc["records"]) {
     if (!r["ratio"].is_object()) continue;
     if (tolerance == 0) tolerance = r["tolerance"].get<double>();
-    const auto& i = r["ratio"];
+    const auto& i = effective_interval(r);
     rows.push_back({fmt::format("{}: {} / {} ({})", r["line"].get<int>(), str_or(r, "task"),
                                 str_or(r, "item"), str_or(r, "cell")),
                     i["estimate"].get<double>(), i["low"].get<double>(), i["high"].get<double>(),
@@ -50,16 +50,16 @@ std::string chart(const nlohmann::json& doc) {
   return note +
          band_svg(
              rows, tolerance, "Each record's corrected interval against the tolerance band",
-             "corrected / recorded duration = ratio target / record (log scale); inside the green band = "
-             "comparable") +
+             "corrected / recorded duration = 1 - f + f x ratio target / record, f the compute share (log "
+             "scale); inside the green band = comparable") +
          "\n";
 }
 
 std::string table(const nlohmann::json& doc) {
   std::string out = fmt::format(
       "<table><tr><th>line</th><th>task / item</th><th>human</th><th>recorded</th><th>cell</th><th>mix</th>"
-      "<th>duration</th><th>ratio [{0}]</th><th>corrected [{0}]</th><th>verdict</th><th>source "
-      "run</th></tr>\n",
+      "<th>duration</th><th>ratio [{0}]</th><th>compute share</th><th>corrected [{0}]</th><th>verdict</th>"
+      "<th>source run</th></tr>\n",
       escape_html(ci_heading(doc)));
   for (const auto& r : doc["records"]) {
     std::string why = escape_html(str_or(r, "reason"));
@@ -67,13 +67,13 @@ std::string table(const nlohmann::json& doc) {
     const auto& src = r["source"];
     out += fmt::format(
         "<tr><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0f} "
-        "s</td><td>{}</td>"
+        "s</td><td>{}</td><td>{}</td>"
         "<td>{} s</td><td class=\"{}\"><b>{}</b><div class=\"why\">{}</div></td><td>{}</td></tr>\n",
         r["line"].get<int>(), escape_html(str_or(r, "task")), escape_html(str_or(r, "item")),
         escape_html(str_or(r, "human")), escape_html(str_or(r, "recorded_at")),
         escape_html(str_or(r, "cell")), escape_html(str_or(r, "mix")), r["duration_s"].get<double>(),
-        interval_cell(r["ratio"], 3), interval_cell(r["corrected_s"], 0), escape_html(str_or(r, "verdict")),
-        escape_html(verdict_text(r)), why,
+        interval_cell(r["ratio"], 3), escape_html(fraction_text(r)), interval_cell(r["corrected_s"], 0),
+        escape_html(str_or(r, "verdict")), escape_html(verdict_text(r)), why,
         src.is_object() ? escape_html(str_or(src, "run") + " (" + str_or(src, "backend") + ")") : "-");
   }
   return out + "</table>\n";
@@ -93,6 +93,7 @@ std::string render_baselines_html(const nlohmann::json& doc) {
   out += "<h2>Corrected intervals</h2>\n" + chart(doc);
   out += "<h2>Records</h2>\n" + table(doc);
   out += "<footer>" + escape_html(str_or(doc["method"], "ratio")) + ". " +
+         escape_html(str_or(doc["method"], "compute_fraction")) + ". " +
          escape_html(str_or(doc["method"], "verdict")) + ".</footer>\n</body>\n</html>\n";
   return out;
 }

@@ -24,6 +24,12 @@ std::string number_text(const nlohmann::json& holder, const char* a, const char*
   return fmt::format("{:.6g}", holder[a][b].get<double>());
 }
 
+std::string fraction_value(const nlohmann::json& r) {
+  const auto it = r.find("compute_fraction");
+  if (it == r.end() || !it->is_object() || !it->contains("value") || !(*it)["value"].is_number()) return "";
+  return fmt::format("{:.6g}", (*it)["value"].get<double>());
+}
+
 std::vector<std::string> new_columns(const nlohmann::json& r) {
   std::string changes;
   for (const auto& c : r["drift"]) changes += (changes.empty() ? "" : " | ") + change_text(c);
@@ -41,16 +47,32 @@ std::vector<std::string> new_columns(const nlohmann::json& r) {
           r["rounds_needed"].is_number() ? std::to_string(r["rounds_needed"].get<int>()) : "",
           src.is_object() ? str_or(src, "run") : "",
           src.is_object() ? str_or(src, "backend") : "",
-          changes};
+          changes,
+          fraction_value(r),
+          r.contains("compute_fraction") && r["compute_fraction"].is_object()
+              ? str_or(r["compute_fraction"], "from")
+              : ""};
 }
 
 }  // namespace
 
 std::string render_baselines_csv(const nlohmann::json& doc) {
-  static const std::vector<std::string> added = {
-      "target_cell",     "mix_used",         "ratio",   "ratio_low",     "ratio_high",    "corrected_s",
-      "corrected_low_s", "corrected_high_s", "verdict", "ratio_verdict", "rounds_needed", "source_run",
-      "source_backend",  "changes"};
+  static const std::vector<std::string> added = {"target_cell",
+                                                 "mix_used",
+                                                 "ratio",
+                                                 "ratio_low",
+                                                 "ratio_high",
+                                                 "corrected_s",
+                                                 "corrected_low_s",
+                                                 "corrected_high_s",
+                                                 "verdict",
+                                                 "ratio_verdict",
+                                                 "rounds_needed",
+                                                 "source_run",
+                                                 "source_backend",
+                                                 "changes",
+                                                 "compute_fraction_used",
+                                                 "compute_fraction_from"};
   const auto& columns = doc["input"]["columns"];
   std::string out;
   for (const auto& c : columns) out += csv_field(c.get<std::string>()) + ",";
@@ -76,23 +98,25 @@ std::string render_baselines_markdown(const nlohmann::json& doc) {
   out += fmt::format("{} records from `{}`: {}.\n\n", doc["summary"]["records"].get<int>(),
                      escape_md_inline(str_or(doc["input"], "file")), summary_text(doc["summary"]));
   out += fmt::format(
-      "| line | task / item | human | recorded | cell | mix | duration | ratio [{0}] | corrected [{0}] | "
-      "verdict | why |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "| line | task / item | human | recorded | cell | mix | duration | ratio [{0}] | compute share | "
+      "corrected [{0}] | verdict | why |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       ci_heading(doc));
   for (const auto& r : doc["records"])
-    out += fmt::format("| {} | {} / {} | {} | {} | {} | {} | {:.0f} s | {} | {} s | {} | {} |\n",
+    out += fmt::format("| {} | {} / {} | {} | {} | {} | {} | {:.0f} s | {} | {} | {} s | {} | {} |\n",
                        r["line"].get<int>(), escape_md_inline(str_or(r, "task")),
                        escape_md_inline(str_or(r, "item")), escape_md_inline(str_or(r, "human")),
                        escape_md_inline(str_or(r, "recorded_at")), escape_md_inline(str_or(r, "cell")),
                        escape_md_inline(str_or(r, "mix")), r["duration_s"].get<double>(),
-                       interval_cell(r["ratio"], 3), interval_cell(r["corrected_s"], 0),
-                       escape_md_inline(verdict_text(r)), escape_md_inline(str_or(r, "reason")));
+                       interval_cell(r["ratio"], 3), escape_md_inline(fraction_text(r)),
+                       interval_cell(r["corrected_s"], 0), escape_md_inline(verdict_text(r)),
+                       escape_md_inline(str_or(r, "reason")));
   std::string drift;
   for (const auto& r : doc["records"])
     for (const auto& c : r["drift"])
       drift += fmt::format("- line {}: {}\n", r["line"].get<int>(), escape_md_inline(change_text(c)));
   if (!drift.empty()) out += "\n### Changes since each record was recorded\n\n" + drift;
   out += "\nMethod: " + escape_md_inline(str_or(doc["method"], "ratio")) + ". " +
+         escape_md_inline(str_or(doc["method"], "compute_fraction")) + ". " +
          escape_md_inline(str_or(doc["method"], "verdict")) + ".\n";
   return out;
 }

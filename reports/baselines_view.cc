@@ -42,6 +42,22 @@ std::string change_text(const nlohmann::json& c) {
   return out;
 }
 
+std::string fraction_text(const nlohmann::json& r) {
+  const auto it = r.find("compute_fraction");
+  if (it == r.end() || !it->is_object()) return "-";
+  const auto v = it->find("value");
+  if (v == it->end() || !v->is_number()) return "-";
+  std::string from = str_or(*it, "from", "?");
+  if (from == "mix") from += " " + str_or(r, "mix");
+  return fmt::format("{:g} ({})", v->get<double>(), from);
+}
+
+const nlohmann::json& effective_interval(const nlohmann::json& r) {
+  const auto it = r.find("effective_ratio");
+  if (it != r.end() && it->is_object()) return *it;
+  return r["ratio"];
+}
+
 std::string baseline_colour(const std::string& verdict) {
   if (verdict == "comparable") return "#1a7f37";
   if (verdict == "adjust") return "#cf222e";

@@ -17,6 +17,12 @@ std::string change_text(const nlohmann::json& change);
 // "95 % CI" from the document's confidence (the runs'), "CI (each record's run)" when they
 // differ or it is absent: never a fixed number.
 std::string ci_heading(const nlohmann::json& document);
+// The compute share a record was corrected with and whose statement it is: "1 (default)",
+// "0.4 (record)", "0.2 (mix reading)"; "-" when the document has none.
+std::string fraction_text(const nlohmann::json& record);
+// The interval the corrected duration follows (corrected / recorded): the effective ratio
+// 1 - f + f x ratio, else the ratio (a document written before the compute share).
+const nlohmann::json& effective_interval(const nlohmann::json& record);
 // Colour of a baselines verdict.
 std::string baseline_colour(const std::string& verdict);
 

@@ -261,14 +261,25 @@ nlohmann::json record_head(const BaselineRecord& rec, const Target& target) {
           {"nights", nullptr}};
 }
 
+// The share of the record's time that is sandbox compute, and whose statement it is: the
+// record's own, else its named mix's (the scenario's), else the assessment's default.
+std::pair<double, std::string> fraction_of(const BaselineRecord& rec, const Mixes& mixes,
+                                           const AssessOptions& o) {
+  if (rec.compute_fraction) return {*rec.compute_fraction, "record"};
+  if (auto it = mixes.compute_fractions.find(rec.mix);
+      !rec.mix.empty() && it != mixes.compute_fractions.end())
+    return {it->second, "mix"};
+  return {o.compute_fraction, "default"};
+}
+
 nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, const Target& target,
                              const Mixes& mixes, const AssessOptions& o) {
   const bool same_cell = rec.cell() == target.cell();
   std::string unknown_reason;
   const Found f = same_cell ? Found{} : find_runs(rec, h, target, mixes, o, unknown_reason);
   nlohmann::json out = record_head(rec, target);
-  const double fraction = rec.compute_fraction.value_or(o.compute_fraction);
-  out["compute_fraction"] = {{"value", fraction}, {"from", rec.compute_fraction ? "record" : "default"}};
+  const auto [fraction, from] = fraction_of(rec, mixes, o);
+  out["compute_fraction"] = {{"value", fraction}, {"from", from}};
   out["combination"] = same_cell ? "same cell: ratio 1 by definition" : f.run ? f.ratio.combination : "";
   if (f.run) {
     out["source"] = source_json(f, rec.mix);
@@ -300,7 +311,8 @@ nlohmann::json method_json(const AssessOptions& o) {
       {"nights", parity::kNightsMethod},
       {"compute_fraction",
        fmt::format("corrected = duration x (1 - f + f x ratio), f the share of the task time that is "
-                   "sandbox compute: the record's compute_fraction, else {} (default{})",
+                   "sandbox compute: the record's compute_fraction, else its named mix's (the scenario's "
+                   "mixes), else {} (default{})",
                    o.compute_fraction,
                    o.compute_fraction == 1.0 ? ": the whole task time treated as sandbox compute, the "
                                                "largest correction"
@@ -373,6 +385,7 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
           {"nights", o.nights},
           {"confidence", confidence},
           {"compute_fraction_default", o.compute_fraction},
+          {"compute_fraction_mixes", mixes.compute_fractions},
           {"parity_runs", runs},
           {"method", method_json(o)},
           {"records", records},

@@ -147,6 +147,9 @@ struct Target {
 struct Mixes {
   std::map<std::string, std::map<std::string, double>> named;  // the scenario's `mixes`
   std::string scenario;                                        // its name ("" = any section)
+  // A named mix's compute_fraction, when the scenario states one: used for a record of
+  // that mix that states none.
+  std::map<std::string, double> compute_fractions;
 };
 
 struct AssessOptions {
@@ -157,7 +160,8 @@ struct AssessOptions {
   // marked "from another deployment". Off: such a record is unknown, with the reason.
   bool other_deployments = false;
   int nights = 5;  // the last runs combined per record (random effects); 1 = newest only
-  // The share of a record's time that is sandbox compute when the record states none.
+  // The share of a record's time that is sandbox compute when neither the record nor its
+  // named mix states one.
   double compute_fraction = 1.0;
 };
 

@@ -58,7 +58,7 @@ baselines::Mixes load_mixes(const std::string& given) {
   }
   if (path.empty()) return {};
   const auto s = scenario::load_scenario(path);
-  return {s.mixes, s.name};
+  return {s.mixes, s.name, s.mix_compute_fractions};
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {

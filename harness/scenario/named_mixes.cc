@@ -40,6 +40,25 @@ std::map<std::string, double> read_weights(const nlohmann::json& value, const st
   return weights;
 }
 
+// The long form {weights: {...}, compute_fraction: f}: anything but those two keys is an
+// error (a workload named "weights" is not a thing the short form could mean here).
+void read_long_form(const std::string& name, const nlohmann::json& value, const std::string& p, Scenario& s,
+                    std::vector<Diagnostic>& errors) {
+  for (const auto& [key, _] : value.items())
+    if (key != "weights" && key != "compute_fraction")
+      errors.push_back(s.scenario_source.diagnostic(
+          pointer_join(p, key), key, "a mix with `weights` takes only `weights` and `compute_fraction`"));
+  s.mixes[name] = read_weights(value["weights"], pointer_join(p, "weights"), s, errors);
+  if (!value.contains("compute_fraction")) return;
+  const auto& f = value["compute_fraction"];
+  if (!f.is_number() || !std::isfinite(f.get<double>()) || f.get<double>() < 0 || f.get<double>() > 1) {
+    errors.push_back(s.scenario_source.diagnostic(pointer_join(p, "compute_fraction"), "compute_fraction",
+                                                  "compute_fraction must be a number from 0 to 1"));
+    return;
+  }
+  s.mix_compute_fractions[name] = f.get<double>();
+}
+
 }  // namespace
 
 void read_named_mixes(const nlohmann::json& mixes, Scenario& s, std::vector<Diagnostic>& errors) {
@@ -61,7 +80,10 @@ void read_named_mixes(const nlohmann::json& mixes, Scenario& s, std::vector<Diag
           p, name, "a mix name is letters, digits, '.', '_' and '-', starting with a letter or digit"));
       continue;
     }
-    s.mixes[name] = read_weights(value, p, s, errors);
+    if (value.is_object() && value.contains("weights"))
+      read_long_form(name, value, p, s, errors);
+    else
+      s.mixes[name] = read_weights(value, p, s, errors);
   }
 }
 

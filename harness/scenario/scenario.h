@@ -115,6 +115,10 @@ struct Scenario {
   // compile-heavy tasks are corrected by their own mix. The unnamed default mix is the
   // weights of `workloads`. See named_mixes.h.
   std::map<std::string, std::map<std::string, double>> mixes;
+  // A named mix's `compute_fraction` (the long form {weights: {...}, compute_fraction: f}):
+  // the share of such a task family's human time that is sandbox compute, for
+  // `isoharness baselines` (a record's own value wins). Mixes without one are absent.
+  std::map<std::string, double> mix_compute_fractions;
   double tolerance = 1.10;
   // `expect: refused`: the config must be refused by the platform (scenarios/refused/).
   bool expect_refused = false;

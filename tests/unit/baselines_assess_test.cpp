@@ -71,7 +71,8 @@ struct Assessed {
   explicit Assessed(const std::string& at = "2026-06-20T00:00:00Z",
                     const std::string& csv = test::baselines_csv(),
                     const baselines::AssessOptions& options = {"", false, 1, 1.0},
-                    const std::function<void(history::Database&)>& more = {}) {
+                    const std::function<void(history::Database&)>& more = {},
+                    const std::map<std::string, double>& mix_fractions = {}) {
     const std::string db_path = (dir.path / "h.sqlite").string();
     test::make_baselines_history(db_path);
     if (more) {
@@ -83,7 +84,7 @@ struct Assessed {
     const auto file = baselines::parse_baselines(csv, "baselines.csv", o);
     const history::Database db(db_path);
     doc = baselines::assess(file, baselines::read_history(db, o.at_utc), {"gvisor", "non-tier", o.at_utc},
-                            {scenario.mixes, scenario.name}, options);
+                            {scenario.mixes, scenario.name, mix_fractions}, options);
   }
 };
 
@@ -370,6 +371,36 @@ TEST_CASE("compute_fraction: only the sandbox share of a human's time scales", "
       "5\n";
   CHECK_THROWS_WITH(baselines::parse_baselines(bad, "b.csv", {"2026-12-01T00:00:00Z", "", std::nullopt}),
                     Catch::Contains("compute_fraction"));
+}
+
+TEST_CASE("compute_fraction of a named mix: used for its records that state none, and said so",
+          "[baselines]") {
+  const std::string csv =
+      "task,item,duration_s,recorded_at,runtime,node_class,mix,compute_fraction\n"
+      "swe,c,3600,2026-06-12,runc,tier,compile_heavy,\n"
+      "swe,d,3600,2026-06-12,runc,tier,compile_heavy,0.5\n"
+      "swe,e,3600,2026-06-12,runc,tier,interactive,\n";
+  Assessed a("2026-06-20T00:00:00Z", csv, {"", false, 1, 1.0}, {}, {{"compile_heavy", 0.3}});
+  const auto& c = record_of(a.doc, "c");
+  CHECK(c["compute_fraction"] == nlohmann::json({{"value", 0.3}, {"from", "mix"}}));
+  for (const char* k : {"estimate", "low", "high"})
+    CHECK(c["corrected_s"][k].get<double>() == Approx(3600 * (0.7 + 0.3 * c["ratio"][k].get<double>())));
+  CHECK(record_of(a.doc, "d")["compute_fraction"] == nlohmann::json({{"value", 0.5}, {"from", "record"}}));
+  CHECK(record_of(a.doc, "e")["compute_fraction"] == nlohmann::json({{"value", 1.0}, {"from", "default"}}));
+  CHECK(a.doc["compute_fraction_mixes"] == nlohmann::json({{"compile_heavy", 0.3}}));
+  CHECK_THAT(a.doc["method"]["compute_fraction"].get<std::string>(), Catch::Contains("named mix"));
+  // Every report says which assumption each record was corrected with.
+  const auto md = reports::render_baselines_markdown(a.doc);
+  const auto html = reports::render_baselines_html(a.doc);
+  for (const auto& page : {md, html}) {
+    CHECK_THAT(page, Catch::Contains("compute share") && Catch::Contains("0.3 (mix compile_heavy)") &&
+                         Catch::Contains("0.5 (record)") && Catch::Contains("1 (default)"));
+    CHECK_THAT(page, Catch::Contains("1 - f + f x ratio"));
+  }
+  const auto csv_out = reports::render_baselines_csv(a.doc);
+  CHECK_THAT(csv_out, Catch::Contains("compute_fraction_used,compute_fraction_from\n"));
+  CHECK_THAT(csv_out, Catch::Contains(",0.3,mix\n") && Catch::Contains(",0.5,record\n") &&
+                          Catch::Contains(",1,default\n"));
 }
 
 TEST_CASE("stale sees what change points cannot: the last nights, and records older than the history",

@@ -52,3 +52,30 @@ TEST_CASE("every bad mix is named with its line at once", "[scenario]") {
   CHECK(e.find("at least one positive weight") != std::string::npos);
   CHECK(e.find("a mix is a mapping") != std::string::npos);
 }
+
+TEST_CASE("a named mix may state the compute share of its task family's time", "[scenario]") {
+  const auto s = scenario::parse_scenario(
+      kHead +
+          "mixes:\n"
+          "  reading: { weights: { ssh_rtt: 3, compile_c: 1 }, compute_fraction: 0.2 }\n"
+          "  plain: { compile_c: 1 }\n"
+          "  long: { weights: { compile_c: 1 } }\n",
+      "s.yaml");
+  CHECK(s.mixes.at("reading").at("ssh_rtt") == 3);
+  CHECK(s.mixes.at("long").at("compile_c") == 1);
+  CHECK(s.mix_compute_fractions == std::map<std::string, double>{{"reading", 0.2}});
+  const std::string e =
+      errors_of(kHead +
+                "mixes:\n"
+                "  big: { weights: { compile_c: 1 }, compute_fraction: 1.5 }\n"      // line 10
+                "  word: { weights: { compile_c: 1 }, compute_fraction: most }\n"    // line 11
+                "  extra: { weights: { compile_c: 1 }, share: 0.2 }\n"               // line 12
+                "  typo: { weights: { compile_cc: 1 }, compute_fraction: 0.5 }\n");  // line 13
+  CHECK(e.find("s.yaml:10") != std::string::npos);
+  CHECK(e.find("s.yaml:11") != std::string::npos);
+  CHECK(e.find("compute_fraction must be a number from 0 to 1") != std::string::npos);
+  CHECK(e.find("s.yaml:12") != std::string::npos);
+  CHECK(e.find("takes only `weights` and `compute_fraction`") != std::string::npos);
+  CHECK(e.find("s.yaml:13") != std::string::npos);
+  CHECK(e.find("'compile_cc' is not one of the scenario's workloads") != std::string::npos);
+}
