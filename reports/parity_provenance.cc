@@ -24,7 +24,10 @@ std::string runtime_text(const nlohmann::json& runtime) {
   if (!runtime.is_object()) return out;
   for (const auto& [name, version] : runtime.items()) {
     if (!version.is_string()) continue;
-    out += (out.empty() ? "" : ", ") + name + " " + version.get<std::string>();
+    std::string text = version.get<std::string>();
+    // "runc version 1.1.5" as the runtime prints it: the name once.
+    if (const std::string said = name + " version "; text.starts_with(said)) text = text.substr(said.size());
+    out += (out.empty() ? "" : ", ") + name + " " + text;
   }
   return out;
 }
