@@ -30,6 +30,16 @@ std::string record_line(const nlohmann::json& r, std::size_t width) {
                      interval_text(r["ratio"], false), interval_text(r["corrected_s"], true), verdict);
 }
 
+// The named mixes that state a compute share: each record without its own uses its mix's.
+std::string mixes_line(const nlohmann::json& doc) {
+  const auto it = doc.find("compute_fraction_mixes");
+  if (it == doc.end() || !it->is_object() || it->empty()) return "";
+  std::string out;
+  for (const auto& [mix, f] : it->items())
+    if (f.is_number()) out += fmt::format("{}{} {:g}", out.empty() ? "" : ", ", mix, f.get<double>());
+  return "compute_fraction of named mixes (for their records that state none): " + out + "\n";
+}
+
 }  // namespace
 
 std::string ci_label(const nlohmann::json& doc) {
@@ -69,6 +79,7 @@ std::string to_text(const nlohmann::json& doc) {
         doc["deployment"].value("name", "?"), doc["deployment"].value("chosen", "?"),
         doc["deployment"].value("runs_of_other_deployments", nlohmann::json::array()).size(),
         doc.value("compute_fraction_default", 1.0));
+  out += mixes_line(doc);
   return out;
 }
 

@@ -397,6 +397,9 @@ TEST_CASE("compute_fraction of a named mix: used for its records that state none
                          Catch::Contains("0.5 (record)") && Catch::Contains("1 (default)"));
     CHECK_THAT(page, Catch::Contains("1 - f + f x ratio"));
   }
+  CHECK_THAT(baselines::to_text(a.doc),
+             Catch::Contains("compute_fraction of named mixes (for their records that "
+                             "state none): compile_heavy 0.3"));
   const auto csv_out = reports::render_baselines_csv(a.doc);
   CHECK_THAT(csv_out, Catch::Contains("compute_fraction_used,compute_fraction_from\n"));
   CHECK_THAT(csv_out, Catch::Contains(",0.3,mix\n") && Catch::Contains(",0.5,record\n") &&
