@@ -8,7 +8,7 @@
 
 namespace isoharness::cli {
 
-Command check_command(CLI::App& app) {
+Command check_command(CLI::App& app, const CommandLine& line) {
   auto cfg = std::make_shared<runner::CheckConfig>();
   CLI::App* sub = app.add_subcommand(
       "check",
@@ -31,17 +31,8 @@ Command check_command(CLI::App& app) {
                   "Private key (default: the line's -i, else ~/.ssh/id_ed25519)");
   auto* kh =
       sub->add_option("--known-hosts", cfg->known_hosts, "known_hosts file pinning the jumphost and sandbox");
-  sub->add_flag("--accept-new-host-keys", cfg->accept_new_host_keys,
-                "Accept (and record) host keys nothing pins; a changed key is always refused")
-      ->excludes(kh);
-  sub->add_option("--deployment", cfg->deployment_path,
-                  "Deployment profile: runtime classes, egress targets, hawk pins (default: "
-                  "<scenarios-dir>/deployments/local.yaml)");
-  sub->add_option("--scenarios-dir", cfg->scenarios_dir, "Where the default profile lives")
-      ->capture_default_str();
-  sub->add_option("--out", cfg->out_dir, "Output directory for result.json and the reports")
-      ->capture_default_str();
-  sub->add_option("--isoprobe-bundle", cfg->isoprobe_bundle, "Directory of the isoprobe bundle");
+  add_sandbox_options(sub, cfg->command, line, BackendFlag::existing);
+  sub->get_option("--accept-new-host-keys")->excludes(kh);
 
   return {sub, [cfg]() -> int {
             auto outcome = runner::check(*cfg);

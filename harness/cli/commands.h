@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/runner/sandbox_command.h"
+
 namespace isoharness::cli {
 
 using Action = std::function<int()>;
@@ -17,27 +19,28 @@ using Command = std::pair<CLI::App*, Action>;
 // "a,b,,c" -> {"a", "b", "c"}: comma-separated option values.
 std::vector<std::string> split_list(const std::string& text);
 
-// The options of every command that deploys sandboxes (`run`, `parity`), bound to the
-// fields of its config: --backend, --deployment, --scenarios-dir, --out,
-// --isoprobe-bundle, --accept-new-host-keys.
-struct SandboxOptions {
-  std::string& backend;
-  std::string& deployment;
-  std::string& scenarios_dir;
-  std::string& out_dir;
-  std::string& isoprobe_bundle;
-  bool& accept_new_host_keys;
-};
-void add_sandbox_options(CLI::App* sub, const SandboxOptions& o);
+// The command line as main received it, argv[0] included: what a result records as run.argv.
+using CommandLine = std::vector<std::string>;
+
+// Whether a sandbox command lets the user choose the backend (`run`, `parity`, `selftest`)
+// or reaches a sandbox that already runs (`check`: no --backend, the profile defaults to
+// local.yaml).
+enum class BackendFlag { choose, existing };
+
+// The flags every command that reaches sandboxes shares, bound once to its config's
+// SandboxCommand: --backend (unless existing), --deployment, --scenarios-dir, --out,
+// --isoprobe-bundle, --accept-new-host-keys; and the command line, kept for the result.
+void add_sandbox_options(CLI::App* sub, runner::SandboxCommand& command, const CommandLine& line,
+                         BackendFlag backend = BackendFlag::choose);
 
 Command version_command(CLI::App& app);
 Command plan_command(CLI::App& app);
 Command local_command(CLI::App& app);
-Command run_command(CLI::App& app);
-Command parity_command(CLI::App& app);
+Command run_command(CLI::App& app, const CommandLine& line);
+Command parity_command(CLI::App& app, const CommandLine& line);
 Command history_command(CLI::App& app);
-Command selftest_command(CLI::App& app);
-Command check_command(CLI::App& app);
+Command selftest_command(CLI::App& app, const CommandLine& line);
+Command check_command(CLI::App& app, const CommandLine& line);
 Command report_command(CLI::App& app);
 Command baselines_command(CLI::App& app);
 

@@ -16,10 +16,11 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level,
                  "diagnostic log on stderr: trace, debug, info, warn (default), error, off; "
                  "else $ISOHARNESS_LOG. A run directory always gets the debug log in isoharness.log.");
+  const cli::CommandLine line(argv, argv + argc);
   std::vector<cli::Command> commands = {
-      cli::version_command(app),   cli::plan_command(app),   cli::local_command(app),
-      cli::run_command(app),       cli::parity_command(app), cli::history_command(app),
-      cli::selftest_command(app),  cli::check_command(app),  cli::report_command(app),
+      cli::version_command(app),        cli::plan_command(app),         cli::local_command(app),
+      cli::run_command(app, line),      cli::parity_command(app, line), cli::history_command(app),
+      cli::selftest_command(app, line), cli::check_command(app, line),  cli::report_command(app),
       cli::baselines_command(app),
   };
   try {

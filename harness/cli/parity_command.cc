@@ -9,7 +9,7 @@
 
 namespace isoharness::cli {
 
-Command parity_command(CLI::App& app) {
+Command parity_command(CLI::App& app, const CommandLine& line) {
   auto cfg = std::make_shared<runner::ParityConfig>();
   auto max_minutes = std::make_shared<int>(20);
   CLI::App* sub = app.add_subcommand(
@@ -19,8 +19,7 @@ Command parity_command(CLI::App& app) {
       "scenario's tolerance. Exit 0 parity or inconclusive, 1 regression, 2 bad input, 3 infrastructure.");
   sub->add_option("scenario", cfg->scenario_path,
                   "Scenario file (default: <scenarios-dir>/parity/default.yaml)");
-  add_sandbox_options(sub, {cfg->backend, cfg->deployment_path, cfg->scenarios_dir, cfg->out_dir,
-                            cfg->isoprobe_bundle, cfg->accept_new_host_keys});
+  add_sandbox_options(sub, cfg->command, line);
   sub->add_option("--baseline", cfg->baseline, "Baseline cell")->capture_default_str();
   sub->add_option(
       "--candidate", cfg->candidates,

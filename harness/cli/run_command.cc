@@ -11,7 +11,7 @@
 
 namespace isoharness::cli {
 
-Command run_command(CLI::App& app) {
+Command run_command(CLI::App& app, const CommandLine& line) {
   auto cfg = std::make_shared<runner::RunConfig>();
   auto attempts = std::make_shared<int>(0);
   CLI::App* sub = app.add_subcommand(
@@ -20,8 +20,7 @@ Command run_command(CLI::App& app) {
       "against the plan, and write result.json, report.md and junit.xml. With no scenario: every scenario in "
       "scenarios/. Exit 0 all pass, 1 a check failed, 2 bad input, 3 infrastructure failure.");
   sub->add_option("scenarios", cfg->scenario_paths, "Scenario files (default: the set in --scenarios-dir)");
-  add_sandbox_options(sub, {cfg->backend, cfg->deployment_path, cfg->scenarios_dir, cfg->out_dir,
-                            cfg->isoprobe_bundle, cfg->accept_new_host_keys});
+  add_sandbox_options(sub, cfg->command, line);
   sub->add_option("--runtimes", cfg->runtimes,
                   "Comma-separated runtimes to run (runc,gvisor); default: the scenario's matrix")
       ->delimiter(',')

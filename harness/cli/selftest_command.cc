@@ -43,7 +43,7 @@ int list_catalogue() {
 
 }  // namespace
 
-Command selftest_command(CLI::App& app) {
+Command selftest_command(CLI::App& app, const CommandLine& line) {
   auto cfg = std::make_shared<selftest::SelftestConfig>();
   auto list = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand(
@@ -55,9 +55,7 @@ Command selftest_command(CLI::App& app) {
       "applicable weakening caught and no false alarm, 1 one got through or a clean sandbox failed, 2 bad "
       "input, "
       "3 infrastructure failure.");
-  cfg->out_dir = "out/selftest";
-  add_sandbox_options(sub, {cfg->backend, cfg->deployment_path, cfg->scenarios_dir, cfg->out_dir,
-                            cfg->isoprobe_bundle, cfg->accept_new_host_keys});
+  add_sandbox_options(sub, cfg->command, line);
   sub->add_option("--runtimes", cfg->runtimes, "Comma-separated runtimes (runc,gvisor)")
       ->delimiter(',')
       ->allow_extra_args(false)

@@ -117,7 +117,7 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
   if (login.route.jump.host_key.empty() && profile.hawk)
     login.route.jump.host_key = profile.hawk->jumphost_host_key;
   const bool first_use = profile.hawk && profile.hawk->sandbox_host_keys == "first-use";
-  if (config.accept_new_host_keys) {
+  if (config.command.accept_new_host_keys) {
     login.accept_new = true;
   } else if (login.route.jump.host_key.empty()) {
     throw UserError(
@@ -155,13 +155,13 @@ Job job_for(const CheckConfig& config, const Planned& p, const scenario::Deploym
 // --deployment, else <scenarios_dir>/deployments/local.yaml, else deployments/local.yaml next
 // to the scenario file (where `plan` looks too).
 std::string deployment_for(const CheckConfig& config) {
-  if (config.deployment_path.empty()) {
+  if (config.command.deployment_path.empty()) {
     auto beside = std::filesystem::path(config.scenario_path).parent_path() / "deployments" / "local.yaml";
-    if (!std::filesystem::exists(config.scenarios_dir + "/deployments/local.yaml") &&
+    if (!std::filesystem::exists(config.command.scenarios_dir + "/deployments/local.yaml") &&
         std::filesystem::exists(beside))
       return beside.string();
   }
-  return find_deployment(config.deployment_path, config.scenarios_dir, "local");
+  return find_deployment(config.command.deployment_path, config.command.scenarios_dir, "local");
 }
 
 }  // namespace
@@ -174,8 +174,13 @@ RunOutcome check(const CheckConfig& config) {
   Job job = job_for(config, p, profile);
   Login login = login_for(config, profile);
 
-  RunSession session({"existing", &profile, deployment_path, config.out_dir, config.argv, login.accept_new,
-                      find_isoprobe_bundle(config.isoprobe_bundle), config.posture_deadline});
+  SandboxCommand command = config.command;
+  command.backend = "existing";  // nothing is deployed, whatever the config said
+  command.accept_new_host_keys = login.accept_new;
+  RunSession session({.command = command,
+                      .profile = &profile,
+                      .deployment_path = deployment_path,
+                      .isoprobe_bundle = find_isoprobe_bundle(config.command.isoprobe_bundle)});
   HeaderParts header;
   header.scenario_names = {p.scenario.name};
   header.plans[p.scenario.name] = policy::to_json(p.plan);

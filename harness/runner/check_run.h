@@ -4,7 +4,6 @@
 // codes as `run`. Nothing is deployed and nothing is torn down.
 #pragma once
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -13,19 +12,15 @@
 namespace isoharness::runner {
 
 struct CheckConfig {
+  // backend "existing"; accept_new_host_keys is refused beside known_hosts; deployment_path
+  // empty: <scenarios_dir>/deployments/local.yaml, else the one beside the scenario
+  SandboxCommand command{.backend = "existing"};
   std::string scenario_path;  // a scenario or a bare eval-set config
   std::string item_id;        // as `plan --format json` prints it
   std::string runtime;        // "runc" / "gvisor"; empty: as the plan resolves the item
   std::string ssh_line;       // "ssh -J user@jump[:port] … user@sandbox"
   std::string identity_file;  // empty: the line's -i, else ~/.ssh/id_ed25519
   std::string known_hosts;    // pinned keys for the jumphost and the sandbox
-  bool accept_new_host_keys = false;
-  std::string deployment_path;  // empty: <scenarios_dir>/deployments/local.yaml
-  std::string scenarios_dir = "scenarios";
-  std::string out_dir = "out";
-  std::string isoprobe_bundle;
-  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
-  std::vector<std::string> argv;
 };
 
 // Throws UserError for bad input (an unknown item, an ssh line outside the contract, no

@@ -212,10 +212,11 @@ WorkloadMix choose_workloads(const ParityConfig& config, const scenario::Scenari
 
 ParityInput prepare(const ParityConfig& config) {
   ParityInput in;
-  in.deployment_path = find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  in.deployment_path =
+      find_deployment(config.command.deployment_path, config.command.scenarios_dir, config.command.backend);
   in.profile = scenario::load_deployment(in.deployment_path);
-  in.scenario_path =
-      config.scenario_path.empty() ? config.scenarios_dir + "/parity/default.yaml" : config.scenario_path;
+  in.scenario_path = config.scenario_path.empty() ? config.command.scenarios_dir + "/parity/default.yaml"
+                                                  : config.scenario_path;
   in.planned = std::move(plan_scenarios({in.scenario_path}, in.profile, false).front());
   if (in.planned->items.empty()) throw UserError(in.scenario_path + ": the scenario has no items");
   in.cells = plan_cells(config, in);
@@ -605,14 +606,16 @@ void add_cell_context(nlohmann::json& context, const ParityInput& in, const Meas
 RunOutcome run_parity(const ParityConfig& config) {
   ParityInput in = prepare(config);
   const Planned& p = *in.planned;
-  const std::string bundle = find_isoprobe_bundle(config.isoprobe_bundle);
+  const std::string bundle = find_isoprobe_bundle(config.command.isoprobe_bundle);
   in.getpid_static_path = (std::filesystem::path(bundle).parent_path() / "getpid-static").string();
   if (in.mix.getpid_static && !std::filesystem::exists(in.getpid_static_path))
     throw UserError("getpid is timed, but its cross-check " + in.getpid_static_path +
                     " is missing (it is built next to the isoprobe bundle)");
 
-  RunSession session({config.backend, &in.profile, in.deployment_path, config.out_dir, config.argv,
-                      config.accept_new_host_keys, bundle});
+  RunSession session({.command = config.command,
+                      .profile = &in.profile,
+                      .deployment_path = in.deployment_path,
+                      .isoprobe_bundle = bundle});
   HeaderParts header;
   header.scenario_names = {p.scenario.name};
   header.plans[p.scenario.name] = policy::to_json(p.plan);
@@ -626,11 +629,11 @@ RunOutcome run_parity(const ParityConfig& config) {
   // A journal that had to leave --out (a full disk) makes the run an infrastructure failure.
   if (m.infra_error.empty()) m.infra_error = session.infra_error();
   add_cell_context(result["context"], in, m);
-  separate_harness_host(result["context"], in.profile, config.backend);
+  separate_harness_host(result["context"], in.profile, config.command.backend);
   result["parity"] = analyse(config, in, m, started);
   if (result["parity"].is_object())
     result["parity"]["provenance"] =
-        parity_provenance(in.profile, config.backend, m.cells_json, result["context"]);
+        parity_provenance(in.profile, config.command.backend, m.cells_json, result["context"]);
   const Verdict verdict = parity_verdict(result["parity"], m);
   result["summary"] = {{"verdict", verdict_label(verdict)},
                        {"rounds", m.rounds_done},
@@ -641,7 +644,7 @@ RunOutcome run_parity(const ParityConfig& config) {
 
   RunOutcome outcome;
   outcome.result_path = session.journal().finalise(result);
-  outcome.reports = reports::write_all(result, config.out_dir);
+  outcome.reports = reports::write_all(result, config.command.out_dir);
   outcome.exit_code = verdict_exit_code(verdict);
   print_summary(result["parity"], in.baseline, verdict, m, outcome.result_path);
   outcome.result = std::move(result);

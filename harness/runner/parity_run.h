@@ -22,20 +22,14 @@
 namespace isoharness::runner {
 
 struct ParityConfig {
-  std::string scenario_path;  // empty: <scenarios_dir>/parity/default.yaml
-  std::string deployment_path;
-  std::string scenarios_dir = "scenarios";
-  std::string backend = "local";
+  SandboxCommand command{.out_dir = "out/parity"};  // posture_deadline unused: nothing is verified
+  std::string scenario_path;                        // empty: <scenarios_dir>/parity/default.yaml
   std::string baseline = "runc/tier";
   std::vector<std::string> candidates;  // empty: every other cell of the scenario's matrix
   int rounds = 0;                       // 0: 12, or 5 with quick
   bool quick = false;                   // fewer rounds, shorter runs: a smoke check in ≤ 2 min
   std::vector<std::string> workloads;   // empty: the scenario's
-  std::string out_dir = "out/parity";
-  std::string isoprobe_bundle;
   std::chrono::seconds max_duration{std::chrono::minutes(20)};  // rounds stop when this is spent
-  std::vector<std::string> argv;
-  bool accept_new_host_keys = false;
   // Sequential rounds: batches of `batch` rounds up to `rounds` (default 24 here), looking
   // after each batch; a cell whose mix verdict is decided at that look's spent confidence
   // stops being timed, the run stops when every cell is decided (harness/parity/sequential.h).

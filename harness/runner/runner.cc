@@ -62,8 +62,8 @@ std::vector<std::string> default_scenarios(const std::string& scenarios_dir) {
 namespace {
 
 void check_run_config(const RunConfig& config) {
-  if (config.backend != "local" && config.backend != "hawk")
-    throw UserError("unknown backend '" + config.backend + "' (local, hawk)");
+  if (config.command.backend != "local" && config.command.backend != "hawk")
+    throw UserError("unknown backend '" + config.command.backend + "' (local, hawk)");
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
   if (config.deploy_parallel < 0 || config.deploy_parallel > 64)
     throw UserError("--deploy-parallel must be between 1 and 64 (0 in a RunConfig: two per CPU)");
@@ -157,7 +157,7 @@ void use_test_seams(const RunConfig& config, RunSettings& settings) {
 // (they are the platform's waiting); else --parallel and --deploy-parallel.
 std::pair<int, int> in_flight_bounds(const RunConfig& config, const scenario::DeploymentProfile& profile) {
   const int deploys = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
-  if (config.backend == "hawk" && profile.hawk && profile.hawk->max_live_evals > 0)
+  if (config.command.backend == "hawk" && profile.hawk && profile.hawk->max_live_evals > 0)
     return {profile.hawk->max_live_evals, profile.hawk->max_live_evals};
   return {config.parallel, deploys};
 }
@@ -168,11 +168,11 @@ RunOutcome run(const RunConfig& config) {
   check_run_config(config);
   // 1. Load and plan everything first: bad input stops the run before anything is deployed.
   const std::string deployment_path =
-      find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+      find_deployment(config.command.deployment_path, config.command.scenarios_dir, config.command.backend);
   scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
   std::vector<std::string> paths =
-      config.scenario_paths.empty() ? default_scenarios(config.scenarios_dir) : config.scenario_paths;
-  if (paths.empty()) throw UserError("no scenario files found in " + config.scenarios_dir);
+      config.scenario_paths.empty() ? default_scenarios(config.command.scenarios_dir) : config.scenario_paths;
+  if (paths.empty()) throw UserError("no scenario files found in " + config.command.scenarios_dir);
   const std::vector<RefusalJob> refusals = take_refusals(paths, profile);
   std::vector<Planned> planned = plan_scenarios(paths, profile, config.deny_known_risks);
   std::vector<Skipped> skipped;
@@ -181,14 +181,16 @@ RunOutcome run(const RunConfig& config) {
   // 2. The run's session: id, key, signals, journal, backend. Posture needs no timing
   // workloads: the small static agent is uploaded, unless a bundle is named.
   RunSession session(
-      {config.backend, &profile, deployment_path, config.out_dir, config.argv, config.accept_new_host_keys,
-       find_isoprobe_bundle(config.isoprobe_bundle, kPostureAgentDir), config.posture_deadline});
+      {.command = config.command,
+       .profile = &profile,
+       .deployment_path = deployment_path,
+       .isoprobe_bundle = find_isoprobe_bundle(config.command.isoprobe_bundle, kPostureAgentDir)});
   session.open_journal(run_header(planned, refusals, skipped));
 
   const auto [parallel, deploy_parallel] = in_flight_bounds(config, profile);
   std::fprintf(
       stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
-      session.run_id().c_str(), planned.size(), jobs.size(), config.backend.c_str(), parallel,
+      session.run_id().c_str(), planned.size(), jobs.size(), config.command.backend.c_str(), parallel,
       deploy_parallel);
 
   use_test_seams(config, session.settings());

@@ -3,7 +3,6 @@
 // and write the result document as it goes.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,25 +10,19 @@
 #include <vector>
 
 #include "harness/runner/fanout.h"
+#include "harness/runner/sandbox_command.h"
 
 namespace isoharness::runner {
 
 struct RunConfig {
-  std::vector<std::string> scenario_paths;  // empty: the default set in scenarios/
-  std::string deployment_path;              // empty: scenarios/deployments/local.yaml
-  std::string backend = "local";
-  std::vector<std::string> runtimes;      // empty: each scenario's matrix
-  std::vector<std::string> node_classes;  // empty: each scenario's matrix
-  std::optional<int> attempts;            // unset: each scenario's matrix
-  std::string out_dir = "out";
-  int parallel = kDefaultParallel;  // sandbox jobs at once (fanout.h)
-  int deploy_parallel = 0;          // deploys at once; 0: default_deploy_parallel()
-  bool accept_new_host_keys = false;
+  SandboxCommand command;                   // backend, profile, --out, bundle, host keys, argv
+  std::vector<std::string> scenario_paths;  // empty: the default set in command.scenarios_dir
+  std::vector<std::string> runtimes;        // empty: each scenario's matrix
+  std::vector<std::string> node_classes;    // empty: each scenario's matrix
+  std::optional<int> attempts;              // unset: each scenario's matrix
+  int parallel = kDefaultParallel;          // sandbox jobs at once (fanout.h)
+  int deploy_parallel = 0;                  // deploys at once; 0: default_deploy_parallel()
   bool deny_known_risks = false;
-  std::string isoprobe_bundle;              // local directory holding the isoprobe bundle
-  std::string scenarios_dir = "scenarios";  // where the default set lives
-  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
-  std::vector<std::string> argv;  // recorded in the result
   bool color = false;
 
   // Test seam: lets a system test change a sandbox's values behind the policy's back

@@ -75,8 +75,8 @@ RunSession::RunSession(SessionSetup setup)
   settings_.run_id = run_id_;
   settings_.isoprobe_bundle = setup_.isoprobe_bundle;
   settings_.host = verify::read_host_facts();
-  settings_.posture_deadline = setup_.posture_deadline;
-  settings_.host_key_policy.accept_new = setup_.accept_new_host_keys;
+  settings_.posture_deadline = setup_.command.posture_deadline;
+  settings_.host_key_policy.accept_new = setup_.command.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
   if (setup_.profile)
     for (const auto& e : setup_.profile->accepted_runtime_escapes)
@@ -85,7 +85,7 @@ RunSession::RunSession(SessionSetup setup)
   // The wait for room is bounded by more than another sandbox's whole life (its start, its
   // wait for the quota, 10 minutes to verify and delete it), so only a run that holds
   // every slot for good (selftest's peer under a limit of 1) ends in that error.
-  if (setup_.profile && setup_.backend == "hawk" && setup_.profile->hawk) {
+  if (setup_.profile && setup_.command.backend == "hawk" && setup_.profile->hawk) {
     const auto& hawk = *setup_.profile->hawk;
     state_.set_held_limit(hawk.max_live_evals,
                           std::chrono::seconds(hawk.start_timeout_s + hawk.quota_wait_s + 600));
@@ -101,10 +101,10 @@ RunSession::~RunSession() {
 // human's key is the one the platform installed, and sandbox keys may be accepted on
 // first use, but only through the pinned jumphost.
 void RunSession::use_login(const scenario::DeploymentProfile& profile) {
-  if (setup_.backend == "hawk" && profile.hawk) {
+  if (setup_.command.backend == "hawk" && profile.hawk) {
     settings_.credentials.private_key_path = deploy::hawk::expand_home(profile.hawk->identity_file);
     if (profile.hawk->sandbox_host_keys == "first-use") {
-      settings_.jump_key_must_be_pinned = !setup_.accept_new_host_keys;
+      settings_.jump_key_must_be_pinned = !setup_.command.accept_new_host_keys;
       settings_.host_key_policy.accept_new = true;
     }
     settings_.item_targets = [&profile](const policy::PlanItem& item) {
@@ -115,7 +115,7 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
     };
     return;
   }
-  if (setup_.backend == "local") {
+  if (setup_.command.backend == "local") {
     key_.emplace(run_id_);
     settings_.credentials.private_key_path = key_->private_path();
     settings_.credentials.public_key_path = key_->public_path();
@@ -126,21 +126,21 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
 void RunSession::open_journal(const HeaderParts& parts) {
   nlohmann::json header = {
       {"schema", "isoharness.result/v1"},
-      {"context", run_context(setup_.backend, setup_.deployment_path)},
-      {"run", {{"id", run_id_}, {"scenarios", parts.scenario_names}, {"argv", setup_.argv}}},
+      {"context", run_context(setup_.command.backend, setup_.deployment_path)},
+      {"run", {{"id", run_id_}, {"scenarios", parts.scenario_names}, {"argv", setup_.command.argv}}},
       {"plans", parts.plans},
       {"findings", parts.findings},
       {"skipped", parts.skipped}};
   if (!parts.kind.empty()) header["run"]["kind"] = parts.kind;
-  journal_ = std::make_unique<Journal>(setup_.out_dir, header);
+  journal_ = std::make_unique<Journal>(setup_.command.out_dir, header);
 }
 
 bool RunSession::start_backend() {
   try {
     ISOHARNESS_CHECK(setup_.profile != nullptr);
-    return start_backend(
-        deploy::make_backend(setup_.backend, *setup_.profile,
-                             {run_id_, setup_.out_dir, setup_.accept_new_host_keys, &g_interrupted}));
+    return start_backend(deploy::make_backend(
+        setup_.command.backend, *setup_.profile,
+        {run_id_, setup_.command.out_dir, setup_.command.accept_new_host_keys, &g_interrupted}));
   } catch (const InfraError& e) {
     infra_error_ = e.what();
     return false;
@@ -220,7 +220,7 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
 
   RunOutcome outcome;
   outcome.result_path = journal_->finalise(result);
-  outcome.reports = reports::write_all(result, setup_.out_dir);
+  outcome.reports = reports::write_all(result, setup_.command.out_dir);
   outcome.exit_code = exit_code_of(result);
   if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
   if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");

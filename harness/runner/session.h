@@ -25,20 +25,20 @@
 #include "harness/runner/run_state.h"
 #include "harness/runner/run_support.h"
 #include "harness/runner/runner.h"
+#include "harness/runner/sandbox_command.h"
 #include "harness/runner/sandbox_job.h"
 #include "harness/scenario/scenario.h"
 
 namespace isoharness::runner {
 
+// The command's shared config as given, and what the command resolved from it. Its
+// backend, out_dir, argv, accept_new_host_keys and posture_deadline are the command's;
+// the profile, deployment path and bundle are found before the session starts.
 struct SessionSetup {
-  std::string backend;  // "local", "hawk"; "existing" for `check`
+  SandboxCommand command;
   const scenario::DeploymentProfile* profile = nullptr;
-  std::string deployment_path;
-  std::string out_dir;
-  std::vector<std::string> argv;
-  bool accept_new_host_keys = false;
+  std::string deployment_path;  // resolved
   std::string isoprobe_bundle;  // resolved
-  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
 };
 
 // Plans, findings and skipped jobs for the result header.

@@ -6,29 +6,23 @@
 // machinery (runner::run_job), so deploy, probe and verify are exactly `isoharness run`'s.
 #pragma once
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "harness/runner/sandbox_command.h"
+
 namespace isoharness::selftest {
 
 struct SelftestConfig {
+  runner::SandboxCommand command{.out_dir = "out/selftest"};  // backend: local only
   std::vector<std::string> runtimes = {"runc", "gvisor"};
   std::vector<std::string> only;  // weakening names; empty = the catalogue (or its quick subset)
   bool quick = false;
-  std::string backend = "local";
-  std::string deployment_path;  // empty: <scenarios_dir>/deployments/local.yaml
-  std::string scenarios_dir = "scenarios";
-  std::string out_dir = "out/selftest";
-  std::string isoprobe_bundle;
-  bool accept_new_host_keys = false;
   int parallel = 4;
-  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
   // Test seam (ISOHARNESS_TEST_DISABLE_CHECK): checks judged as if verify lacked them,
   // to show that selftest notices a verifier that lost a check.
   std::vector<std::string> disabled_checks;
-  std::vector<std::string> argv;  // recorded in the result
   bool color = false;
 };
 

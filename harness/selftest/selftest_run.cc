@@ -39,10 +39,10 @@ struct Planned {
 };
 
 Planned plan(const SelftestConfig& config, const std::vector<const Weakening*>& weakenings) {
-  const std::string path = selftest_scenario(config.scenarios_dir);
+  const std::string path = selftest_scenario(config.command.scenarios_dir);
   if (!std::filesystem::exists(path)) throw UserError("selftest scenario not found: " + path);
-  std::string deployment =
-      runner::find_deployment(config.deployment_path, config.scenarios_dir, config.backend);
+  std::string deployment = runner::find_deployment(config.command.deployment_path,
+                                                   config.command.scenarios_dir, config.command.backend);
   scenario::DeploymentProfile profile = scenario::load_deployment(deployment);
   auto planned = runner::plan_scenarios({path}, profile, false);
   const auto& p = planned.front();
@@ -182,7 +182,7 @@ std::string selftest_scenario(const std::string& scenarios_dir) {
 }
 
 SelftestOutcome run_selftest(const SelftestConfig& config) {
-  if (config.backend != "local")
+  if (config.command.backend != "local")
     throw UserError("selftest needs the local backend (it weakens the node it runs)");
   if (config.parallel < 1 || config.parallel > 32) throw UserError("--parallel must be between 1 and 32");
   if (config.runtimes.empty()) throw UserError("--runtimes names no runtime");
@@ -191,11 +191,13 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
       throw UserError("--runtimes: unknown runtime '" + r + "' (runc, gvisor)");
   const auto weakenings = select(config.only, config.quick);
   const Planned p = plan(config, weakenings);
-  const std::string bundle = runner::find_isoprobe_bundle(config.isoprobe_bundle);
+  const std::string bundle = runner::find_isoprobe_bundle(config.command.isoprobe_bundle);
 
   const auto started = Clock::now();
-  runner::RunSession session({config.backend, &p.profile, p.deployment_path, config.out_dir, config.argv,
-                              config.accept_new_host_keys, bundle, config.posture_deadline});
+  runner::RunSession session({.command = config.command,
+                              .profile = &p.profile,
+                              .deployment_path = p.deployment_path,
+                              .isoprobe_bundle = bundle});
   session.open_journal(header_of(p));
   int total = 0;
   for (const auto& j : p.jobs.jobs) total += j.attempts;
@@ -227,7 +229,7 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
 
   SelftestOutcome outcome;
   outcome.result_path = session.journal().finalise(result);
-  outcome.reports = write_selftest_reports(result, config.out_dir);
+  outcome.reports = write_selftest_reports(result, config.command.out_dir);
   outcome.exit_code = exit_code_of(section);
   print_verdict(section, outcome.result_path);
   outcome.result = std::move(result);

@@ -303,6 +303,16 @@ bool JumpPump::channel_failed(Bridge& b, long rc, bool& progress) {
   return false;
 }
 
+bool JumpPump::data_waiting() const {
+  for (const auto& b : bridges_) {
+    if (b.closing || b.channel_eof || b.to_local.size() >= kBufferCap) continue;
+    unsigned long queued = 0;
+    libssh2_channel_window_read_ex(b.channel, &queued, nullptr);
+    if (queued > 0) return true;
+  }
+  return false;
+}
+
 bool JumpPump::outbound_blocked() const {
   return (libssh2_session_block_directions(session_->get()) & LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
 }
@@ -389,6 +399,7 @@ bool JumpPump::wait_for_work() {
 
 void JumpPump::run() {
   bool last_ssh_readable = false;
+  bool rescanned = false;
   while (!stop_ && !failed_) {
     std::uint64_t counter;
     [[maybe_unused]] auto n = ::read(wake_fd_, &counter, sizeof counter);
@@ -401,7 +412,18 @@ void JumpPump::run() {
     // take them (all buffers full). Without backing off, poll would return at once forever.
     int queued = 0;
     spun_ = !progress && ssh_woke && ::ioctl(session_->fd(), FIONREAD, &queued) == 0 && queued > 0;
-    if (progress && !blocked_) continue;
+    if (progress && !blocked_) {
+      rescanned = false;
+      continue;
+    }
+    // A channel read drains the jumphost's socket into libssh2's queue for every channel:
+    // a bridge read earlier in the pass can have data waiting that the socket will not
+    // announce again. One more pass takes it; data that pass cannot take waits for poll.
+    if (!blocked_ && !rescanned && data_waiting()) {
+      rescanned = true;
+      continue;
+    }
+    rescanned = false;
     // Nothing moved: sleep until a socket or a request wakes us.
     last_ssh_readable = wait_for_work();
   }

@@ -17,7 +17,9 @@
 // channel → socket end (libssh2_channel_read), with bounded buffers on each side, and
 // half-closes each direction when the other side reaches EOF. Because a read on any
 // channel drains the whole jumphost socket into libssh2's per-channel queues, every pass
-// tries every bridge, and the pump sleeps in poll() only after a pass that moved nothing.
+// tries every bridge, and the pump sleeps in poll() only after a pass that moved nothing
+// and left libssh2 holding nothing a bridge could take (the socket does not announce
+// bytes libssh2 already read).
 // Channel opens are serialised (libssh2 keeps one open in flight per session).
 #pragma once
 
@@ -78,6 +80,8 @@ class JumpPump {
   void deliver_to_local_end(Bridge& b, bool& progress);
   bool channel_failed(Bridge& b, long rc, bool& progress);
   bool outbound_blocked() const;
+  // Whether libssh2 holds channel data for a bridge with room for it (see run()).
+  bool data_waiting() const;
   bool close_bridge(Bridge& bridge);
   bool retry_blocked();
   void fail(const std::string& why);

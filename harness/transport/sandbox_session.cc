@@ -56,15 +56,29 @@ Expected<LIBSSH2_CHANNEL*> start_command(SshSession& s, Deadline until, const st
   return ch;
 }
 
+// Bytes libssh2 holds for the channel (either stream) that no read has taken yet.
+unsigned long queued_for(LIBSSH2_CHANNEL* ch) {
+  unsigned long queued = 0;
+  libssh2_channel_window_read_ex(ch, &queued, nullptr);
+  return queued;
+}
+
 struct ReadOutcome {
   bool finished = false;  // the command's EOF arrived and everything before it was read
   long error = 0;         // a libssh2 error (< 0) that stopped the reading
 };
 
 // Reads stdout and stderr alternately until the EOF, an output cap or the deadline.
+// A read of either stream first drains the socket into libssh2's queue, whichever stream
+// (or channel) the packets are for: the stderr read can take in the rest of stdout and the
+// EOF after the stdout read found nothing. Sleeping on the socket then would wait for
+// bytes that already arrived, until the deadline. So the loop sleeps only when libssh2
+// holds nothing for the channel, or when one more pass read nothing of what it holds
+// (data of a kind neither read takes, which only new packets can follow).
 ReadOutcome read_output(SshSession& s, LIBSSH2_CHANNEL* ch, Deadline until, std::size_t max_output,
                         ExecResult& result) {
   ReadOutcome outcome;
+  bool rescanned = false;  // the last pass read nothing although libssh2 held data
   for (;;) {
     long out_n = drain(ch, 0, result.out, max_output, result.out_truncated);
     long err_n = drain(ch, SSH_EXTENDED_DATA_STDERR, result.err, max_output, result.err_truncated);
@@ -78,7 +92,16 @@ ReadOutcome read_output(SshSession& s, LIBSSH2_CHANNEL* ch, Deadline until, std:
       outcome.finished = true;  // one more pass: data queued before the EOF
       continue;
     }
-    if (out_n == 0 && err_n == 0 && !s.wait(until)) {
+    if (out_n > 0 || err_n > 0) {
+      rescanned = false;
+      continue;
+    }
+    if (!rescanned && queued_for(ch) > 0) {
+      rescanned = true;
+      continue;
+    }
+    rescanned = false;
+    if (!s.wait(until)) {
       result.timed_out = true;
       break;
     }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -130,7 +131,7 @@ PostureRun run_posture(const PostureOptions& options, std::span<const ProbeDescr
       {"isoprobe_version", isoprobe_version()},
       {"git_revision", isoprobe_git_revision()},
       {"started_unix_ms", started_unix_ms},
-      {"elapsed_ms", static_cast<long long>(ms_between(start, Clock::now()) + 0.5)},
+      {"elapsed_ms", std::llround(ms_between(start, Clock::now()))},
       {"deadline_ms", options.deadline.count()},
       {"egress_deadline_ms", options.egress_deadline.count()},
       {"pid", static_cast<long long>(::getpid())},

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
                                    "--argv0", argc > 0 ? argv[0] : exe, program};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   std::vector<char*> cargs;
+  cargs.reserve(args.size() + 1);
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
   ::execv(loader.c_str(), cargs.data());

@@ -11,7 +11,7 @@ namespace {
 
 Observation run(Context&) {
   Observation o;
-  FileRead f = read_file_bounded("/proc/self/status", 64 * 1024);
+  FileRead f = read_file_bounded("/proc/self/status", std::size_t{64} * 1024);
   if (!f.ok()) return o.fail("cannot read /proc/self/status", f.err);
   ProcStatus st = parse_proc_status(f.data);
   Evidence ev;

@@ -1,6 +1,7 @@
 // egress: every --target the harness named, checked at once under one deadline. There
 // are no built-in targets: without --target this probe is skipped.
 #include <algorithm>
+#include <cmath>
 #include <future>
 #include <random>
 
@@ -34,7 +35,7 @@ Observation run(Context& ctx) {
   std::string note;
   Evidence ev;
   if (!resolver) {
-    FileRead rc = read_file_bounded("/etc/resolv.conf", 64 * 1024);
+    FileRead rc = read_file_bounded("/etc/resolv.conf", std::size_t{64} * 1024);
     if (!rc.ok()) {
       note = "/etc/resolv.conf unreadable (errno " + std::to_string(rc.err) + ")";
     } else {
@@ -69,7 +70,7 @@ Observation run(Context& ctx) {
                        {"proto", r.proto},
                        {"result", r.result},
                        {"address", r.address},
-                       {"elapsed_ms", static_cast<long long>(r.elapsed_ms + 0.5)},
+                       {"elapsed_ms", std::llround(r.elapsed_ms)},
                        {"errno", r.err},
                        {"detail", r.detail}});
     if (!r.server_name.empty()) targets.back()["server_name"] = r.server_name;

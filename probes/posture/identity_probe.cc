@@ -26,8 +26,8 @@ Observation run(Context&) {
   int n = ::getgroups(static_cast<int>(groups.size()), groups.data());
   if (n < 0) return o.fail("getgroups failed", errno);
   groups.resize(static_cast<std::size_t>(n));
-  FileRead uid_map = read_file_bounded("/proc/self/uid_map", 64 * 1024);
-  FileRead gid_map = read_file_bounded("/proc/self/gid_map", 64 * 1024);
+  FileRead uid_map = read_file_bounded("/proc/self/uid_map", std::size_t{64} * 1024);
+  FileRead gid_map = read_file_bounded("/proc/self/gid_map", std::size_t{64} * 1024);
   IdMap um = uid_map.ok() ? parse_id_map(uid_map.data) : IdMap{};
   IdMap gm = gid_map.ok() ? parse_id_map(gid_map.data) : IdMap{};
   ev.add("uid_map", uid_map.ok() ? uid_map.data : "unreadable: errno " + std::to_string(uid_map.err));

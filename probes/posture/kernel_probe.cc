@@ -37,7 +37,7 @@ Observation run(Context&) {
   if (std::string_view(u.release).find("gvisor") != std::string_view::npos) signal("uname_release", true);
 
   nlohmann::json dmesg = {{"readable", false}, {"errno", 0}};
-  std::string log(256 * 1024, '\0');
+  std::string log(std::size_t{256} * 1024, '\0');
   int n = ::klogctl(3 /* SYSLOG_ACTION_READ_ALL: reads, never clears */, log.data(),
                     static_cast<int>(log.size()));
   if (n < 0) {

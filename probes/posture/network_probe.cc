@@ -18,7 +18,7 @@ Observation run(Context&) {
   Observation o;
   Evidence ev;
   std::vector<std::string> names;
-  FileRead dev = read_file_bounded("/proc/net/dev", 256 * 1024);
+  FileRead dev = read_file_bounded("/proc/net/dev", std::size_t{256} * 1024);
   if (dev.ok()) {
     names = parse_net_dev(dev.data);
     ev.add("/proc/net/dev", dev.data);

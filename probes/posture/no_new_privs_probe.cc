@@ -15,7 +15,7 @@ Observation run(Context&) {
   Observation o;
   int rc = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   int prctl_err = rc < 0 ? errno : 0;
-  FileRead f = read_file_bounded("/proc/self/status", 64 * 1024);
+  FileRead f = read_file_bounded("/proc/self/status", std::size_t{64} * 1024);
   ProcStatus st = f.ok() ? parse_proc_status(f.data) : ProcStatus{};
   std::string status_text = st.no_new_privs ? std::to_string(*st.no_new_privs) : "absent";
   o.evidence = "prctl(PR_GET_NO_NEW_PRIVS) = " + std::to_string(rc) + "; status NoNewPrivs: " + status_text;

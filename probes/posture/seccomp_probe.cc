@@ -15,7 +15,7 @@ namespace {
 
 Observation run(Context&) {
   Observation o;
-  FileRead f = read_file_bounded("/proc/self/status", 64 * 1024);
+  FileRead f = read_file_bounded("/proc/self/status", std::size_t{64} * 1024);
   ProcStatus st = f.ok() ? parse_proc_status(f.data) : ProcStatus{};
   Evidence ev;
   for (auto line : split_lines(f.data, 200)) {

@@ -22,9 +22,9 @@ const std::vector<std::string> kComposePrograms = {"runc",       "runsc", "sshd"
 runner::RunConfig compose_config(const std::string& scenario, const std::string& out) {
   runner::RunConfig c;
   c.scenario_paths = {test::source_dir() + "/scenarios/" + scenario};
-  c.scenarios_dir = test::source_dir() + "/scenarios";
-  c.out_dir = out;
-  c.isoprobe_bundle = test::binary_dir() + "/probes/isoprobe-bundle";
+  c.command.scenarios_dir = test::source_dir() + "/scenarios";
+  c.command.out_dir = out;
+  c.command.isoprobe_bundle = test::binary_dir() + "/probes/isoprobe-bundle";
   c.parallel = 2;
   return c;
 }

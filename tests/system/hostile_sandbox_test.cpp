@@ -66,14 +66,14 @@ TEST_CASE("hostile isoprobe output fails its own sandbox and nothing else", "[sy
   test::local::ScratchDir dir;
   runner::RunConfig cfg;
   cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};
-  cfg.scenarios_dir = test::source_dir() + "/scenarios";
-  cfg.out_dir = dir.path + "/out";
-  cfg.isoprobe_bundle = hostile_bundle(dir.path);
+  cfg.command.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.command.out_dir = dir.path + "/out";
+  cfg.command.isoprobe_bundle = hostile_bundle(dir.path);
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
   cfg.attempts = 8;  // s1 .. s8, one at a time: honest, six hostile, honest
   cfg.parallel = 1;
-  cfg.posture_deadline = std::chrono::seconds(30);
+  cfg.command.posture_deadline = std::chrono::seconds(30);
 
   auto outcome = runner::run(cfg);
   const json& result = outcome.result;
@@ -121,7 +121,7 @@ TEST_CASE("hostile isoprobe output fails its own sandbox and nothing else", "[sy
   // 100 MB of output cost at most the 8 MiB cap (and the JSON of the rest of the run).
   CHECK(max_rss_mib() < 200);
   // Every sandbox is in the journal, and nothing of the run is left on the machine.
-  std::ifstream journal(cfg.out_dir + "/journal.jsonl");
+  std::ifstream journal(cfg.command.out_dir + "/journal.jsonl");
   int journalled = 0;
   for (std::string line; std::getline(journal, line);)
     if (json::parse(line).value("kind", "") == "sandbox") ++journalled;
@@ -142,9 +142,9 @@ TEST_CASE("an agent that reports blocked while it sends is failed by the witness
   fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/lying_isoprobe", bundle + "/isoprobe");
   runner::RunConfig cfg;
   cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};  // no internet
-  cfg.scenarios_dir = test::source_dir() + "/scenarios";
-  cfg.out_dir = dir.path + "/out";
-  cfg.isoprobe_bundle = bundle;
+  cfg.command.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.command.out_dir = dir.path + "/out";
+  cfg.command.isoprobe_bundle = bundle;
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
   cfg.attempts = 1;

@@ -60,9 +60,9 @@ std::vector<std::string> failed_controls(const json& result) {
 runner::RunConfig config_for(const std::string& scenario, const std::string& out) {
   runner::RunConfig c;
   c.scenario_paths = {scenarios() + "/" + scenario};
-  c.scenarios_dir = scenarios();
-  c.out_dir = out;
-  c.isoprobe_bundle = bundle();
+  c.command.scenarios_dir = scenarios();
+  c.command.out_dir = out;
+  c.command.isoprobe_bundle = bundle();
   c.parallel = 2;
   return c;
 }
@@ -280,8 +280,8 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
             {"cve": "CVE-2025-52881", "reason": "as the local profile: Debian 12's runc"}]})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
-  cfg.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it
-  cfg.deployment_path = dir.path + "/lossy.yaml";
+  cfg.command.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it
+  cfg.command.deployment_path = dir.path + "/lossy.yaml";
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
   cfg.attempts = 1;
@@ -325,7 +325,7 @@ TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that 
                                                                   {"standard.yaml", "runc"}};
   for (const auto& [scenario_file, runtime] : cells) {
     auto cfg = config_for(scenario_file, dir.path + "/sftp-" + runtime);
-    cfg.isoprobe_bundle = posture_agent_dir();
+    cfg.command.isoprobe_bundle = posture_agent_dir();
     cfg.runtimes = {runtime};
     cfg.node_classes = {"tier"};
     cfg.attempts = 1;
@@ -341,7 +341,7 @@ TEST_CASE("run: a sandbox whose sshd has no SFTP subsystem passes like one that 
     CHECK(packed["compressed_bytes"].get<std::size_t>() > 0);
     CHECK(packed["compressed_bytes"].get<std::size_t>() < packed["bytes"].get<std::size_t>());
 
-    cfg.out_dir = dir.path + "/exec-" + runtime;
+    cfg.command.out_dir = dir.path + "/exec-" + runtime;
     cfg.test_weakenings = {"sshd:no-sftp"};
     auto without = runner::run(cfg);
     INFO(runtime << " without SFTP: " << without.result["summary"].dump());

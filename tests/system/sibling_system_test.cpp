@@ -32,9 +32,9 @@ std::string scenarios() {
 runner::RunConfig siblings_config(const std::string& out) {
   runner::RunConfig c;
   c.scenario_paths = {scenarios() + "/siblings.yaml"};
-  c.scenarios_dir = scenarios();
-  c.out_dir = out;
-  c.isoprobe_bundle = test::binary_dir() + "/probes/isoprobe-bundle";
+  c.command.scenarios_dir = scenarios();
+  c.command.out_dir = out;
+  c.command.isoprobe_bundle = test::binary_dir() + "/probes/isoprobe-bundle";
   c.parallel = 2;
   return c;
 }

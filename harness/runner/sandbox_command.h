@@ -1,0 +1,26 @@
+// What every command that reaches sandboxes (`run`, `check`, `parity`, `selftest`) is told
+// the same way: which backend, where its scenarios and deployment profile are, where it
+// writes, which isoprobe bundle it uploads, whether it accepts new host keys, and the
+// command line it records. Each command's config embeds one; the CLI binds its flags once
+// (harness/cli/options.cc), and the run session takes it as it is (session.h), so a setting
+// every sandbox command shares is added here and nowhere else.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace isoharness::runner {
+
+struct SandboxCommand {
+  std::string backend = "local";            // "local", "hawk"; `check` is "existing" (nothing deployed)
+  std::string deployment_path;              // empty: <scenarios_dir>/deployments/<backend>.yaml
+  std::string scenarios_dir = "scenarios";  // where the default scenarios and profiles live
+  std::string out_dir = "out";              // result.json, the journal, the reports
+  std::string isoprobe_bundle;              // empty: found (harness/common/install_paths.h)
+  bool accept_new_host_keys = false;        // accept and record keys nothing pins
+  std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};  // one `isoprobe posture`
+  std::vector<std::string> argv;  // the command line as given: the result's run.argv
+};
+
+}  // namespace isoharness::runner
