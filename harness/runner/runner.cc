@@ -38,6 +38,9 @@ void print_progress(const nlohmann::json& rec, int done, int total, bool color) 
     std::fprintf(stderr, "        error: %s\n", rec["error"].get<std::string>().c_str());
   else if (t.fail)
     std::fprintf(stderr, "        first failure: %s\n", t.first_failure.c_str());
+  if (t.unwitnessed)
+    std::fprintf(stderr, "        %d unwitnessed, first: %s\n", t.unwitnessed,
+                 t.unwitnessed_checks.front().c_str());
 }
 
 }  // namespace
@@ -194,6 +197,7 @@ RunOutcome run(const RunConfig& config) {
   use_test_seams(config, session.settings());
   session.settings().egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
   session.settings().peers_per_sandbox = profile.peers_per_sandbox;
+  session.settings().witness_waived = profile.witness_none;
   int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;
   std::mutex print_mutex;

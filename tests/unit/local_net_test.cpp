@@ -101,8 +101,8 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   std::string add = sandbox_egress_add("abc123", e);
   auto pos = [&](const std::string& s) { return add.find(s); };
   REQUIRE(pos("ip saddr != 192.0.2.196 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 192.0.2.0/24 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 169.254.169.254/32 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 192.0.2.0/24 goto sb_3_stop") != std::string::npos);
+  REQUIRE(pos("ip daddr 169.254.169.254/32 goto sb_3_stop") != std::string::npos);
   REQUIRE(pos("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
   // A listed address: TCP 80/443 to the name proxy, no other port, no UDP.
   CHECK(pos("ip daddr 203.0.113.10 accept") == std::string::npos);
@@ -113,9 +113,16 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   SandboxEgress any_port = e;
   any_port.domains_any_port = true;  // the selftest weakening: every port again
   const std::string weak = sandbox_egress_add("abc123", any_port);
-  CHECK(weak.find("ip daddr 192.0.2.0/24 drop") < weak.find("ip daddr 203.0.113.10 accept"));
-  CHECK(pos("ip daddr 203.0.113.30/32 drop") < pos("ip daddr 198.51.100.0/24 accept"));
-  CHECK(add.rfind("counter drop") > pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(weak.find("ip daddr 192.0.2.0/24 goto sb_3_stop") < weak.find("ip daddr 203.0.113.10 accept"));
+    CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop") > pos("ip daddr 198.51.100.0/24 accept"));
+  // The drop point: every drop of the sandbox's own traffic is counted per destination.
+  CHECK_THAT(add, Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "
+                                  "inet_service; size 1024; flags dynamic; counter; }"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop meta nfproto ipv4 add @sb_3_dropped4 "
+                                  "{ ip daddr . meta l4proto . th dport } drop"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop counter drop"));
+  CHECK(pos("add chain inet ih_abc123 sb_3_stop") < pos("add chain inet ih_abc123 sb_3\n"));
   CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 from_sandbox { \"sb3\" : jump sb_3 }"));
 
   SandboxEgress none{4, "sb4", "192.0.2.197", false, {}, {}};
@@ -126,6 +133,9 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
   CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 proxy_from_sandbox { \"sb3\" }"));
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 px_3"));
+  CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3_stop"));
+  CHECK(rm.find("delete set inet ih_abc123 sb_3_dropped6") >
+        rm.find("delete chain inet ih_abc123 sb_3_stop"));
   // The node: the proxy reachable only through the DNAT, replies to its transparent sockets marked.
   CHECK_THAT(node, Catch::Contains("ip daddr 192.0.2.129 tcp dport 15080 ct status dnat accept"));
   CHECK_THAT(node, Catch::Contains("socket transparent 1 meta mark set 1"));

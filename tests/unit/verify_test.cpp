@@ -127,7 +127,9 @@ std::vector<std::string> failures(const std::vector<verify::CheckResult>& checks
 std::vector<verify::CheckResult> run(const json& expect, const json& p, const std::string& level = "strict") {
   auto h = host();
   auto t = targets();
-  return verify::verify_sandbox({expect, p, h, t, level});
+  // Judged as a deployment that declares no witness (`witness: none`): these cases are about
+  // reading the sandbox's report; verify_witness_test.cpp covers the witnesses.
+  return verify::verify_sandbox({expect, p, h, t, level, nullptr, true});
 }
 
 }  // namespace
