@@ -71,6 +71,9 @@ export HAWK_STANDIN_ACCEPT_S=$accept
 cat >"$work/sim.yaml" <<YAML
 name: sim
 backend: hawk
+# Timing, not the witnesses: the simulated deployment declares it has none, so its egress
+# checks rest on the sandboxes' reports (docs/CONTRACTS.md §4.4) instead of being unwitnessed.
+witness: none
 runtime_classes: [gvisor]
 sandbox_runtime_class: gvisor
 sandbox_runtime_class_is_default: false

@@ -195,10 +195,12 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
       continue;
     }
     const std::string got = bounded(common::json_string_or(*result, "result", "?"), 64);
-    // A way out the sandbox cannot even open a socket for (an ICMP socket without
-    // ping_group_range or CAP_NET_RAW, or under a network stack without ICMP) is closed by
-    // the runtime: nothing to judge where the plan would open it.
-    if (got == "no_socket" && allowed && !arrival_seen(in, target))
+    // An ICMP way out the sandbox cannot even open a socket for (no ping_group_range or
+    // CAP_NET_RAW, or a network stack without ICMP) is closed by the runtime before any
+    // packet: no witness can see what is never sent, and raw_sockets judges the sockets.
+    // Not applicable either way, unless something of it arrived. (TCP and UDP sockets always
+    // open: a no_socket there goes to the rule and, with nothing sent, is unwitnessed.)
+    if (got == "no_socket" && target.proto == "icmp" && !arrival_seen(in, target))
       out.push_back(not_applicable(control,
                                    "the sandbox cannot open a socket for " + target.proto + ": " +
                                        bounded(common::json_string_or(*result, "detail"), 256),

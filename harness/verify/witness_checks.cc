@@ -80,11 +80,15 @@ struct Side {
   std::string text;  // what this witness had, for the evidence
 };
 
-Side arrival_side(const VerifyInput& in, const deploy::EgressTarget& target) {
+Side arrival_side(const VerifyInput& in, const deploy::EgressTarget& target, bool allowed) {
   if (in.witness_waived) return {Witnessed::waived, "none (the deployment declares witness: none)"};
   if (!in.witness)
     return {Witnessed::unusable, "none in this deployment (and the profile does not say witness: none)"};
   if (target.witness_address.empty()) return {Witnessed::not_covering, "does not cover this way out"};
+  // A query reaching a resolver shows DNS is open, not that a name the plan closes was
+  // answered: for a closed `dns` target the arrival witness has nothing to say.
+  if (target.proto == "dns" && !allowed)
+    return {Witnessed::not_covering, "cannot tell whether the resolver answered the name"};
   const auto& view = *in.witness;
   if (!view.complete) return {Witnessed::unusable, "its record cannot be judged on: " + view.note};
   std::vector<const deploy::WitnessRecord*> found;
@@ -142,7 +146,7 @@ bool stopped_at_resolver(const deploy::WitnessView& view, const deploy::EgressTa
                          const deploy::WitnessRecord& r, const std::string& sandbox_result) {
   if (!view.complete || r.kind != "udp" || r.port != 53 || sandbox_result == "connected") return false;
   if (t.proto == "exfil") return carries_nonce(view, r);
-  return begins_with_lookup(t) && t.proto != "dns" && sandbox_result == "dns_failed" && from_sandbox(view, r);
+  return begins_with_lookup(t) && sandbox_result == "dns_failed" && from_sandbox(view, r);
 }
 
 Side drop_side(const VerifyInput& in, const deploy::EgressTarget& target, const std::string& sandbox_result) {
@@ -180,7 +184,7 @@ std::string failure_reason(const deploy::EgressTarget& target, const std::string
 CheckResult judge_egress_target(const VerifyInput& in, const deploy::EgressTarget& target, bool allowed,
                                 const std::string& why, const std::string& sandbox_result,
                                 const std::string& sandbox_evidence) {
-  const Side arrival = arrival_side(in, target);
+  const Side arrival = arrival_side(in, target, allowed);
   const Side drop = drop_side(in, target, sandbox_result);
   const EgressJudgement j = judge_egress({allowed, sandbox_result, arrival.state, drop.state});
   const std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
@@ -204,7 +208,7 @@ CheckResult judge_egress_target(const VerifyInput& in, const deploy::EgressTarge
 }
 
 bool arrival_seen(const VerifyInput& in, const deploy::EgressTarget& target) {
-  return arrival_side(in, target).state == Witnessed::seen;
+  return arrival_side(in, target, true).state == Witnessed::seen;
 }
 
 }  // namespace isoharness::verify::detail

@@ -54,7 +54,8 @@ struct Pools {
     REQUIRE(r);
     REQUIRE(r->ok());
     std::ofstream f(profile);
-    f << "name: pools\nbackend: hawk\nruntime_classes: [gvisor]\nsandbox_runtime_class: gvisor\n"
+    f << "name: pools\nbackend: hawk\nwitness: none\nruntime_classes: [gvisor]\nsandbox_runtime_class: "
+         "gvisor\n"
          "sandbox_runtime_class_is_default: false\nnode_mounts: [/usr, /etc/alternatives]\nhawk:\n  cli: "
       << source("tests/hawk_standin/hawk") << "\n  human: alice\n  identity_file: " << dir.path
       << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s

@@ -106,6 +106,8 @@ struct Platform {
       f << "witness:\n  canary: " << dl::world_addr::kCanary << "\n  canary6: \"" << dl::world_addr::kCanary6
         << "\"\n  zone: " << dl::kWitnessZone << "\n  log: { http: \"http://jumphost:" << dl::kWitnessLogPort
         << dl::kWitnessLogPath << "\", timeout_s: 10, token_file: " << witness_key_file() << " }\n";
+    else  // a deployment without one says so, and its egress checks rest on the sandboxes' reports
+      f << "witness: none\n";
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
@@ -1092,7 +1094,7 @@ TEST_CASE(
     }
     p.require_nothing_left();
   }
-  {  // The same platform without a witness: sandbox-reported, and report.md says so.
+  {  // The same platform declaring no witness: sandbox-reported, and report.md says so.
     p.env_extra.erase("HAWK_STANDIN_TEST_WEAKENINGS");
     p.witness = false;
     p.write_profile();
@@ -1103,11 +1105,11 @@ TEST_CASE(
       INFO(key);
       CHECK_THAT(
           check.second,
-          Catch::StartsWith("judged by the sandbox's own report (no outside witness in this deployment)"));
+          Catch::StartsWith("judged by the sandbox's own report (the deployment declares witness: none)"));
     }
     CHECK_THAT(test::read_text(p.dir.path + "/plain/report.md"),
                Catch::Contains("### Egress: who judged (0 witnessed · ") &&
-                   Catch::Contains("no outside witness in this deployment: "));
+                   Catch::Contains("the deployment declares witness: none: "));
     p.require_nothing_left();
   }
 }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "harness/scenario/scenario.h"
+
 using namespace isoharness;
 using verify::EgressEvidence;
 using verify::judge_egress;
@@ -85,4 +87,16 @@ TEST_CASE("check status: unwitnessed has its own label, and an unknown one reads
   CHECK(status_label(CheckStatus::unwitnessed) == "unwitnessed");
   CHECK(check_status_from_label("unwitnessed") == CheckStatus::unwitnessed);
   CHECK(check_status_from_label("witnessed?") == CheckStatus::na);
+}
+
+TEST_CASE("deployment profile: `witness: none` declares no witness; other words are refused",
+          "[verify][egress_verdict]") {
+  const std::string base =
+      "backend: hawk\nruntime_classes: [gvisor]\nhawk:\n  cli: /opt/hawk\n  human: alice\n";
+  const auto none = scenario::parse_deployment(base + "witness: none\n", "w.yaml");
+  CHECK(none.witness_none);
+  CHECK_FALSE(none.witness);
+  CHECK_FALSE(scenario::parse_deployment(base, "w.yaml").witness_none);
+  CHECK_THROWS_WITH(scenario::parse_deployment(base + "witness: nobody\n", "w.yaml"),
+                    Catch::Contains("or the word none"));
 }

@@ -240,3 +240,31 @@ TEST_CASE("witness: a target the plan opens must be seen arriving", "[verify]") 
                      "egress:canary-udp")
             .status == CheckStatus::pass);
 }
+
+TEST_CASE("witness: a closed DNS way out is stopped at the resolver or the drop point, never seen 'arriving'",
+          "[verify]") {
+  verify::HostFacts host;
+  const std::vector<deploy::EgressTarget> targets = {
+      {"dns", "target.example.com", 53, "dns", "target.example.com", "resolver", "203.0.113.53"},
+      {"canary-icmp", "203.0.113.40", 0, "icmp", "", "internet", "203.0.113.40"}};
+  json results = {{"dns", "dns_failed"}, {"canary-icmp", "no_socket"}};
+  // The item's resolver took the query (the witness saw it arrive there) and gave no answer.
+  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", ""}}, {});
+  auto checks = verify::verify_sandbox(
+      {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w});
+  CHECK(witness_find(checks, "egress:dns").status == CheckStatus::pass);
+  // An ICMP socket the sandbox could not open sent nothing: not applicable, not a pass.
+  CHECK(witness_find(checks, "egress:canary-icmp").status == CheckStatus::na);
+  // A sandbox that says it resolved the name fails; one that sent no query at all is unwitnessed.
+  results["dns"] = "connected";
+  CHECK(witness_find(verify::verify_sandbox(
+                         {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w}),
+                     "egress:dns")
+            .status == CheckStatus::fail);
+  results["dns"] = "dns_failed";
+  auto silent = witness_view({}, {});
+  CHECK(witness_find(verify::verify_sandbox({witness_strict_expect(), witness_posture(results), host, targets,
+                                             "strict", &silent}),
+                     "egress:dns")
+            .status == CheckStatus::unwitnessed);
+}

@@ -1,5 +1,6 @@
 #include "harness/deploy/local/drop_point.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -38,7 +39,7 @@ std::optional<DropCount> drop_element(const json& item) {
   c.proto =
       proto.is_string() ? proto.get<std::string>().substr(0, 16) : std::to_string(proto.get<long long>());
   c.port = static_cast<int>(std::clamp<long long>(port.get<long long>(), 0, 65535));
-  c.packets = std::max<long long>(0, packets.get<long long>());
+  c.packets = std::max<long long>(0, packets->get<long long>());
   return c;
 }
 
