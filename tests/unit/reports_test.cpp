@@ -250,7 +250,8 @@ TEST_CASE("a malformed result document is refused with every problem named", "[r
   } catch (const UserError& e) {
     const std::string msg = e.what();
     CHECK_THAT(msg, Catch::Contains("$.schema: 'isoharness.result/v2' is not isoharness.result/v1"));
-    CHECK_THAT(msg, Catch::Contains("$.sandboxes[1].checks[0].status: 'maybe' is not pass, fail or n/a"));
+    CHECK_THAT(msg, Catch::Contains(
+                        "$.sandboxes[1].checks[0].status: 'maybe' is not pass, fail, n/a or unwitnessed"));
     CHECK_THAT(msg, Catch::Contains("$.sandboxes[2].runtime: missing"));
     CHECK_THAT(msg, Catch::Contains("$.findings[0].message: missing"));
   }
