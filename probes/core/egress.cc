@@ -275,8 +275,7 @@ void on_connect_ready(Work& w) {
   }
   if (w.spec->proto != TargetProto::tls && !is_http(w.spec->proto)) {
     if (!w.nonce.empty()) {  // best effort: the connection is the result; the bytes are for the witness
-      const std::string tag = "ihw-" + w.nonce + "
-";
+      const std::string tag = "ihw-" + w.nonce + "\n";
       (void)!::send(w.fd, tag.data(), tag.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     }
     return finish(w, "connected", 0, w.out.detail);
