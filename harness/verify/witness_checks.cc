@@ -6,6 +6,9 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "harness/verify/checks_internal.h"
 #include "harness/verify/egress_verdict.h"
 
@@ -29,10 +32,31 @@ bool carries_nonce(const deploy::WitnessView& view, const deploy::WitnessRecord&
   return !view.nonce.empty() && r.nonce == view.nonce;
 }
 
+// A way out told apart from others to the same address and port only by the name its
+// request presents: TLS (the ClientHello's server name) or a request presenting a name other
+// than its host's (fronting).
+bool name_scoped(const deploy::EgressTarget& t) {
+  return t.proto == "tls" || !t.server_name.empty();
+}
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The name the target's request presents (isoprobe: the server name, else the host).
+const std::string& presented_name(const deploy::EgressTarget& t) {
+  return t.server_name.empty() ? t.host : t.server_name;
+}
+
 // Whether one witness record is this target's traffic from this sandbox arriving.
 bool arrival_matches(const deploy::WitnessView& view, const deploy::EgressTarget& t,
                      const deploy::WitnessRecord& r) {
   const bool ours = from_sandbox(view, r) || carries_nonce(view, r);
+  if (name_scoped(t))  // the first bytes that arrived presented this name
+    return r.kind == "tcp-data" && ours && r.destination == t.witness_address && r.port == t.port &&
+           same_name(r.name, presented_name(t));
   if (t.proto == "tcp" || t.proto == "tls" || t.proto.starts_with("http"))
     return (r.kind == "tcp-syn" || r.kind == "tcp-data") &&
            (r.kind == "tcp-data" ? ours : from_sandbox(view, r)) && r.destination == t.witness_address &&
@@ -132,6 +156,10 @@ bool drop_matches(const std::vector<deploy::EgressTarget>& targets, const deploy
                   const deploy::DropRecord& r) {
   if (!r.dropped || r.count <= 0) return false;
   if (!r.way_out.empty()) return r.way_out == t.name;
+  // A drop point that read the request's name (a name-checking proxy) stopped that name's
+  // request only.
+  if (!r.name.empty())
+    return name_scoped(t) && is_targets_packet(t, r) && same_name(r.name, presented_name(t));
   if (is_targets_packet(t, r)) return true;
   if (!begins_with_lookup(t) || (r.proto != "udp" && r.proto != "tcp") || r.port != 53) return false;
   for (const auto& other : targets)

@@ -114,7 +114,7 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   any_port.domains_any_port = true;  // the selftest weakening: every port again
   const std::string weak = sandbox_egress_add("abc123", any_port);
   CHECK(weak.find("ip daddr 192.0.2.0/24 goto sb_3_stop") < weak.find("ip daddr 203.0.113.10 accept"));
-    CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
   CHECK(add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop") > pos("ip daddr 198.51.100.0/24 accept"));
   // The drop point: every drop of the sandbox's own traffic is counted per destination.
   CHECK_THAT(add, Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "

@@ -6,6 +6,7 @@
 #include "harness/deploy/local/drop_point.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/proxy_decisions.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/witness_log.h"
 
@@ -138,7 +139,7 @@ TEST_CASE("the canary zone is forwarded only for patterns that cover it", "[loca
   CHECK_FALSE(witness_zone_forwarded({"target.example.com", "*.example.com", "witness.example.org"}));
 }
 
-TEST_CASE("issue 23's weakenings and witnessed targets", "[local]") {
+TEST_CASE("the egress weakenings and where the witness sees each target arrive", "[local]") {
   auto accepts = weakened_egress_accepts({kWeakenAllowUdp, kWeakenAllowIcmp, kWeakenAllowIpv6});
   CHECK(accepts == std::vector<std::string>{"meta l4proto udp", "meta l4proto icmp", "meta nfproto ipv6"});
   CHECK_NOTHROW(check_weakenings({kWeakenForwardEveryName}, "s1"));
@@ -150,6 +151,9 @@ TEST_CASE("issue 23's weakenings and witnessed targets", "[local]") {
     if (t.name == "jumphost") CHECK(t.witness_address.empty());              // the drop point's alone
     if (t.name == "dns") CHECK(t.witness_address == world_addr::kResolver);  // a query reaching a resolver
     if (t.name == "target") CHECK(t.witness_address == world_addr::kTarget);
+    // Name-scoped requests arrive at the listed address too; their name tells them apart.
+    if (t.name == "target-sni" || t.name == "target-sni-fronted")
+      CHECK(t.witness_address == world_addr::kTarget);
     if (t.name == "metadata") CHECK(t.witness_address == world_addr::kMetadata);
     if (t.proto == "udp" || t.proto == "icmp") CHECK(!t.witness_address.empty());
     if (t.name == "canary6-tcp") CHECK(t.witness_address == world_addr::kCanary6);
@@ -185,4 +189,33 @@ TEST_CASE("IPv6 egress rules: own source only, never-opened ranges, the v6 inter
   // The node lets neighbour discovery in; the host guard keeps the v6 world on the machine.
   CHECK(node_ruleset("r1", "to-jump").find("nd-neighbor-solicit") != std::string::npos);
   CHECK(host_guard_ruleset("r1").find("ip6 daddr 2001:db8:100::/48 counter drop") != std::string::npos);
+}
+
+TEST_CASE("name proxy decisions: one sandbox's resets are drop records with the name presented", "[local]") {
+  const std::string log =
+      "P1 1000 reset 192.0.2.193 203.0.113.10 443 fronted.isoharness.invalid\n"
+      "P1 1001 forward 192.0.2.193 203.0.113.10 443 target.example.com\n"
+      "P1 1002 reset 192.0.2.194 203.0.113.10 80 fronted.isoharness.invalid\n"  // another sandbox
+      "P1 999 reset 192.0.2.193 203.0.113.10 80 early.example\n"                // before the window
+      "P1 1003 reset 192.0.2.193 203.0.113.10 80 -\n"                           // no name read
+      "P1 x reset 192.0.2.193 203.0.113.10 80 bad\n"                            // malformed
+      "P1 1004 reset 192.0.2.193 203.0.113.10 80 unfinished";                   // no newline yet
+  const DropView v = proxy_decisions(log, "192.0.2.193", 1000, 2000);
+  CHECK(v.complete);
+  REQUIRE(v.records.size() == 3);
+  CHECK(v.records[0].dropped);
+  CHECK(v.records[0].name == "fronted.isoharness.invalid");
+  CHECK(v.records[0].destination == "203.0.113.10");
+  CHECK(v.records[0].port == 443);
+  CHECK(v.records[0].proto == "tcp");
+  CHECK_FALSE(v.records[1].dropped);
+  CHECK(v.records[2].name.empty());
+  // A log that filled before the window ended cannot show what the proxy stopped after.
+  const DropView full = proxy_decisions(log.substr(0, log.find('\n') + 1) + "P1 1500 full - - 0 -\n",
+                                        "192.0.2.193", 1000, 2000);
+  CHECK_FALSE(full.complete);
+  CHECK(full.note.find("filled") != std::string::npos);
+  CHECK(
+      proxy_decisions(log.substr(0, log.find('\n') + 1) + "P1 2500 full - - 0 -\n", "192.0.2.193", 1000, 2000)
+          .complete);
 }

@@ -268,3 +268,55 @@ TEST_CASE("witness: a closed DNS way out is stopped at the resolver or the drop 
                      "egress:dns")
             .status == CheckStatus::unwitnessed);
 }
+
+TEST_CASE("witness: requests to one address and port are told apart by the name they present", "[verify]") {
+  auto plan = test::plan_yaml(
+      "eval_set:\n  isolation: {level: strict, allow_domains: [target.example.com]}\n  tasks:\n"
+      "    - name: t\n      items:\n        - name: i\n");
+  REQUIRE(plan.accepted());
+  verify::HostFacts host;
+  deploy::EgressTarget sni{"target-sni",         "target.example.com", 443,           "tls",
+                           "target.example.com", "internet",           "203.0.113.10"};
+  deploy::EgressTarget fronted = sni;
+  fronted.name = "target-sni-fronted";
+  fronted.server_name = "fronted.isoharness.invalid";
+  fronted.domain = fronted.server_name;  // the plan judges the name it presents
+  const std::vector<deploy::EgressTarget> targets = {sni, fronted};
+  const json results = {{"target-sni", "connected"}, {"target-sni-fronted", "reset"}};
+  auto judge = [&](const deploy::WitnessView& w, const char* control) {
+    return witness_find(
+        verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets, "strict", &w}),
+        control);
+  };
+  // What arrived presented the listed name; the proxy reset the fronted name.
+  const deploy::WitnessRecord listed{2,   "tcp-data", "192.0.2.193",       "203.0.113.10",
+                                     443, "",         "target.example.com"};
+  deploy::DropRecord reset;
+  reset.proto = "tcp";
+  reset.source = "192.0.2.193";
+  reset.destination = "203.0.113.10";
+  reset.port = 443;
+  reset.name = "fronted.isoharness.invalid";
+  auto w = witness_view({listed, {3, "tcp-syn", "192.0.2.193", "203.0.113.10", 443, "", ""}}, {reset});
+  CHECK(judge(w, "egress:target-sni").status == CheckStatus::pass);
+  const auto stopped = judge(w, "egress:target-sni-fronted");
+  INFO(stopped.reason << "\n" << stopped.evidence);
+  CHECK(stopped.status == CheckStatus::pass);
+  CHECK(stopped.reason.find("rule B6") != std::string::npos);
+  // The listed name's SYN is not the fronted request arriving...
+  CHECK(stopped.observed.find("nothing arrived") == 0);
+  // ...but the fronted name arriving is, whatever the proxy's record says.
+  w.records.push_back({4, "tcp-data", "192.0.2.193", "203.0.113.10", 443, "", "Fronted.Isoharness.Invalid"});
+  CHECK(judge(w, "egress:target-sni-fronted").reason.find("rule B2") != std::string::npos);
+  // A reset of another name is no record of this one: unwitnessed.
+  reset.name = "other.example.com";
+  auto other = witness_view({listed}, {reset});
+  CHECK(judge(other, "egress:target-sni-fronted").status == CheckStatus::unwitnessed);
+  // A SYN alone does not show which name a request presented: the listed one did not arrive.
+  auto syn_only = witness_view({{3, "tcp-syn", "192.0.2.193", "203.0.113.10", 443, "", ""}}, {});
+  CHECK(judge(syn_only, "egress:target-sni").status == CheckStatus::fail);
+  // Where nft drops the address outright (no proxy), its nameless record stops every name.
+  reset.name.clear();
+  auto unproxied = witness_view({}, {reset});
+  CHECK(judge(unproxied, "egress:target-sni-fronted").status == CheckStatus::pass);
+}

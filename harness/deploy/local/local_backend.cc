@@ -14,6 +14,7 @@
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/proxy_decisions.h"
 #include "harness/deploy/local/sandbox_launch.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
@@ -411,11 +412,32 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
     view.complete = false;
     view.note = "the witness log is larger than the harness reads";
   }
-  view.drops = read_drop_point(handle);
+  view.drops = read_drop_point(handle, ms(from) - 100, ms(to) + 1000);
   return view;
 }
 
-DropView LocalBackend::read_drop_point(const SandboxHandle& handle) const {
+DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long from_ms,
+                                       long long to_ms) const {
+  DropView drops = read_nft_drops(handle);
+  if (!drops.complete) return drops;
+  // The name proxy's resets: the drop point of a request stopped for the name it presented.
+  constexpr std::size_t kMaxDecisionLog = std::size_t{32} << 20;
+  const std::string text = read_file_bounded(world_->name_proxy_decisions_path(), kMaxDecisionLog);
+  DropView proxy = proxy_decisions(text, handle.facts.value("address", ""), from_ms, to_ms);
+  drops.witness += "; the node's name proxy (its decision on each allow-listed request)";
+  if (text.size() >= kMaxDecisionLog || !fs::exists(world_->name_proxy_decisions_path())) {
+    proxy.complete = false;
+    proxy.note = "the name proxy's decision log is missing or larger than the harness reads";
+  }
+  if (!proxy.complete) {
+    drops.complete = false;
+    drops.note = proxy.note;
+  }
+  for (auto& r : proxy.records) drops.records.push_back(std::move(r));
+  return drops;
+}
+
+DropView LocalBackend::read_nft_drops(const SandboxHandle& handle) const {
   DropView drops;
   drops.witness = "the node's nftables drop point (per-sandbox counters at the policy's drop rules)";
   const auto index = handle.facts.find("egress_index");
@@ -451,9 +473,6 @@ std::vector<EgressTarget> world_targets() {
     // Resolving only: nothing is sent to the target; the witness sees the query reach a
     // resolver in the world (the item's own or the world's), matched on port 53 alone.
     if (t.proto == "dns") t.witness_address = world_addr::kResolver;
-    // A TLS or name-scoped request shares its SYN (address and port) with the plain
-    // target beside it; the witness cannot tell them apart, the sandbox's report can.
-    if (t.proto == "tls" || !t.server_name.empty()) t.witness_address.clear();
   }
   for (auto& t : witnessed_world_targets()) out.push_back(std::move(t));
   return out;

@@ -64,8 +64,10 @@ class LocalBackend : public Backend {
 
  private:
   LaunchContext launch_context(int ssh_ready_ms) const;
-  // The drop point's records of the sandbox since its last reading (drop_point.h).
-  DropView read_drop_point(const SandboxHandle& handle) const;
+  // The drop point's records of the sandbox: the nft counters' rise since their last
+  // reading (drop_point.h) and the name proxy's decisions in the window (proxy_decisions.h).
+  DropView read_drop_point(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
+  DropView read_nft_drops(const SandboxHandle& handle) const;
   // Tears down an item attempt (siblings, agent, resolver) and frees its indexes.
   void release(DeployedSandbox& sb) noexcept;
   void launch_item(DeployedSandbox& sb, const SandboxSpec& spec, std::vector<SandboxSpec>& sibling_specs,

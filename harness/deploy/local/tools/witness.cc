@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "probes/core/tls_hello.h"
+
 namespace isoharness::world_helper {
 namespace {
 
@@ -113,9 +115,10 @@ std::string ntop4(const unsigned char* p) {
   return ::inet_ntop(AF_INET, p, buf, sizeof buf) ? buf : "?";
 }
 
-// A TCP segment: a SYN (without ACK) opens a connection; a segment whose first bytes
-// (bounded: find_nonce reads at most 1 KiB) carry the probe's nonce ties the connection to
-// its probe run, whatever source address it arrives from.
+// A TCP segment: a SYN (without ACK) opens a connection. A segment whose first bytes carry
+// the probe's nonce (find_nonce reads at most 1 KiB) ties the connection to its probe run,
+// whatever source address it arrives from; one that presents a name (TLS server name, HTTP
+// Host) says which of several requests to one address and port it is.
 void record_tcp(Log& log, const std::string& src, const std::string& dst, const unsigned char* l4,
                 std::size_t left) {
   const bool syn = (l4[13] & 0x02) != 0, ack = (l4[13] & 0x10) != 0;
@@ -124,7 +127,9 @@ void record_tcp(Log& log, const std::string& src, const std::string& dst, const 
   const std::size_t data = static_cast<std::size_t>(l4[12] >> 4) * 4;
   if (syn || data < 20 || data >= left) return;
   const std::string nonce = find_nonce(l4 + data, left - data);
-  if (!nonce.empty()) write_line(log, "tcp-data", src, dst, port, nonce, "");
+  const std::string name = isoprobe::presented_name(
+      std::string_view(reinterpret_cast<const char*>(l4 + data), std::min<std::size_t>(left - data, 16384)));
+  if (!nonce.empty() || !name.empty()) write_line(log, "tcp-data", src, dst, port, nonce, name);
 }
 
 // One IPv4 packet from the packet socket.
