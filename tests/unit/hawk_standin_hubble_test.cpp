@@ -46,6 +46,7 @@ const std::vector<deploy::EgressTarget> kTargets = {
     {"internet-canary", "203.0.113.40", 443, "tcp", "", "internet", "203.0.113.40"},
     {"canary-icmp", "203.0.113.40", 0, "icmp", "", "internet", "203.0.113.40"},
     {"metadata", "169.254.169.254", 80, "tcp", "", "metadata", ""},
+    {"metadata-google", "169.254.169.254", 80, "http-google", "", "metadata", ""},
     {"canary6-udp", "2001:db8:100::40", 53, "udp", "", "internet", "2001:db8:100::40"},
 };
 
@@ -98,8 +99,13 @@ TEST_CASE("the stand-in's hubble: the kernel's drop records as flows, dated by t
   REQUIRE(icmp);
   CHECK(icmp->unix_ms == kListedAt - 3750);
   CHECK(icmp->proto == "icmp");
-  const auto* metadata = record_of(view, "metadata");
+  // Metadata asked two ways on one port: the flow names neither, the rule matches each.
+  CHECK_FALSE(record_of(view, "metadata"));
+  CHECK_FALSE(record_of(view, "metadata-google"));
+  const auto* metadata = record_of(view, "");
   REQUIRE(metadata);
+  CHECK(metadata->destination == "169.254.169.254");
+  CHECK(metadata->port == 80);
   CHECK(metadata->unix_ms == kListedAt - 4000);
   const auto* v6 = record_of(view, "canary6-udp");  // the IPv6 source, matched by the pod
   REQUIRE(v6);
