@@ -95,6 +95,15 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(node, Catch::Contains(
                        "iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222"));
   CHECK_THAT(node, Catch::Contains("iifname vmap @from_sandbox"));
+  // The first SSH connection to each sandbox is noted (`add` keeps its first time), in a rule
+  // before the accept and apart from it, so a full set never stops SSH.
+  const std::string noted =
+      "iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222 ct state new "
+      "add @jump_ssh_first { ip daddr }\n";
+  CHECK_THAT(node, Catch::Contains("set jump_ssh_first { type ipv4_addr; size 256; flags dynamic,timeout; "
+                                   "timeout 86400s; }"));
+  CHECK(node.find(noted) != std::string::npos);
+  CHECK(node.find(noted) < node.find("tcp dport 2222 ct state new accept"));
 
   SandboxEgress e{3, "sb3", "192.0.2.196", true, {"203.0.113.10"}, {"198.51.100.0/24"}};
   e.proxied = {"203.0.113.10"};
@@ -117,9 +126,11 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
   CHECK(add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop") > pos("ip daddr 198.51.100.0/24 accept"));
   // The drop point: every drop of the sandbox's own traffic is counted per destination.
-  CHECK_THAT(add, Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "
-                                  "inet_service; size 1024; flags dynamic; counter; }"));
-  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop meta nfproto ipv4 add @sb_3_dropped4 "
+  // `update` restarts each element's timeout at every drop: its `expires` dates the last one.
+  CHECK_THAT(add,
+             Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "
+                             "inet_service; size 1024; flags dynamic,timeout; timeout 86400s; counter; }"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop meta nfproto ipv4 update @sb_3_dropped4 "
                                   "{ ip daddr . meta l4proto . th dport } drop"));
   CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop counter drop"));
   CHECK(pos("add chain inet ih_abc123 sb_3_stop") < pos("add chain inet ih_abc123 sb_3\n"));

@@ -15,23 +15,26 @@ std::string drop_chain_of(const SandboxEgress& e) {
 
 // The drop point's record of one sandbox: every packet its chain drops is counted under its
 // destination, transport and port (0 for ICMP) in a per-family set that keeps a counter per
-// element. Bounded: once a set holds kDropSetSize elements, later destinations fall to the
-// chain's last rule, still dropped and counted there, only not per destination.
+// element. `update` restarts the element's timeout at each drop, so its `expires` tells when
+// its last drop happened. Bounded: once a set holds kDropSetSize elements, later
+// destinations fall to the chain's last rule, still dropped and counted there, only not per
+// destination.
 std::string drop_point_add(const std::string& t, const SandboxEgress& e) {
   const std::string size = std::to_string(kDropSetSize);
   const std::string d4 = drop_set_name(e.index, 4), d6 = drop_set_name(e.index, 6);
-  std::string s = "add set " + t + " " + d4 + " { type ipv4_addr . inet_proto . inet_service; size " + size +
-                  "; flags dynamic; counter; }\n";
-  s += "add set " + t + " " + d6 + " { type ipv6_addr . inet_proto . inet_service; size " + size +
-       "; flags dynamic; counter; }\n";
+  const std::string flags =
+      "; flags dynamic,timeout; timeout " + std::to_string(kDropSetTimeoutS) + "s; counter; }\n";
+  std::string s =
+      "add set " + t + " " + d4 + " { type ipv4_addr . inet_proto . inet_service; size " + size + flags;
+  s += "add set " + t + " " + d6 + " { type ipv6_addr . inet_proto . inet_service; size " + size + flags;
   const std::string c = drop_chain_of(e);
   const std::string rule = "add rule " + t + " " + c + " ";
   s += "add chain " + t + " " + c + "\n";
-  s += rule + "meta nfproto ipv4 meta l4proto icmp add @" + d4 + " { ip daddr . meta l4proto . 0 } drop\n";
-  s += rule + "meta nfproto ipv4 add @" + d4 + " { ip daddr . meta l4proto . th dport } drop\n";
-  s += rule + "meta nfproto ipv6 meta l4proto ipv6-icmp add @" + d6 +
+  s += rule + "meta nfproto ipv4 meta l4proto icmp update @" + d4 + " { ip daddr . meta l4proto . 0 } drop\n";
+  s += rule + "meta nfproto ipv4 update @" + d4 + " { ip daddr . meta l4proto . th dport } drop\n";
+  s += rule + "meta nfproto ipv6 meta l4proto ipv6-icmp update @" + d6 +
        " { ip6 daddr . meta l4proto . 0 } drop\n";
-  s += rule + "meta nfproto ipv6 add @" + d6 + " { ip6 daddr . meta l4proto . th dport } drop\n";
+  s += rule + "meta nfproto ipv6 update @" + d6 + " { ip6 daddr . meta l4proto . th dport } drop\n";
   return s + rule + "counter drop\n";
 }
 
@@ -52,6 +55,8 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  map from_sandbox { type ifname : verdict; }\n";
   s += "  map proxy_from_sandbox { type ifname : verdict; }\n";
   s += "  set sealed { type ipv4_addr; }\n";
+  s += "  set " + std::string(kFirstSshSet) + " { type ipv4_addr; size 256; flags dynamic,timeout; timeout " +
+       std::to_string(kDropSetTimeoutS) + "s; }\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
   s += "    iif \"lo\" accept\n    ct state established,related accept\n";
   // IPv6 neighbour discovery with the sandboxes and the world (their gateway is the node).
@@ -67,8 +72,11 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
   s += "    ip daddr @sealed counter drop\n";
-  s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
-       world_addr::kSandboxRange + " tcp dport 2222 ct state new accept\n";
+  const std::string ssh_in = "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide +
+                             " ip daddr " + world_addr::kSandboxRange + " tcp dport 2222 ct state new";
+  // A rule of its own: should the set be full, the add fails and only this rule ends.
+  s += ssh_in + " add @" + kFirstSshSet + " { ip daddr }\n";
+  s += ssh_in + " accept\n";
   s += "    iifname vmap @from_sandbox\n";
   s += "  }\n}\n";
   return s;
