@@ -197,7 +197,6 @@ RunOutcome run(const RunConfig& config) {
   use_test_seams(config, session.settings());
   session.settings().egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
   session.settings().peers_per_sandbox = profile.peers_per_sandbox;
-  session.settings().witness_waived = profile.witness_none;
   int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;
   std::mutex print_mutex;

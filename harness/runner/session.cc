@@ -78,9 +78,12 @@ RunSession::RunSession(SessionSetup setup)
   settings_.posture_deadline = setup_.posture_deadline;
   settings_.host_key_policy.accept_new = setup_.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
-  if (setup_.profile)
+  if (setup_.profile) {
     for (const auto& e : setup_.profile->accepted_runtime_escapes)
       settings_.accepted_escapes[e.cve] = e.reason;
+    // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
+    settings_.witness_waived = setup_.profile->witness_none;
+  }
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
   // The wait for room is bounded by more than another sandbox's whole life (its start, its
   // wait for the quota, 10 minutes to verify and delete it), so only a run that holds

@@ -45,6 +45,13 @@ bool same_name(const std::string& a, const std::string& b) {
          });
 }
 
+// Whether name is zone or a name under it (case-insensitive).
+bool in_zone(const std::string& name, const std::string& zone) {
+  if (zone.empty() || name.size() < zone.size()) return false;
+  if (name.size() == zone.size()) return same_name(name, zone);
+  return name[name.size() - zone.size() - 1] == '.' && same_name(name.substr(name.size() - zone.size()), zone);
+}
+
 // The name the target's request presents (isoprobe: the server name, else the host).
 const std::string& presented_name(const deploy::EgressTarget& t) {
   return t.server_name.empty() ? t.host : t.server_name;
@@ -173,8 +180,11 @@ bool drop_matches(const std::vector<deploy::EgressTarget>& targets, const deploy
 bool stopped_at_resolver(const deploy::WitnessView& view, const deploy::EgressTarget& t,
                          const deploy::WitnessRecord& r, const std::string& sandbox_result) {
   if (!view.complete || r.kind != "udp" || r.port != 53 || sandbox_result == "connected") return false;
-  if (t.proto == "exfil") return carries_nonce(view, r);
-  return begins_with_lookup(t) && sandbox_result == "dns_failed" && from_sandbox(view, r);
+  // The query the witness saw must ask what this way out asks: a name under the zone data
+  // would leave through, or the target's own name (a query for another name is no attempt).
+  if (t.proto == "exfil") return carries_nonce(view, r) && in_zone(r.name, t.host);
+  return begins_with_lookup(t) && sandbox_result == "dns_failed" && from_sandbox(view, r) &&
+         same_name(r.name, t.host);
 }
 
 Side drop_side(const VerifyInput& in, const deploy::EgressTarget& target, const std::string& sandbox_result) {

@@ -206,17 +206,25 @@ TEST_CASE("witness: a DNS query the resolver did not pass on is the stop of data
           "[verify]") {
   // The sandbox may use DNS (its resolver accepted the query), but the zone never got it.
   // The canary's UDP port 53 dropped is that target's datagram, not a lookup.
-  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "0123456789abcdef", ""}},
+  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "0123456789abcdef",
+                          "ihw-0123456789abcdef.witness.example.org"}},
                         {every_attempt_dropped()[0]});
   const auto c = witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:dns-exfil");
   CHECK(c.status == CheckStatus::pass);
   CHECK(c.evidence.find("resolver") != std::string::npos);
   // The same query without the probe's nonce is no one's evidence.
   auto foreign =
-      witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", ""}}, {every_attempt_dropped()[0]});
+      witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "witness.example.org"}},
+                   {every_attempt_dropped()[0]});
   CHECK(
       witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &foreign), "egress:dns-exfil").status ==
       CheckStatus::unwitnessed);
+  // Nor is the probe's nonce asked under another zone: no attempt at this way out.
+  auto elsewhere = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "0123456789abcdef",
+                                  "ihw-0123456789abcdef.silent.invalid"}},
+                                {every_attempt_dropped()[0]});
+  CHECK(witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &elsewhere), "egress:dns-exfil")
+            .status == CheckStatus::unwitnessed);
 }
 
 TEST_CASE("witness: a target the plan opens must be seen arriving", "[verify]") {
@@ -249,7 +257,7 @@ TEST_CASE("witness: a closed DNS way out is stopped at the resolver or the drop 
       {"canary-icmp", "203.0.113.40", 0, "icmp", "", "internet", "203.0.113.40"}};
   json results = {{"dns", "dns_failed"}, {"canary-icmp", "no_socket"}};
   // The item's resolver took the query (the witness saw it arrive there) and gave no answer.
-  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", ""}}, {});
+  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "target.example.com"}}, {});
   auto checks = verify::verify_sandbox(
       {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w});
   CHECK(witness_find(checks, "egress:dns").status == CheckStatus::pass);

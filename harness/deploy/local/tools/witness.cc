@@ -132,6 +132,18 @@ void record_tcp(Log& log, const std::string& src, const std::string& dst, const 
   if (!nonce.empty() || !name.empty()) write_line(log, "tcp-data", src, dst, port, nonce, name);
 }
 
+std::string question_name(const unsigned char* q, std::size_t n, std::size_t& end);
+
+// A UDP datagram: the nonce in its payload; to port 53, the DNS question's name too, so a
+// lookup is known by the name it asks, not only by the nonce it may carry.
+void record_udp(Log& log, const std::string& src, const std::string& dst, const unsigned char* l4,
+                std::size_t left) {
+  const int port = (l4[2] << 8) | l4[3];
+  std::size_t end = 0;
+  const std::string name = port == 53 && left > 8 ? question_name(l4 + 8, left - 8, end) : "";
+  write_line(log, "udp", src, dst, port, find_nonce(l4 + 8, left - 8), name);
+}
+
 // One IPv4 packet from the packet socket.
 void record_ipv4(Log& log, const unsigned char* p, std::size_t n) {
   if (n < 20 || (p[0] >> 4) != 4) return;
@@ -144,7 +156,7 @@ void record_ipv4(Log& log, const unsigned char* p, std::size_t n) {
   if (p[9] == IPPROTO_TCP && left >= 20) {
     record_tcp(log, src, dst, l4, left);
   } else if (p[9] == IPPROTO_UDP && left >= 8) {
-    write_line(log, "udp", src, dst, (l4[2] << 8) | l4[3], find_nonce(l4 + 8, left - 8), "");
+    record_udp(log, src, dst, l4, left);
   } else if (p[9] == IPPROTO_ICMP && left >= 8 && l4[0] == 8) {
     write_line(log, "icmp-echo", src, dst, 0, find_nonce(l4 + 8, left - 8), "");
   }
@@ -165,7 +177,7 @@ void record_ipv6(Log& log, const unsigned char* p, std::size_t n) {
   if (p[6] == IPPROTO_TCP && left >= 20) {
     record_tcp(log, src, dst, l4, left);
   } else if (p[6] == IPPROTO_UDP && left >= 8) {
-    write_line(log, "udp", src, dst, (l4[2] << 8) | l4[3], find_nonce(l4 + 8, left - 8), "");
+    record_udp(log, src, dst, l4, left);
   } else if (p[6] == IPPROTO_ICMPV6 && left >= 8 && l4[0] == 128) {
     write_line(log, "icmp-echo", src, dst, 0, find_nonce(l4 + 8, left - 8), "");
   }
