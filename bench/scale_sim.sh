@@ -18,6 +18,8 @@
 #                stand-in's knobs;
 #                RTT_MS (40): the far jumphost link of every eval's world (the profile's
 #                jumphost_link.rtt_ms: the world's delay relay, harness/deploy/local/README.md);
+#                WITNESSES (both): both = the eval worlds' witnesses and the stand-in's
+#                Hubble judge egress, none = the profile says witness: none;
 #                COMPARE (0): 1 runs each size a second time with no latency (RTT 0, ready
 #                at once) and prints whether every item got the same verdict and the same
 #                status for every check (a difference is listed and fails the script).
@@ -68,9 +70,30 @@ export HAWK_STANDIN_PROFILE=$work/far-local.yaml
 export HAWK_STANDIN_READY_MEDIAN_S=$ready HAWK_STANDIN_READY_SIGMA=$sigma HAWK_STANDIN_MAX_LIVE=$quota
 export HAWK_STANDIN_ACCEPT_S=$accept
 "$standin" human register --name alice --ssh-key "$(cat "$work/id_ed25519.pub")"
+# The witnesses (docs/CONTRACTS.md §4.4, §4.6): each eval's world witness, its log served by
+# the eval's jumphost, for arrivals, and the stand-in's Hubble for the drop point; the lead
+# covers the drawn ready delay. WITNESSES=none: the deployment declares it has none, and its
+# egress checks rest on the sandboxes' reports.
+case ${WITNESSES:-both} in
+  both)
+    echo "standin-witness-token-$$-$RANDOM" >"$work/witness.token"
+    export ISOHARNESS_WITNESS_KEY_FILE=$work/witness.token
+    witnesses="witness:
+  canary: 203.0.113.40
+  canary6: \"2001:db8:100::40\"
+  zone: witness.example.org
+  log: { http: \"http://jumphost:8053/witness.log\", timeout_s: 10, token_file: $work/witness.token }
+hubble:
+  command: [$standin, hubble, observe, --output, json]
+  timeout_s: 60
+  lead_s: 3600" ;;
+  none) witnesses="witness: none" ;;
+  *) echo "WITNESSES ${WITNESSES}: both or none" >&2; exit 2 ;;
+esac
 cat >"$work/sim.yaml" <<YAML
 name: sim
 backend: hawk
+$witnesses
 runtime_classes: [gvisor]
 sandbox_runtime_class: gvisor
 sandbox_runtime_class_is_default: false

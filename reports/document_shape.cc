@@ -142,8 +142,8 @@ void check_result_shape(const nlohmann::json& r) {
           c.member((*checks)[k], kp, "control", T::string);
           if (const auto* st = c.member((*checks)[k], kp, "status", T::string)) {
             const auto v = st->get<std::string>();
-            if (v != "pass" && v != "fail" && v != "n/a")
-              c.problem(kp + ".status", "'" + v + "' is not pass, fail or n/a");
+            if (v != "pass" && v != "fail" && v != "n/a" && v != "unwitnessed")
+              c.problem(kp + ".status", "'" + v + "' is not pass, fail, n/a or unwitnessed");
           }
         }
       }

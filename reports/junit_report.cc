@@ -47,6 +47,12 @@ void add_check(RunSuite& s, const nlohmann::json& sb, const nlohmann::json& chec
   if (status == "n/a") {
     ++s.skipped;
     s.cases += fmt::format("      <skipped message=\"{}\"/>\n", attr("not applicable: " + reason));
+  } else if (status == "unwitnessed") {
+    // The evidence the check needs is missing: the harness's failure, not the sandbox's.
+    ++s.errors;
+    s.cases += fmt::format("      <error type=\"unwitnessed\" message=\"{}\">{}</error>\n",
+                           attr(truncate_text("unwitnessed: " + reason, 500)),
+                           escape_xml(truncate_text(str_or(check, "evidence"), kJunitEvidenceBytes)));
   } else {
     ++s.failures;
     const std::string expected = json_to_text(check.value("expected", nlohmann::json()));

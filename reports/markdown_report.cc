@@ -17,7 +17,7 @@ constexpr std::size_t kMdEvidenceBytes = 3000;  // per check; keeps the summary 
 constexpr std::size_t kMdReasonBytes = 1000;    // a check's reason may quote sandbox text
 
 struct Counts {
-  int pass = 0, fail = 0, na = 0;
+  int pass = 0, fail = 0, na = 0, unwitnessed = 0;
 };
 
 Counts count_checks(const nlohmann::json& sandbox) {
@@ -27,6 +27,7 @@ Counts count_checks(const nlohmann::json& sandbox) {
     if (s == "pass") ++c.pass;
     if (s == "fail") ++c.fail;
     if (s == "n/a") ++c.na;
+    if (s == "unwitnessed") ++c.unwitnessed;
   }
   return c;
 }
@@ -81,7 +82,10 @@ std::string sandbox_table(const std::vector<const nlohmann::json*>& sandboxes) {
     const auto& sb = *sbp;
     if (is_refusal_record(sb)) continue;
     const Counts c = count_checks(sb);
-    const char* res = has_error(sb) ? "⚠️ error" : c.fail > 0 ? "❌ fail" : "✅ pass";
+    const char* res = has_error(sb)       ? "⚠️ error"
+                      : c.fail > 0        ? "❌ fail"
+                      : c.unwitnessed > 0 ? "⚠️ unwitnessed"
+                                          : "✅ pass";
     out += fmt::format("| {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
                        escape_md_inline(sb["scenario"].get<std::string>()),
                        escape_md_inline(sb["item_id"].get<std::string>()),
@@ -188,11 +192,28 @@ std::string egress_judges_section(const std::vector<const nlohmann::json*>& sand
   return out;
 }
 
+// The checks whose witness evidence was missing, each with why: the run's infrastructure
+// error, not a verdict on the sandbox.
+std::string unwitnessed_section(const std::vector<const nlohmann::json*>& sandboxes, int count) {
+  std::string out =
+      fmt::format("\n### Unwitnessed ({}): the evidence these checks need is missing\n\n", count);
+  for (const auto* sb : sandboxes)
+    for (const auto& check : (*sb)["checks"])
+      if (str_or(check, "status") == "unwitnessed")
+        out += fmt::format("- `{}` `{}`: {}\n", escape_md_inline(str_or(*sb, "id")),
+                           escape_md_inline(str_or(check, "control")),
+                           escape_md_inline(str_or(check, "reason", "no reason given")));
+  return out;
+}
+
 std::string headline(const std::string& verdict, const Counts& total, int checks, int errors) {
   if (verdict == "pass")
     return fmt::format("## ✅ isoharness: PASS — all {} applicable checks passed\n\n", total.pass);
   if (verdict == "fail")
     return fmt::format("## ❌ isoharness: FAIL — {} of {} checks failed\n\n", total.fail, checks);
+  if (total.unwitnessed > 0 && errors == 0)
+    return fmt::format("## ⚠️ isoharness: {} — {} check(s) unwitnessed\n\n", escape_md_inline(verdict),
+                       total.unwitnessed);
   return fmt::format("## ⚠️ isoharness: {} — {} sandbox(es) could not be checked\n\n",
                      escape_md_inline(verdict), errors);
 }
@@ -211,16 +232,18 @@ std::string render_markdown(const nlohmann::json& result) {
     total.pass += c.pass;
     total.fail += c.fail;
     total.na += c.na;
+    total.unwitnessed += c.unwitnessed;
     errors += has_error(*sb) ? 1 : 0;
   }
   const auto not_run = not_run_entries(result);
-  const int checks = total.pass + total.fail + total.na;
+  const int checks = total.pass + total.fail + total.na + total.unwitnessed;
   std::string out =
       headline(result["summary"]["verdict"], total, checks, errors + static_cast<int>(not_run.size()));
   out += fmt::format("**{} sandboxes", sandboxes.size() - refusals.size());
   if (!refusals.empty()) out += fmt::format(" · {} refusal scenarios", refusals.size());
-  out += fmt::format(" · {} checks · {} pass · {} fail · {} n/a · {} errors**", checks, total.pass,
-                     total.fail, total.na, errors);
+  out += fmt::format(" · {} checks · {} pass · {} fail · {} n/a", checks, total.pass, total.fail, total.na);
+  if (total.unwitnessed > 0) out += fmt::format(" · {} unwitnessed", total.unwitnessed);
+  out += fmt::format(" · {} errors**", errors);
   if (result.contains("run") && result["run"].is_object()) {
     const std::string id = str_or(result["run"], "id");
     if (!id.empty()) out += " · run `" + escape_md_inline(id) + "`";
@@ -229,6 +252,7 @@ std::string render_markdown(const nlohmann::json& result) {
   if (sandboxes.size() > refusals.size()) out += sandbox_table(sandboxes);
   out += refusal_markdown(refusals);
   if (total.fail > 0) out += failures_section(sandboxes, total.fail);
+  if (total.unwitnessed > 0) out += unwitnessed_section(sandboxes, total.unwitnessed);
   if (errors > 0) out += errors_section(sandboxes, errors);
   if (!not_run.empty()) out += not_run_section(not_run);
   if (!findings.empty()) out += findings_section(findings);

@@ -46,8 +46,11 @@ std::string join_list(const nlohmann::json& list) {
 }
 
 std::string cell_detail(const nlohmann::json& cell) {
-  if (cell_status(cell) == "caught")
-    return "by " + join_list(cell.value("caught_by", nlohmann::json::array()));
+  if (cell_status(cell) == "caught") {
+    const std::string judge = str_or(cell, "judge");
+    return "by " + join_list(cell.value("caught_by", nlohmann::json::array())) +
+           (judge.empty() ? "" : " (judge: " + judge + ")");
+  }
   return str_or(cell, "reason");
 }
 

@@ -13,14 +13,17 @@
 namespace isoharness {
 
 enum class Verdict { pass, fail, error };
-enum class CheckStatus { pass, fail, na };
+// unwitnessed: a check whose judgement needs a witness's evidence that is missing (no drop
+// record for a blocked way out, a dead or incomplete witness): neither a pass nor a verdict
+// on the sandbox, it makes the run an infrastructure error.
+enum class CheckStatus { pass, fail, na, unwitnessed };
 
 namespace verdict_detail {
 // Indexed by the enums above, in their order.
 inline constexpr std::array<std::string_view, 3> kVerdictLabels{"pass", "fail", "error"};
 inline constexpr std::array<std::string_view, 3> kVerdictWords{"PASS", "FAIL", "ERROR"};
 inline constexpr std::array<int, 3> kVerdictExitCodes{kExitPass, kExitVerdictFailed, kExitInfrastructure};
-inline constexpr std::array<std::string_view, 3> kStatusLabels{"pass", "fail", "n/a"};
+inline constexpr std::array<std::string_view, 4> kStatusLabels{"pass", "fail", "n/a", "unwitnessed"};
 constexpr std::size_t index(Verdict v) {
   return static_cast<std::size_t>(v);
 }
@@ -55,7 +58,7 @@ constexpr Verdict verdict_from(bool error, bool failed) {
   return error ? Verdict::error : (failed ? Verdict::fail : Verdict::pass);
 }
 
-// "pass", "fail", "n/a": a check's `status`.
+// "pass", "fail", "n/a", "unwitnessed": a check's `status`.
 constexpr std::string_view status_label(CheckStatus s) {
   return verdict_detail::kStatusLabels.at(verdict_detail::index(s));
 }
@@ -63,6 +66,7 @@ constexpr std::string_view status_label(CheckStatus s) {
 constexpr CheckStatus check_status_from_label(std::string_view text) {
   if (text == status_label(CheckStatus::pass)) return CheckStatus::pass;
   if (text == status_label(CheckStatus::fail)) return CheckStatus::fail;
+  if (text == status_label(CheckStatus::unwitnessed)) return CheckStatus::unwitnessed;
   return CheckStatus::na;
 }
 

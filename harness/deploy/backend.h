@@ -55,7 +55,7 @@ struct WitnessRecord {
   std::string destination;  // the address it was sent to (dns: the canary zone)
   int port = 0;             // tcp/udp destination port; 53 for dns; 0 for icmp
   std::string nonce;        // the "ihw-" nonce in its payload or query name; "" when none
-  std::string name;         // dns: the query name
+  std::string name;         // dns: the query name; tcp-data: the TLS server name or HTTP Host
 };
 
 // What a backend's outside witness saw of one sandbox while its probe ran: the records
@@ -74,6 +74,8 @@ struct DropRecord {
   std::string reason;       // e.g. "POLICY_DENIED", "nft rule <name>"
   long long count = 1;      // packets this record stands for (a counter's increase)
   std::string way_out;      // the egress target's name when the witness knows it, else ""
+  std::string name;         // the name the request presented (TLS server name, HTTP Host) when
+                            // the drop point read it (a name-checking proxy), else ""
 };
 
 // What the drop point saw of one sandbox in the probe's window.

@@ -1,5 +1,6 @@
 #include "harness/deploy/witness_log.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace isoharness::deploy {
@@ -23,7 +24,8 @@ bool witness_number(std::string_view text, long long& out) {
 }
 
 bool witness_kind_known(std::string_view k) {
-  return k == "tcp-syn" || k == "udp" || k == "icmp-echo" || k == "dns" || k == "ready" || k == "full";
+  return k == "tcp-syn" || k == "tcp-data" || k == "udp" || k == "icmp-echo" || k == "dns" || k == "ready" ||
+         k == "full" || k == "heartbeat" || k == "quota";
 }
 
 std::string witness_field_text(std::string_view v) {
@@ -47,8 +49,13 @@ WitnessLog parse_witness_log(std::string_view text) {
       ++log.malformed;
       continue;
     }
-    if (f[2] == "ready") {
-      log.ready = true;
+    if (f[2] == "ready" || f[2] == "heartbeat") {
+      log.ready = log.ready || f[2] == "ready";
+      log.heartbeats.push_back(ms);
+      continue;
+    }
+    if (f[2] == "quota") {
+      log.quotas.emplace_back(witness_field_text(f[3]), ms);
       continue;
     }
     if (f[2] == "full") {
@@ -81,6 +88,44 @@ WitnessView select_witness_records(const WitnessLog& log, const std::string& sou
   } else if (log.full_since_ms >= 0 && log.full_since_ms <= to_ms) {
     view.complete = false;
     view.note = "the witness log reached its line cap before the probe ended";
+  }
+  for (const auto& [who, since] : log.quotas) {
+    if (!view.complete || since > to_ms || who.empty() || (who != source && who != source6)) continue;
+    view.complete = false;
+    view.note =
+        "the witness stopped logging " + who + " (its share of the log ran out) before the probe ended";
+  }
+  return view;
+}
+
+std::string heartbeat_gap(const WitnessLog& log, long long from_ms, long long to_ms) {
+  long long last = -1;  // the latest heartbeat at or before the point reached so far
+  for (long long beat : log.heartbeats) {
+    if (beat <= from_ms) {
+      last = std::max(last, beat);
+      continue;
+    }
+    if (last < 0) return "the witness has no heartbeat before the probe started";
+    if (beat - last > kMaxHeartbeatGapMs)
+      return "the witness was silent from " + std::to_string(last) + " to " + std::to_string(beat) + " ms";
+    last = beat;
+    if (beat >= to_ms) return "";
+  }
+  if (last < 0) return "the witness has no heartbeat before the probe started";
+  return "the witness's last heartbeat (" + std::to_string(last) +
+         " ms) is before the probe's window ended (" + std::to_string(to_ms) +
+         " ms): it stopped, or has not caught up";
+}
+
+WitnessView select_covered_records(const WitnessLog& log, const std::string& source,
+                                   const std::string& source6, const std::string& nonce, long long from_ms,
+                                   long long to_ms, long long cover_from_ms, long long cover_to_ms) {
+  WitnessView view = select_witness_records(log, source, source6, nonce, from_ms, to_ms);
+  if (!view.complete) return view;
+  const std::string gap = heartbeat_gap(log, cover_from_ms, cover_to_ms);
+  if (!gap.empty()) {
+    view.complete = false;
+    view.note = gap;
   }
   return view;
 }

@@ -1,6 +1,28 @@
 #include "harness/runner/check_tally.h"
 
 namespace isoharness::runner {
+namespace {
+
+void add_unwitnessed(CheckTally& tally, const nlohmann::json& record, const nlohmann::json& check) {
+  ++tally.unwitnessed;
+  if (tally.unwitnessed_checks.size() >= kMaxUnwitnessedShown) return;
+  const auto text = [](const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  tally.unwitnessed_checks.push_back(text(record, "id") + " " + text(check, "control") + ": " +
+                                     text(check, "reason"));
+}
+
+bool sandbox_reported_egress(const nlohmann::json& check) {
+  const auto control = check.find("control");
+  const auto evidence = check.find("evidence");
+  return control != check.end() && control->is_string() &&
+         control->get<std::string>().rfind("egress:", 0) == 0 && evidence != check.end() &&
+         evidence->is_string() && evidence->get<std::string>().rfind(kSandboxReportedMark, 0) == 0;
+}
+
+}  // namespace
 
 void add_record(CheckTally& tally, const nlohmann::json& record) {
   const auto error = record.find("error");
@@ -8,7 +30,9 @@ void add_record(CheckTally& tally, const nlohmann::json& record) {
   const auto checks = record.find("checks");
   if (checks == record.end() || !checks->is_array()) return;
   for (const auto& c : *checks) {
+    if (!c.is_object()) continue;
     ++tally.checks;
+    if (sandbox_reported_egress(c)) ++tally.sandbox_reported;
     switch (check_status_from_label(c.value("status", ""))) {
       case CheckStatus::pass:
         ++tally.pass;
@@ -19,6 +43,9 @@ void add_record(CheckTally& tally, const nlohmann::json& record) {
         break;
       case CheckStatus::na:
         ++tally.na;
+        break;
+      case CheckStatus::unwitnessed:
+        add_unwitnessed(tally, record, c);
         break;
     }
   }

@@ -37,6 +37,8 @@ struct RunSettings {
   verify::HostFacts host;
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
   std::chrono::milliseconds egress_deadline{3000};  // the deployment profile's egress_deadline_ms
+  // The deployment profile says `witness: none`: egress checks rest on the sandbox's report.
+  bool witness_waived = false;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
   // no marker is left in it.
   bool existing_sandbox = false;

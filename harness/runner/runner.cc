@@ -38,6 +38,9 @@ void print_progress(const nlohmann::json& rec, int done, int total, bool color) 
     std::fprintf(stderr, "        error: %s\n", rec["error"].get<std::string>().c_str());
   else if (t.fail)
     std::fprintf(stderr, "        first failure: %s\n", t.first_failure.c_str());
+  if (t.unwitnessed)
+    std::fprintf(stderr, "        %d unwitnessed, first: %s\n", t.unwitnessed,
+                 t.unwitnessed_checks.front().c_str());
 }
 
 }  // namespace

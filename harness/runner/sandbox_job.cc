@@ -147,7 +147,7 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
   out.witness = ctx.backend.witness(sandbox.handle(), run.nonce, run.from, run.to);
   out.claims = verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets,
                                        std::string(policy::level_name(job.item->level)),
-                                       out.witness ? &*out.witness : nullptr});
+                                       out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
   out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts, ctx.settings.accepted_escapes));
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());

@@ -78,9 +78,12 @@ RunSession::RunSession(SessionSetup setup)
   settings_.posture_deadline = setup_.command.posture_deadline;
   settings_.host_key_policy.accept_new = setup_.command.accept_new_host_keys;
   if (setup_.profile) use_login(*setup_.profile);
-  if (setup_.profile)
+  if (setup_.profile) {
     for (const auto& e : setup_.profile->accepted_runtime_escapes)
       settings_.accepted_escapes[e.cve] = e.reason;
+    // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
+    settings_.witness_waived = setup_.profile->witness_none;
+  }
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
   // The wait for room is bounded by more than another sandbox's whole life (its start, its
   // wait for the quota, 10 minutes to verify and delete it), so only a run that holds
@@ -236,8 +239,9 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
   const bool incomplete =
       planned_sandboxes && static_cast<int>(result["sandboxes"].size()) < *planned_sandboxes;
   const int not_run = count_not_run(result);
-  const Verdict verdict =
-      verdict_from(!infra_error.empty() || t.errors || interrupted || incomplete || not_run > 0, t.fail > 0);
+  const Verdict verdict = verdict_from(
+      !infra_error.empty() || t.errors || t.unwitnessed || interrupted || incomplete || not_run > 0,
+      t.fail > 0);
   return {
       {"sandboxes", result["sandboxes"].size()},
       {"planned_sandboxes", planned_sandboxes ? nlohmann::json(*planned_sandboxes) : nlohmann::json(nullptr)},
@@ -245,6 +249,9 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
       {"pass", t.pass},
       {"fail", t.fail},
       {"na", t.na},
+      {"unwitnessed", t.unwitnessed},
+      {"unwitnessed_checks", t.unwitnessed_checks},
+      {"egress_sandbox_reported", t.sandbox_reported},
       {"errors", t.errors},
       {"not_run", not_run},
       {"interrupted", interrupted},
@@ -256,6 +263,26 @@ int exit_code_of(const nlohmann::json& result) {
   return verdict_exit_code(verdict_from_label(result["summary"].value("verdict", "")));
 }
 
+namespace {
+
+// The checks a witness could not judge, each with why: they make the run an infrastructure
+// error, and the console says which.
+void print_unwitnessed(const nlohmann::json& sum) {
+  const int count = sum.value("unwitnessed", 0);
+  if (count == 0) return;
+  std::fprintf(stderr,
+               "unwitnessed: %d check(s) lack the witness evidence they need (infrastructure, exit 3):\n",
+               count);
+  const auto shown = sum.find("unwitnessed_checks");
+  if (shown != sum.end() && shown->is_array())
+    for (const auto& line : *shown)
+      if (line.is_string()) std::fprintf(stderr, "  %s\n", line.get<std::string>().c_str());
+  const int listed = shown != sum.end() && shown->is_array() ? static_cast<int>(shown->size()) : 0;
+  if (count > listed) std::fprintf(stderr, "  ... %d more in the result\n", count - listed);
+}
+
+}  // namespace
+
 void print_summary_line(const nlohmann::json& result, const std::string& result_path) {
   const auto& sum = result["summary"];
   const Verdict verdict = verdict_from_label(sum.value("verdict", ""));
@@ -265,10 +292,20 @@ void print_summary_line(const nlohmann::json& result, const std::string& result_
   for (const auto& r : result["sandboxes"]) refusals += r.contains("refusal") ? 1 : 0;
   const int sandboxes = static_cast<int>(result["sandboxes"].size()) - refusals;
   const std::string refused = refusals ? fmt::format(" and {} refusal(s)", refusals) : "";
-  std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a, %d errors — result %s\n",
+  print_unwitnessed(sum);
+  const int unwitnessed = sum.value("unwitnessed", 0);
+  const int self_reported = sum.value("egress_sandbox_reported", 0);
+  const std::string witnessed =
+      (unwitnessed ? fmt::format(", {} unwitnessed", unwitnessed) : "") +
+      (self_reported
+           ? fmt::format(
+                 " ({} egress checks judged on the sandboxes' own reports: the profile says witness: none)",
+                 self_reported)
+           : "");
+  std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a%s, %d errors — result %s\n",
                std::string(verdict_word(verdict)).c_str(), sandboxes, refused.c_str(), sum.value("checks", 0),
-               sum.value("pass", 0), sum.value("fail", 0), sum.value("na", 0), sum.value("errors", 0),
-               result_path.c_str());
+               sum.value("pass", 0), sum.value("fail", 0), sum.value("na", 0), witnessed.c_str(),
+               sum.value("errors", 0), result_path.c_str());
 }
 
 RunOutcome report_from_journal(const std::string& journal_path, const std::string& out_dir) {

@@ -283,6 +283,10 @@ struct DeploymentProfile {
   std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::vector<AcceptedEscape> accepted_runtime_escapes;  // empty: every open escape fails
+  // `witness: none`: the deployment declares it has no witness, and its egress checks rest
+  // on the sandbox's own report (the summary says so). Without it, a deployment whose
+  // backend has no witness gets `unwitnessed` egress checks.
+  bool witness_none = false;
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

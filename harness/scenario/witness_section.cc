@@ -185,7 +185,12 @@ void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
   if (!v.contains("witness")) return;
   WitnessReader r{doc, errors};
   const json& w = v["witness"];
-  if (!w.is_object()) return r.error("", "must be a mapping (canary, canary6, zone, log, ...)");
+  if (w.is_string() && w.get<std::string>() == "none") {
+    profile.witness_none = true;
+    return;
+  }
+  if (!w.is_object())
+    return r.error("", "must be a mapping (canary, canary6, zone, log, ...) or the word none");
   for (const auto& [key, value] : w.items()) {
     static const std::array<std::string_view, 8> known{"canary",    "canary6", "zone",      "tcp_port",
                                                        "udp_ports", "log",     "settle_ms", "clock_slack_ms"};

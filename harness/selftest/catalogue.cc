@@ -120,7 +120,8 @@ std::vector<Weakening> build() {
                .caught_by = {"egress:metadata"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-metadata"},
-               .quick = true});
+               .quick = true,
+               .judge = kJudgeWitness});
   // The allow list's scope. The selftest items allow no domain, so each of these also lists
   // target.example.com in the item's values (allowDomains) and weakens that list's scope.
   // Judged against the unweakened plan, the now-reachable target.example.com fails its own
@@ -131,30 +132,35 @@ std::vector<Weakening> build() {
                .caught_by = {"egress:target-port-22"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-domains-any-port"},
-               .edit_item_values = allow_target_domain});
+               .edit_item_values = allow_target_domain,
+               .judge = kJudgeWitness});
   w.push_back({.name = "sni_not_checked",
                .what = "TLS to an allow-listed domain's address with a server name no list names",
                .caught_by = {"egress:target-sni-fronted"},
                .not_applicable = everywhere,
                .backend = {"proxy:sni-not-checked"},
-               .edit_item_values = allow_target_domain});
+               .edit_item_values = allow_target_domain,
+               .judge = kJudgeWitness});
   w.push_back({.name = "host_header_not_checked",
                .what = "HTTP to an allow-listed domain's address with a Host no list names",
                .caught_by = {"egress:target-host-fronted"},
                .not_applicable = everywhere,
                .backend = {"proxy:host-not-checked"},
-               .edit_item_values = allow_target_domain});
+               .edit_item_values = allow_target_domain,
+               .judge = kJudgeWitness});
   w.push_back({.name = "egress_unlisted_host",
                .what = "egress to an internet host no list names, under strict",
                .caught_by = {"egress:blocked-addr", "egress:blocked"},
                .not_applicable = everywhere,
-               .backend = {"nft:allow-unlisted-host"}});
+               .backend = {"nft:allow-unlisted-host"},
+               .judge = kJudgeWitness});
   w.push_back({.name = "other_sandbox_reachable",
                .what = "another sandbox of the node reachable",
                .caught_by = {"egress:peer-sandbox", "egress:peer-sandbox6"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-sandboxes"},
-               .needs_peer = true});
+               .needs_peer = true,
+               .judge = kJudgeSandbox});
   w.push_back({.name = "peer_ssh_port_open",
                .what = "other evals' sandboxes reachable on tcp 2222 (the platform's sshd policy)",
                .caught_by = {"peers:tcp-2222"},
@@ -171,12 +177,14 @@ std::vector<Weakening> build() {
                .what = "the cluster API reachable",
                .caught_by = {"egress:cluster-api"},
                .not_applicable = everywhere,
-               .backend = {"nft:allow-cluster-api"}});
+               .backend = {"nft:allow-cluster-api"},
+               .judge = kJudgeWitness});
   w.push_back({.name = "dns_under_strict",
                .what = "DNS answers for an external name under strict",
                .caught_by = {"egress:dns", "egress:resolver"},
                .not_applicable = everywhere,
-               .backend = {"nft:allow-dns"}});
+               .backend = {"nft:allow-dns"},
+               .judge = kJudgeWitness});
   w.push_back({.name = "runtime_socket_mounted",
                .what = "a container runtime's socket mounted in",
                .caught_by = {"runtime_socket"},
@@ -242,13 +250,14 @@ std::vector<Weakening> build() {
        .not_applicable = everywhere_not("the selftest scenario (scenarios/selftest/hardened.yaml) has no "
                                         "network_mode none sibling to open yet; sibling_system_test applies "
                                         "none-sibling-reachable and sees sibling:scorer fail")});
-  // Issue 23: ways out a policy written for TCP connects leaves open, each caught by the
-  // world's outside witness (the sandbox's own report is not needed to catch them).
+  // Ways out a policy written for TCP connects leaves open, each to be caught by the world's
+  // outside witness (the sandbox's own report is not needed to catch them: judge witness).
   w.push_back({.name = "egress_udp_open",
                .what = "UDP open to the internet (a policy that filters only TCP)",
                .caught_by = {"egress:canary-udp", "egress:canary-udp-443"},
                .not_applicable = everywhere,
-               .backend = {"nft:allow-udp"}});
+               .backend = {"nft:allow-udp"},
+               .judge = kJudgeWitness});
   w.push_back(
       {.name = "egress_icmp_open",
        .what = "ICMP echo open to the internet (ping tunnels)",
@@ -257,17 +266,20 @@ std::vector<Weakening> build() {
                                    "runsc --network=host (host-in-netns) serves only TCP and UDP sockets: "
                                    "ICMP datagram, raw and packet sockets fail with EAFNOSUPPORT "
                                    "(observed), so no echo can leave a gVisor sandbox here"),
-       .backend = {"nft:allow-icmp"}});
+       .backend = {"nft:allow-icmp"},
+       .judge = kJudgeWitness});
   w.push_back({.name = "egress_ipv6_open",
                .what = "IPv6 open to the internet (a dual-stack policy that covers only IPv4)",
                .caught_by = {"egress:canary6-tcp", "egress:canary6-udp", "egress:canary6-icmp"},
                .not_applicable = everywhere,
-               .backend = {"nft:allow-ipv6"}});
+               .backend = {"nft:allow-ipv6"},
+               .judge = kJudgeWitness});
   w.push_back({.name = "resolver_forwards_every_name",
                .what = "the sandbox's resolver forwards every name upstream (DNS exfiltration)",
                .caught_by = {"egress:dns-exfil"},
                .not_applicable = everywhere,
-               .backend = {"dns:forward-every-name"}});
+               .backend = {"dns:forward-every-name"},
+               .judge = kJudgeWitness});
   w.push_back({.name = "attempt_disk_reused",
                .what = "attempt 2 reuses attempt 1's home directory",
                .caught_by = {"fresh_sandbox"},

@@ -33,7 +33,16 @@ struct Weakening {
   // Edits the item's values as a whole (an item-wide key such as
   // automountServiceAccountToken); null = none.
   std::function<void(nlohmann::json& values)> edit_item_values;
+  // The judge that must catch it (detection.h, judges_of): kJudgeWitness (the outside
+  // witness's record of what arrived), kJudgeSandbox (the sandbox's own report) or
+  // kJudgePosture (a posture check). A caught_by control that failed by another judge only
+  // does not count.
+  std::string judge = "posture";
 };
+
+inline constexpr const char* kJudgeWitness = "witness";
+inline constexpr const char* kJudgeSandbox = "sandbox report";
+inline constexpr const char* kJudgePosture = "posture";
 
 // Every weakening, in report order. Names are unique.
 const std::vector<Weakening>& catalogue();

@@ -1,6 +1,7 @@
 #include "harness/selftest/detection.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "harness/common/error.h"
@@ -32,6 +33,8 @@ std::vector<std::string> record_weakenings(const json& record) {
 // What the records of one cell show: failed controls (disabled ones left out), errors.
 struct Seen {
   std::set<std::string> failed;
+  std::map<std::string, std::set<std::string>> judges;  // failed control -> the judges that failed it
+  std::set<std::string> unwitnessed;                    // checks whose witness evidence was missing
   std::vector<std::string> sandboxes;
   std::string error;
 };
@@ -46,9 +49,13 @@ Seen collect(const json& sandboxes, const std::vector<std::string>& weakenings, 
       seen.error = s["error"].get<std::string>();
     for (const auto& c : s.value("checks", json::array())) {
       std::string control = c.value("control", std::string());
-      if (check_status_from_label(c.value("status", std::string())) == CheckStatus::fail &&
-          !is_disabled(control, disabled))
+      const CheckStatus status = check_status_from_label(c.value("status", std::string()));
+      if (is_disabled(control, disabled)) continue;
+      if (status == CheckStatus::fail) {
         seen.failed.insert(control);
+        for (auto& j : judges_of(c)) seen.judges[control].insert(std::move(j));
+      }
+      if (status == CheckStatus::unwitnessed) seen.unwitnessed.insert(control);
     }
   }
   return seen;
@@ -71,9 +78,24 @@ json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput
     return cell;
   }
   std::vector<std::string> catching;
-  for (const auto& c : w.caught_by)
-    if (seen.failed.count(c)) catching.push_back(c);
+  json judged = json::object();
+  for (const auto& c : w.caught_by) {
+    if (!seen.failed.count(c)) continue;
+    judged[c] = seen.judges[c];
+    if (seen.judges[c].count(w.judge)) catching.push_back(c);
+  }
   cell["caught_by"] = catching;
+  cell["judge"] = w.judge;
+  cell["judges"] = judged;  // every catalogued control that failed, with the judges that failed it
+  cell["unwitnessed_controls"] = seen.unwitnessed;
+  if (catching.empty() && !seen.unwitnessed.empty()) {
+    // The harness lacked the evidence to judge: neither caught nor missed.
+    summary["errors"] = summary["errors"].get<int>() + 1;
+    cell["status"] = "error";
+    cell["reason"] = "unwitnessed: " + *seen.unwitnessed.begin() +
+                     (seen.unwitnessed.size() > 1 ? " and others" : "") + " lacked witness evidence";
+    return cell;
+  }
   if (!catching.empty()) {
     rt["caught"] = rt.value("caught", 0) + 1;
     summary["caught"] = summary["caught"].get<int>() + 1;
@@ -84,6 +106,11 @@ json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput
   cell["status"] = "missed";
   std::string others;
   for (const auto& f : seen.failed) others += (others.empty() ? "" : ", ") + f;
+  if (!judged.empty()) {
+    cell["reason"] =
+        "the catalogued controls failed, but not by its judge (" + w.judge + "): " + judged.dump();
+    return cell;
+  }
   cell["reason"] =
       "none of the controls the catalogue names failed" +
       (others.empty() ? std::string(" (no check failed at all)") : "; failed instead: " + others);
@@ -101,6 +128,11 @@ json judge_clean(const std::string& runtime, const JudgeInput& in, json& summary
     summary["errors"] = summary["errors"].get<int>() + 1;
     clean["status"] = "error";
     clean["reason"] = seen.error;
+  } else if (!seen.unwitnessed.empty()) {
+    summary["errors"] = summary["errors"].get<int>() + 1;
+    clean["status"] = "error";
+    clean["reason"] = "unwitnessed: " + *seen.unwitnessed.begin() +
+                      (seen.unwitnessed.size() > 1 ? " and others" : "") + " lacked witness evidence";
   } else if (!seen.failed.empty()) {
     summary["false_alarms"].push_back(runtime);
     clean["status"] = "false_alarm";
@@ -111,6 +143,25 @@ json judge_clean(const std::string& runtime, const JudgeInput& in, json& summary
 }
 
 }  // namespace
+
+std::vector<std::string> judges_of(const json& check) {
+  const auto text = [&](const char* key) {
+    const auto it = check.find(key);
+    return it != check.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (check_status_from_label(text("status")) != CheckStatus::fail) return {};
+  const std::string control = text("control"), expected = text("expected"), observed = text("observed");
+  if (control.rfind("egress:", 0) != 0) return {kJudgePosture};
+  std::vector<std::string> out;
+  const bool blocked = expected == "blocked";
+  if ((blocked && observed.rfind("arrived", 0) == 0) ||
+      (!blocked && observed.rfind("nothing arrived", 0) == 0))
+    out.emplace_back(kJudgeWitness);
+  if (blocked && observed.find("sandbox reported connected") != std::string::npos)
+    out.emplace_back(kJudgeSandbox);
+  if (out.empty()) out.emplace_back(kJudgePosture);  // judged without witnesses (an older result)
+  return out;
+}
 
 bool is_disabled(const std::string& control, const std::vector<std::string>& patterns) {
   for (const auto& p : patterns) {
@@ -139,6 +190,7 @@ json judge(const JudgeInput& in) {
                           {"backend", w->backend},
                           {"attempts", w->attempts},
                           {"caught_by", w->caught_by},
+                          {"judge", w->judge},
                           {"cells", cells}});
   }
   json clean = json::array();

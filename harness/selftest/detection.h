@@ -1,6 +1,6 @@
 // Judging a selftest from the sandboxes it ran: per weakening and runtime, caught (a
-// control the catalogue names failed), missed, not applicable (with the reason) or error;
-// per clean control sandbox, clean or a false alarm. Pure: reads the result document's
+// control the catalogue names failed, by the judge the catalogue names), missed, not applicable (with the
+// reason) or error; per clean control sandbox, clean or a false alarm. Pure: reads the result document's
 // sandbox records, writes the `selftest` section (schema in reports/README.md).
 #pragma once
 
@@ -31,6 +31,13 @@ nlohmann::json judge(const JudgeInput& input);
 // The exit code for a judged section: 0 pass, 1 a weakening got through or a clean
 // sandbox failed, 3 a sandbox could not be deployed or probed.
 int exit_code_of(const nlohmann::json& section);
+
+// Which judges failed one check (a result's check object): for an egress check, the
+// outside witness (it recorded a blocked way out arriving, or a reachable one not) and the
+// sandbox's report (it reported reaching a blocked one), read from the check's `expected`
+// and `observed` as verify writes them (harness/verify/witness_checks.cc); for any other,
+// the posture check. Empty for a check that did not fail.
+std::vector<std::string> judges_of(const nlohmann::json& check);
 
 // Whether `control` is removed by a disabled-check pattern.
 bool is_disabled(const std::string& control, const std::vector<std::string>& patterns);

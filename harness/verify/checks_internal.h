@@ -74,18 +74,12 @@ void check_escape_classes(const VerifyInput& in, std::vector<CheckResult>& out);
 // published escapes use, else "".
 std::string capability_escape_class(const std::string& name);
 
-// What the outside witness says about one egress target (witness_checks.cc): nullopt when
-// no witness covers it (no witness, a target it cannot see, or a log it cannot judge on;
-// `why_not` then says which, for the evidence).
-struct WitnessSeen {
-  bool reached = false;
-  std::string evidence;  // the witness, what it was looking for, the records that matched
-};
-std::optional<WitnessSeen> witness_saw(const VerifyInput& in, const deploy::EgressTarget& target,
-                                       std::string* why_not);
-// An egress check judged on the witness's record, with the sandbox's own report beside it.
-CheckResult witness_check(const deploy::EgressTarget& target, bool allowed, const std::string& why,
-                          const WitnessSeen& seen, const std::string& sandbox_result,
-                          const std::string& sandbox_evidence);
+// One egress target judged by the one rule (egress_verdict.h) on what the arrival witness
+// and the drop point recorded (witness_checks.cc), with the sandbox's own report beside it.
+CheckResult judge_egress_target(const VerifyInput& in, const deploy::EgressTarget& target, bool allowed,
+                                const std::string& why, const std::string& sandbox_result,
+                                const std::string& sandbox_evidence);
+// Whether the arrival witness recorded the target's traffic from this sandbox.
+bool arrival_seen(const VerifyInput& in, const deploy::EgressTarget& target);
 
 }  // namespace isoharness::verify::detail

@@ -172,25 +172,6 @@ const nlohmann::json* egress_result(const nlohmann::json* eg, const std::string&
   return result;
 }
 
-// One target judged on the sandbox's own report (no witness covers it: `why_not`).
-CheckResult sandbox_reported(const deploy::EgressTarget& target, bool allowed, const std::string& why,
-                             const nlohmann::json& result, const std::string& why_not,
-                             const std::string& evidence) {
-  const std::string got = bounded(common::json_string_or(result, "result", "?"), 64);
-  std::string observed = got;
-  if (const auto address = common::json_string(result, "address"); address && !address->empty())
-    observed += " (" + bounded(*address, 64) + ")";
-  const bool pass = (got == "connected") == allowed;
-  const std::string where = target.host + ":" + std::to_string(target.port) + "/" + target.proto;
-  const std::string reason =
-      pass ? why
-           : (allowed ? fmt::format("egress: {} ({}) should be reachable ({}) but is {}", target.name, where,
-                                    why, got)
-                      : fmt::format("egress: {} ({}) is reachable although {}", target.name, where, why));
-  return make("egress:" + target.name, pass, allowed ? "connected" : "blocked", observed, reason,
-              "judged by the sandbox's own report (" + why_not + ")\n" + evidence);
-}
-
 }  // namespace
 
 void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
@@ -214,20 +195,18 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
       continue;
     }
     const std::string got = bounded(common::json_string_or(*result, "result", "?"), 64);
-    std::string why_not;
-    const auto seen = witness_saw(in, target, &why_not);
-    // A way out the sandbox cannot even open a socket for (an ICMP socket without
-    // ping_group_range or CAP_NET_RAW, or under a network stack without ICMP) is closed by
-    // the runtime: nothing to judge where the plan would open it.
-    if (got == "no_socket" && allowed && !(seen && seen->reached))
+    // An ICMP way out the sandbox cannot even open a socket for (no ping_group_range or
+    // CAP_NET_RAW, or a network stack without ICMP) is closed by the runtime before any
+    // packet: no witness can see what is never sent, and raw_sockets judges the sockets.
+    // Not applicable either way, unless something of it arrived. (TCP and UDP sockets always
+    // open: a no_socket there goes to the rule and, with nothing sent, is unwitnessed.)
+    if (got == "no_socket" && target.proto == "icmp" && !arrival_seen(in, target))
       out.push_back(not_applicable(control,
                                    "the sandbox cannot open a socket for " + target.proto + ": " +
                                        bounded(common::json_string_or(*result, "detail"), 256),
                                    got));
-    else if (seen)
-      out.push_back(witness_check(target, allowed, why, *seen, got, evidence));
     else
-      out.push_back(sandbox_reported(target, allowed, why, *result, why_not, evidence));
+      out.push_back(judge_egress_target(in, target, allowed, why, got, evidence));
   }
 }
 

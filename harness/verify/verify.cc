@@ -226,7 +226,9 @@ std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
   }
   for (const auto& family : check_families()) {
     const nlohmann::json expect = only_keys(input.expect, family.expect_keys);
-    family.run({expect, input.posture, input.host, input.targets, input.level, input.witness}, out);
+    family.run(
+        {expect, input.posture, input.host, input.targets, input.level, input.witness, input.witness_waived},
+        out);
   }
   // Every control is still judged (so the record shows what the document claimed), but
   // none of them passes on the word of an untrustworthy document.

@@ -55,8 +55,11 @@ struct VerifyInput {
   const std::vector<deploy::EgressTarget>& targets;  // what the probe was asked to reach
   std::string level;                                 // "standard" or "strict"
   // What the backend's outside witness saw while the probe ran (deploy::Backend::witness);
-  // null when the backend has none: egress checks then rest on the sandbox's report.
+  // null when the backend has none: egress checks are then `unwitnessed`, unless
+  // witness_waived (the deployment profile says `witness: none`), when they rest on the
+  // sandbox's own report (egress_verdict.h).
   const deploy::WitnessView* witness = nullptr;
+  bool witness_waived = false;
 };
 
 // Every check, in a stable order. Never throws on malformed posture: a missing or

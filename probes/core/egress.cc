@@ -58,6 +58,7 @@ struct Work {
   // host network stack): how often, and when to look at the socket again.
   int early_wakeups = 0;
   Clock::time_point recheck_at;
+  std::string nonce;  // sent as the first bytes of the connection (empty: nothing is sent)
 };
 
 sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
@@ -202,14 +203,17 @@ bool name_scoped(const TargetSpec& t) {
 }
 
 // What the target sends once connected: an HTTP request of its form, or a ClientHello.
-std::string request_for(const TargetSpec& t) {
+// The request the probe sends once connected. An HTTP request carries the nonce in a header
+// (the witness logs it); a TLS ClientHello carries none (bytes before it would not be TLS).
+std::string request_for(const TargetSpec& t, const std::string& nonce) {
   if (t.proto == TargetProto::tls) {
     std::random_device rd;
     std::array<std::uint8_t, 32> random{};
     for (auto& b : random) b = static_cast<std::uint8_t>(rd());
     return build_client_hello(t.presented_name(), random);
   }
-  const std::string head = "Host: " + t.presented_name() + "\r\nUser-Agent: isoprobe\r\n";
+  const std::string head = "Host: " + t.presented_name() + "\r\nUser-Agent: isoprobe\r\n" +
+                           (nonce.empty() ? "" : "X-Isoharness-Nonce: ihw-" + nonce + "\r\n");
   if (t.proto == TargetProto::http_google)
     return "GET /computeMetadata/v1/ HTTP/1.0\r\n" + head +
            "Metadata-Flavor: Google\r\nConnection: close\r\n\r\n";
@@ -269,10 +273,15 @@ void on_connect_ready(Work& w) {
     int e = errno;
     return finish(w, classify_connect_errno(e), e, "getpeername: " + errno_text(e));
   }
-  if (w.spec->proto != TargetProto::tls && !is_http(w.spec->proto))
+  if (w.spec->proto != TargetProto::tls && !is_http(w.spec->proto)) {
+    if (!w.nonce.empty()) {  // best effort: the connection is the result; the bytes are for the witness
+      const std::string tag = "ihw-" + w.nonce + "\n";
+      (void)!::send(w.fd, tag.data(), tag.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     return finish(w, "connected", 0, w.out.detail);
+  }
   w.phase = Phase::http_send;
-  w.http_buf = request_for(*w.spec);
+  w.http_buf = request_for(*w.spec, w.nonce);
 }
 
 void on_http_send(Work& w) {
@@ -346,7 +355,8 @@ void finish_at_deadline(Work& w) {
 
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
                                       const std::optional<ResolverSpec>& resolver,
-                                      const std::string& resolver_note, Clock::time_point deadline) {
+                                      const std::string& resolver_note, Clock::time_point deadline,
+                                      const std::string& nonce) {
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Work> work(targets.size());
@@ -358,6 +368,7 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     w.out.port = targets[i].port;
     w.out.proto = std::string(proto_name(targets[i].proto));
     w.out.server_name = targets[i].server_name;
+    w.nonce = nonce;
     start(w, resolver, resolver_note, rng);
   }
   std::vector<pollfd> fds;

@@ -27,10 +27,14 @@ struct EgressOutcome {
 };
 
 // resolver: where names are resolved; nullopt means "none configured" and every name
-// fails with dns_failed (resolver_note says why).
+// fails with dns_failed (resolver_note says why). nonce (when not empty): once a TCP
+// connection is up, its first bytes are "ihw-<nonce>\n" (tcp), or the HTTP request carries
+// it in an X-Isoharness-Nonce header (http), so a witness that sees the bytes ties the
+// connection to this probe run whatever address translation lies between.
 std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
                                       const std::optional<ResolverSpec>& resolver,
-                                      const std::string& resolver_note, Clock::time_point deadline);
+                                      const std::string& resolver_note, Clock::time_point deadline,
+                                      const std::string& nonce = "");
 
 // Maps a connect() errno to a result word.
 std::string classify_connect_errno(int err);

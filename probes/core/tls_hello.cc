@@ -198,4 +198,18 @@ bool allow_pattern_matches(std::string_view pattern, std::string_view name) {
   return p == n;
 }
 
+std::string name_for_log(std::string_view name) {
+  std::string out(name.substr(0, 253));
+  for (char& c : out)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '*'))
+      c = '?';
+  return out;
+}
+
+std::string presented_name(std::string_view first_bytes) {
+  auto peek = peek_client_hello_sni(first_bytes);
+  if (peek.status != PeekStatus::found) peek = peek_http_host(first_bytes);
+  return peek.status == PeekStatus::found ? name_for_log(peek.name) : "";
+}
+
 }  // namespace isoprobe

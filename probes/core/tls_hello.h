@@ -41,4 +41,12 @@ PeekResult peek_http_host(std::string_view bytes);
 // zone, at any depth), else the name itself; case-insensitive, a trailing dot ignored.
 bool allow_pattern_matches(std::string_view pattern, std::string_view name);
 
+// A presented name made safe for one field of a space-separated log line: at most 253
+// bytes, every byte outside [a-z0-9.*_-] replaced by '?'.
+std::string name_for_log(std::string_view name);
+
+// The name a connection's first bytes present: the TLS ClientHello's server name, else the
+// HTTP request's Host, made safe by name_for_log; "" when the bytes hold neither (yet).
+std::string presented_name(std::string_view first_bytes);
+
 }  // namespace isoprobe

@@ -59,7 +59,7 @@ Observation run(Context& ctx) {
   auto sent = std::async(std::launch::async, [&datagrams, &resolver, &note, &nonce, deadline] {
     return run_datagram_egress(datagrams, resolver, note, nonce, deadline);
   });
-  auto outcomes = run_egress(streams, resolver, note, deadline);
+  auto outcomes = run_egress(streams, resolver, note, deadline, nonce);
   for (auto& r : sent.get()) outcomes.push_back(std::move(r));
   ev.add_line("nonce: " + nonce);
   nlohmann::json targets = nlohmann::json::array();

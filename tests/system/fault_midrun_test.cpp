@@ -47,6 +47,18 @@ nlohmann::json sandbox_of(const nlohmann::json& result, const std::string& id) {
   return nullptr;
 }
 
+// The world's witness (a process the run started, found by its command line and the run's tag).
+pid_t world_witness_pid(const std::string& run_id) {
+  const std::string wanted = std::string("witness\0--tag\0ih-", 17) + run_id + std::string("\0", 1);
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (test::read_text("/proc/" + pid + "/cmdline").find(wanted) != std::string::npos)
+      return static_cast<pid_t>(std::stol(pid));
+  }
+  return 0;
+}
+
 }  // namespace
 
 TEST_CASE("fault: the jumphost's sshd killed mid-probe stops the run and lists what it did not run",
@@ -81,6 +93,36 @@ TEST_CASE("fault: the jumphost's sshd killed mid-probe stops the run and lists w
   CHECK_THAT(test::read_text(paused.out + "/junit.xml"), Catch::Contains("<error type=\"not_run\""));
   check_nothing_left(paused.id);
   check_rerun_works(dir.path);
+}
+
+TEST_CASE("fault: the world's witness killed mid-run leaves no egress check passing after it",
+          "[system][fault]") {
+  test::require_system(kMidrunPrograms);
+  test::local::ScratchDir dir;
+  PausedRun paused(dir.path);
+  const pid_t witness = world_witness_pid(paused.id);
+  REQUIRE(witness > 0);
+  REQUIRE(::kill(witness, SIGKILL) == 0);
+  // Its log stops short: every later probe window is uncovered by heartbeats, so every
+  // egress check of s2 and s3 lacks its evidence and the run is an infrastructure error.
+  const int code = paused.run.wait(300s);
+  INFO(paused.run.err());
+  CHECK(code == kExitInfrastructure);
+  CHECK_THAT(paused.run.err(), Catch::Contains("unwitnessed:"));
+  auto result = nlohmann::json::parse(test::read_text(paused.out + "/result.json"));
+  for (const char* id : {"s2", "s3"}) {
+    const auto sb = sandbox_of(result, id);
+    REQUIRE(sb.is_object());
+    INFO(id << ": " << sb["checks"].dump().substr(0, 3000));
+    int unwitnessed = 0;
+    for (const auto& c : sb["checks"]) {
+      if (c["control"].get<std::string>().rfind("egress:", 0) != 0) continue;
+      CHECK(c["status"] != "pass");
+      if (c["status"] == "unwitnessed") ++unwitnessed;
+    }
+    CHECK(unwitnessed > 10);
+  }
+  check_nothing_left(paused.id);
 }
 
 TEST_CASE("fault: a sandbox killed mid-probe fails that sandbox with the reason", "[system][fault]") {

@@ -54,7 +54,11 @@ struct Pools {
     REQUIRE(r);
     REQUIRE(r->ok());
     std::ofstream f(profile);
+    // Parity times workloads and judges no egress; the drop point is the stand-in's Hubble all
+    // the same, as on every stand-in profile.
     f << "name: pools\nbackend: hawk\nruntime_classes: [gvisor]\nsandbox_runtime_class: gvisor\n"
+      << "hubble: { command: [" << source("tests/hawk_standin/hawk") << ", hubble, observe, --output, json], "
+      << "lead_s: 600 }\n"
          "sandbox_runtime_class_is_default: false\nnode_mounts: [/usr, /etc/alternatives]\nhawk:\n  cli: "
       << source("tests/hawk_standin/hawk") << "\n  human: alice\n  identity_file: " << dir.path
       << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: " << start_timeout_s

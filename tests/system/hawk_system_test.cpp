@@ -60,8 +60,12 @@ struct Platform {
   // is told the same with HAWK_STANDIN_HARDENED_CLASS).
   int start_timeout_s = 300;
   bool hardened_class = true;
-  bool egress = false;           // give the profile an egress: section naming the local world's hosts
-  bool witness = false;          // and a witness: section naming each eval's world witness
+  bool egress = false;  // give the profile an egress: section naming the local world's hosts
+  // The witnesses: a witness: section naming each eval's world witness (arrivals) and a
+  // hubble: section running the stand-in's `hubble observe` (the drop point). Both off: the
+  // profile says `witness: none`.
+  bool witness = true;
+  bool hubble = true;
   std::string hawk_extra;        // more lines of the profile's hawk: section ("  key: value\n")
   std::string agent = bundle();  // what run uploads (--isoprobe-bundle)
 
@@ -106,6 +110,15 @@ struct Platform {
       f << "witness:\n  canary: " << dl::world_addr::kCanary << "\n  canary6: \"" << dl::world_addr::kCanary6
         << "\"\n  zone: " << dl::kWitnessZone << "\n  log: { http: \"http://jumphost:" << dl::kWitnessLogPort
         << dl::kWitnessLogPath << "\", timeout_s: 10, token_file: " << witness_key_file() << " }\n";
+    else if (!hubble)  // a deployment without one says so, and its egress checks rest on the sandboxes'
+                       // reports
+      f << "witness: none\n";
+    // The drop point: the stand-in's Hubble, flows from the kernel's drop records of each
+    // eval's world. Its earliest flow of an eval is the sandbox's first SSH connection (at
+    // `local up`), so the lead reaches back past a slow start.
+    if (hubble)
+      f << "hubble:\n  command: [" << standin() << ", hubble, observe, --output, json]\n  timeout_s: 30\n"
+        << "  lead_s: 600\n";
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
@@ -234,6 +247,11 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
           "[system][hawk]") {
   Platform p;
   p.egress = true;  // a real deployment's profile: the probes' targets come from its egress: section
+  // Judged on the sandboxes' reports: on a deployment, a reachable way out not aimed at the
+  // operator's canaries (an allow list's domain) has no arrival witness (rule A2), so the
+  // allow-list items would be unwitnessed. The witnesses are the next test case's.
+  p.witness = false;
+  p.hubble = false;
   p.write_profile();
   const auto scenarios = default_scenarios();
   REQUIRE(scenarios.size() >= 8);
@@ -589,6 +607,11 @@ TEST_CASE("a start refused for the platform's quota waits and is tried again unt
   Platform p;
   p.env_extra["HAWK_STANDIN_MAX_LIVE"] = "1";
   p.hawk_extra = "  max_live_evals: 3\n";  // the profile says more than the platform allows
+  // Under a quota of one, each eval's world reuses the last one's jumphost address, so its
+  // witness log sits at the URL of the last world's, and the harness's read cursor (kept
+  // per URL) cannot tell the log was replaced: this case is about the quota, not witnesses.
+  p.witness = false;
+  p.hubble = false;
   p.write_profile();
   RunResult r = p.run({cheap_scenario(p.dir.path, 3)});
   INFO(r.out);
@@ -599,6 +622,8 @@ TEST_CASE("a start refused for the platform's quota waits and is tried again unt
   REQUIRE(result["sandboxes"].size() == 3);
   int quota_waits = 0;
   for (const auto& s : result["sandboxes"]) {
+    for (const auto& c : s["checks"])  // every check judged; if not, why
+      if (c["status"] == "unwitnessed") FAIL_CHECK(c["evidence"].get<std::string>().substr(0, 4000));
     CHECK(s["error"].is_null());
     quota_waits += s["facts"]["hawk_quota_waits"].get<int>();
   }
@@ -699,8 +724,10 @@ json plan_item(const std::string& scenario_file) {
 
 RunResult check(const std::string& scenario_file, const json& item, const std::string& ssh,
                 const std::string& out) {
+  // A sandbox reached by its ssh line has no witness of its own: the profile says so.
   auto r = run_command({isoharness_bin(), "check", scenario_file, "--item", item["id"].get<std::string>(),
-                        "--ssh", ssh, "--out", out, "--isoprobe-bundle", bundle()},
+                        "--ssh", ssh, "--out", out, "--isoprobe-bundle", bundle(), "--deployment",
+                        test::source_dir() + "/tests/fixtures/deployments/check-no-witness.yaml"},
                        {.deadline = 600s, .merge_stderr = true});
   REQUIRE(r);
   return *r;
@@ -1034,67 +1061,115 @@ std::map<std::string, std::pair<std::string, std::string>> egress_checks(const j
   return out;
 }
 
-bool judged_by_witness(const std::string& evidence) {
-  return evidence.rfind("judged by the witness: the operator's witness", 0) == 0;
+// The verdict rule's row a witnessed egress check was judged by ("B6", "A1", ...), "" when
+// the evidence does not begin "judged by the witnesses (rule <row>: ...".
+std::string rule_of(const std::string& evidence) {
+  const std::string head = "judged by the witnesses (rule ";
+  if (evidence.rfind(head, 0) != 0) return "";
+  const auto colon = evidence.find(':', head.size());
+  return colon == std::string::npos ? "" : evidence.substr(head.size(), colon - head.size());
 }
 
 }  // namespace
 
 TEST_CASE(
-    "an operator-run witness on a deployment judges the hawk run's egress; without one it is "
-    "sandbox-reported",
+    "an operator-run witness and the stand-in's Hubble judge the hawk run's egress; blocked ways out "
+    "pass on the drop point's record",
     "[system][hawk]") {
   Platform p;
   p.egress = true;
-  p.witness = true;
-  p.write_profile();
+  p.write_profile();  // witness: and hubble: (the Platform's default)
   RunResult r = p.run({scenario("standard.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 0);
   const json result = result_in(p.out);
   const auto checks = egress_checks(result);
-  int witnessed = 0;
-  for (const std::string runtime : {"runc", "gvisor"}) {
-    for (const char* target : {"canary-tcp", "canary-udp", "canary-udp-443", "canary-icmp", "dns-exfil"}) {
+  int stopped = 0, dropped = 0;
+  for (const auto& [key, check] : checks) {
+    INFO(key << ": " << check.second);
+    // n/a: an ICMP socket that never opened (gVisor), nothing sent and nothing arrived.
+    if (check.first == "n/a" && key.find("icmp") != std::string::npos) continue;
+    CHECK(check.first == "pass");
+    const std::string row = rule_of(check.second);
+    CHECK((row == "B6" || row == "A1"));
+    if (row != "B6") continue;
+    // Rule B6: the stand-in's Hubble showed the kernel's drop, the arrival witness nothing;
+    // for data leaving through DNS the sandbox's resolver took the query and passed nothing on.
+    CHECK_THAT(check.second, Catch::Contains("drop point: hubble ("));
+    if (key.find("dns-exfil") == std::string::npos) {
+      CHECK_THAT(check.second, Catch::Contains("dropped ") && Catch::Contains("(POLICY_DENIED)"));
+      ++dropped;
+    }
+    ++stopped;
+  }
+  for (const std::string runtime : {"runc", "gvisor"})
+    for (const char* target :
+         {"canary-tcp", "canary-udp", "canary-udp-443", "canary-icmp", "dns-exfil", "metadata"}) {
       const std::string key = runtime + " egress:" + target;
       INFO(key);
       REQUIRE(checks.count(key) == 1);
-      CHECK(checks.at(key).first == "pass");
-      CHECK(judged_by_witness(checks.at(key).second));
-      witnessed += judged_by_witness(checks.at(key).second) ? 1 : 0;
+      if (checks.at(key).first != "n/a") CHECK(rule_of(checks.at(key).second) == "B6");
     }
-    // Not the operator's witness's to see: the sandbox's word, marked so.
-    CHECK_THAT(
-        checks.at(runtime + " egress:metadata").second,
-        Catch::StartsWith("judged by the sandbox's own report (the witness does not cover this target)"));
-  }
-  CHECK(witnessed == 10);
-  for (const auto& s : result["sandboxes"])
+  CHECK(stopped >= 10);
+  CHECK(dropped >= 8);
+  for (const auto& s : result["sandboxes"]) {
     CHECK(s["witness"]["witness"].get<std::string>().find("jumphost") ==
           std::string::npos);  // the URL names the address it used
+    for (const auto& c : s["checks"])
+      if (rule_of(c["evidence"].get<std::string>()) == "B6")
+        CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("stopped"));
+  }
   const std::string md = test::read_text(p.out + "/report.md");
   CHECK_THAT(md, Catch::Contains("### Egress: who judged ("));
   p.require_nothing_left();
 
-  {  // A platform whose sandboxes let UDP out: the witness catches what arrived.
+  {  // A platform whose sandboxes let UDP out: the canary's datagrams arrive (and the sandbox
+    // says so: rule B1), and metadata's UDP goes out where no witness watches and no drop
+    // point stops it: unwitnessed (B5), so the run ends 3.
     p.env_extra["HAWK_STANDIN_TEST_WEAKENINGS"] = "nft:allow-udp";
     RunResult weak = p.run(p.dir.path + "/weak", {scenario("standard.yaml")});
     INFO(weak.out);
-    CHECK(weak.exit_code == 1);
+    CHECK(weak.exit_code == 3);
     const auto weak_checks = egress_checks(result_in(p.dir.path + "/weak"));
     for (const std::string runtime : {"runc", "gvisor"}) {
       const auto& udp = weak_checks.at(runtime + " egress:canary-udp");
       INFO(runtime << ": " << udp.second);
       CHECK(udp.first == "fail");
-      CHECK(judged_by_witness(udp.second));
-      CHECK_THAT(udp.second, Catch::Contains("udp ") && Catch::Contains("203.0.113.40:53"));
+      CHECK(rule_of(udp.second) == "B1");
+      // The arrival witness's record of it, beside the sandbox's word.
+      CHECK_THAT(udp.second, Catch::Contains("record(s)\n    udp ") && Catch::Contains("203.0.113.40:53"));
+      const auto& metadata_udp = weak_checks.at(runtime + " egress:metadata-udp");
+      CHECK(metadata_udp.first == "unwitnessed");
+      CHECK(rule_of(metadata_udp.second) == "B5");
       CHECK(weak_checks.at(runtime + " egress:canary-tcp").first == "pass");  // TCP stays shut
+      CHECK(rule_of(weak_checks.at(runtime + " egress:canary-tcp").second) == "B6");
     }
     p.require_nothing_left();
-  }
-  {  // The same platform without a witness: sandbox-reported, and report.md says so.
     p.env_extra.erase("HAWK_STANDIN_TEST_WEAKENINGS");
+  }
+  {  // The platform's Hubble cannot be reached: no blocked way out passes, the run exits 3.
+    p.env_extra["HAWK_STANDIN_HUBBLE"] = "down";
+    RunResult down = p.run(p.dir.path + "/down", {scenario("standard.yaml")});
+    INFO(down.out);
+    CHECK(down.exit_code == 3);
+    CHECK_THAT(down.out, Catch::Contains("unwitnessed: "));
+    int unwitnessed = 0;
+    for (const auto& [key, check] : egress_checks(result_in(p.dir.path + "/down"))) {
+      INFO(key << ": " << check.second);
+      CHECK(rule_of(check.second) != "B6");
+      if (rule_of(check.second) != "B4") continue;
+      CHECK(check.first == "unwitnessed");
+      CHECK_THAT(check.second, Catch::Contains("the Hubble flows could not be read") &&
+                                   Catch::Contains("connection refused"));
+      ++unwitnessed;
+    }
+    CHECK(unwitnessed >= 10);
+    p.require_nothing_left();
+    p.env_extra.erase("HAWK_STANDIN_HUBBLE");
+  }
+  {  // The same platform declaring no witness: sandbox-reported, and report.md says so.
     p.witness = false;
+    p.hubble = false;
     p.write_profile();
     RunResult plain = p.run(p.dir.path + "/plain", {scenario("standard.yaml")});
     INFO(plain.out);
@@ -1103,11 +1178,11 @@ TEST_CASE(
       INFO(key);
       CHECK_THAT(
           check.second,
-          Catch::StartsWith("judged by the sandbox's own report (no outside witness in this deployment)"));
+          Catch::StartsWith("judged by the sandbox's own report (the deployment declares witness: none)"));
     }
     CHECK_THAT(test::read_text(p.dir.path + "/plain/report.md"),
                Catch::Contains("### Egress: who judged (0 witnessed · ") &&
-                   Catch::Contains("no outside witness in this deployment: "));
+                   Catch::Contains("the deployment declares witness: none: "));
     p.require_nothing_left();
   }
 }

@@ -164,17 +164,17 @@ TEST_CASE("an agent that reports blocked while it sends is failed by the witness
        {"egress:canary-udp", "egress:canary-udp-443", "egress:canary-icmp", "egress:dns-exfil"}) {
     INFO(control);
     const std::string why = reason_of(sb, control);
-    CHECK_THAT(why,
-               Catch::Contains("reported timeout by the sandbox while the witness saw it arrive") ||
-                   Catch::Contains("reported dns_failed by the sandbox while the witness saw it arrive"));
+    CHECK_THAT(why, Catch::Contains("rule B2"));
+    CHECK_THAT(why, Catch::Contains("the sandbox reported timeout") ||
+                        Catch::Contains("the sandbox reported dns_failed"));
   }
   // The lie is in the sandbox's own report: every egress result it gave reads blocked.
   for (const auto& o : sb["posture"]["observations"])
     if (o["name"] == "egress")
       for (const auto& t : o["value"]["targets"]) CHECK(t["result"] != "connected");
-  // What no weakening opened stays closed, as the witness saw it: each check is there,
-  // passes, expects "blocked" and was judged on the witness's records (a missing check, a
-  // failing one or one judged on the sandbox's word alone fails here).
+  // What no weakening opened stays closed, as the witnesses saw it: each check is there,
+  // passes, expects "blocked" and was judged on the drop point's record with nothing
+  // arriving (a missing check, a failing one or one judged on the sandbox's word fails here).
   for (const char* control :
        {"egress:canary-tcp", "egress:blocked-addr", "egress:metadata", "egress:cluster-api"}) {
     INFO(control);
@@ -183,7 +183,52 @@ TEST_CASE("an agent that reports blocked while it sends is failed by the witness
     INFO(check->dump());
     CHECK((*check)["status"] == "pass");
     CHECK((*check)["expected"] == "blocked");
-    CHECK_THAT((*check)["evidence"].get<std::string>(), Catch::Contains("judged by the witness"));
+    CHECK_THAT((*check)["evidence"].get<std::string>(), Catch::Contains("judged by the witnesses (rule B6"));
   }
+  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
+}
+
+// An agent that reports every way out blocked and sends nothing (tests/fixtures/hostile/
+// silent_isoprobe aims every target at its own loopback). From inside it looks exactly like
+// a sealed sandbox; the drop point has no record of any attempt, so no egress check may
+// pass, and the run ends as an infrastructure error (exit 3) naming the unwitnessed checks.
+TEST_CASE("an agent that reports blocked and sends nothing passes no egress check", "[system][hostile]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  const std::string bundle = dir.path + "/bundle";
+  fs::copy(test::binary_dir() + "/probes/isoprobe-bundle", bundle, fs::copy_options::recursive);
+  fs::rename(bundle + "/isoprobe", bundle + "/isoprobe.real");
+  fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/silent_isoprobe", bundle + "/isoprobe");
+  runner::RunConfig cfg;
+  cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};
+  cfg.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.out_dir = dir.path + "/out";
+  cfg.isoprobe_bundle = bundle;
+  cfg.runtimes = {"runc"};
+  cfg.node_classes = {"tier"};
+  cfg.attempts = 1;
+  cfg.parallel = 1;
+
+  auto outcome = runner::run(cfg);
+  const json& result = outcome.result;
+  INFO(result["summary"].dump());
+  CHECK(outcome.exit_code == kExitInfrastructure);
+  REQUIRE(result["sandboxes"].size() == 1);
+  const json& sb = result["sandboxes"][0];
+  INFO(sb["checks"].dump().substr(0, 4000));
+  int egress = 0, unwitnessed = 0;
+  for (const auto& c : sb["checks"]) {
+    const std::string control = c["control"].get<std::string>();
+    if (control.rfind("egress:", 0) != 0) continue;
+    INFO(c.dump());
+    ++egress;
+    CHECK(c["status"] != "pass");
+    if (c["status"] == "unwitnessed") {
+      ++unwitnessed;
+      CHECK_THAT(c["reason"].get<std::string>(), Catch::Contains("nothing shows it was sent"));
+    }
+  }
+  CHECK(egress > 10);
+  CHECK(unwitnessed > 0);
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }

@@ -55,3 +55,12 @@ TEST_CASE("name proxy: the weakened rules skip one check only", "[local]") {
         "forward");
   CHECK(decide(host, 443, hello("fronted.isoharness.invalid"), true).verdict == "reset");
 }
+
+TEST_CASE("name proxy: the name a request presents, safe for one field of a log line", "[local]") {
+  CHECK(isoprobe::presented_name(hello("Target.Example.COM")) == "target.example.com");
+  CHECK(isoprobe::presented_name("GET / HTTP/1.0\r\nHost: fronted.isoharness.invalid:80\r\n\r\n") ==
+        "fronted.isoharness.invalid");
+  CHECK(isoprobe::presented_name("ihw-0123456789abcdef\n").empty());  // neither TLS nor HTTP
+  CHECK(isoprobe::presented_name(hello("a b\n.example.com")) == "a?b?.example.com");
+  CHECK(isoprobe::name_for_log(std::string(300, 'a')).size() == 253);
+}

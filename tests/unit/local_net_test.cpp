@@ -95,14 +95,23 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(node, Catch::Contains(
                        "iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222"));
   CHECK_THAT(node, Catch::Contains("iifname vmap @from_sandbox"));
+  // The first SSH connection to each sandbox is noted (`add` keeps its first time), in a rule
+  // before the accept and apart from it, so a full set never stops SSH.
+  const std::string noted =
+      "iifname \"to-jump\" ip saddr 192.0.2.130 ip daddr 192.0.2.192/26 tcp dport 2222 ct state new "
+      "add @jump_ssh_first { ip daddr }\n";
+  CHECK_THAT(node, Catch::Contains("set jump_ssh_first { type ipv4_addr; size 256; flags dynamic,timeout; "
+                                   "timeout 86400s; }"));
+  CHECK(node.find(noted) != std::string::npos);
+  CHECK(node.find(noted) < node.find("tcp dport 2222 ct state new accept"));
 
   SandboxEgress e{3, "sb3", "192.0.2.196", true, {"203.0.113.10"}, {"198.51.100.0/24"}};
   e.proxied = {"203.0.113.10"};
   std::string add = sandbox_egress_add("abc123", e);
   auto pos = [&](const std::string& s) { return add.find(s); };
   REQUIRE(pos("ip saddr != 192.0.2.196 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 192.0.2.0/24 drop") != std::string::npos);
-  REQUIRE(pos("ip daddr 169.254.169.254/32 drop") != std::string::npos);
+  REQUIRE(pos("ip daddr 192.0.2.0/24 goto sb_3_stop") != std::string::npos);
+  REQUIRE(pos("ip daddr 169.254.169.254/32 goto sb_3_stop") != std::string::npos);
   REQUIRE(pos("ip daddr 203.0.113.53 udp dport 53 accept") != std::string::npos);
   // A listed address: TCP 80/443 to the name proxy, no other port, no UDP.
   CHECK(pos("ip daddr 203.0.113.10 accept") == std::string::npos);
@@ -113,9 +122,18 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   SandboxEgress any_port = e;
   any_port.domains_any_port = true;  // the selftest weakening: every port again
   const std::string weak = sandbox_egress_add("abc123", any_port);
-  CHECK(weak.find("ip daddr 192.0.2.0/24 drop") < weak.find("ip daddr 203.0.113.10 accept"));
-  CHECK(pos("ip daddr 203.0.113.30/32 drop") < pos("ip daddr 198.51.100.0/24 accept"));
-  CHECK(add.rfind("counter drop") > pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(weak.find("ip daddr 192.0.2.0/24 goto sb_3_stop") < weak.find("ip daddr 203.0.113.10 accept"));
+  CHECK(pos("ip daddr 203.0.113.30/32 goto sb_3_stop") < pos("ip daddr 198.51.100.0/24 accept"));
+  CHECK(add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop") > pos("ip daddr 198.51.100.0/24 accept"));
+  // The drop point: every drop of the sandbox's own traffic is counted per destination.
+  // `update` restarts each element's timeout at every drop: its `expires` dates the last one.
+  CHECK_THAT(add,
+             Catch::Contains("add set inet ih_abc123 sb_3_dropped4 { type ipv4_addr . inet_proto . "
+                             "inet_service; size 1024; flags dynamic,timeout; timeout 86400s; counter; }"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop meta nfproto ipv4 update @sb_3_dropped4 "
+                                  "{ ip daddr . meta l4proto . th dport } drop"));
+  CHECK_THAT(add, Catch::Contains("add rule inet ih_abc123 sb_3_stop counter drop"));
+  CHECK(pos("add chain inet ih_abc123 sb_3_stop") < pos("add chain inet ih_abc123 sb_3\n"));
   CHECK_THAT(add, Catch::Contains("add element inet ih_abc123 from_sandbox { \"sb3\" : jump sb_3 }"));
 
   SandboxEgress none{4, "sb4", "192.0.2.197", false, {}, {}};
@@ -126,6 +144,9 @@ TEST_CASE("the node's rules drop by default and order in-cluster drops before al
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3"));
   CHECK_THAT(rm, Catch::Contains("delete element inet ih_abc123 proxy_from_sandbox { \"sb3\" }"));
   CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 px_3"));
+  CHECK_THAT(rm, Catch::Contains("delete chain inet ih_abc123 sb_3_stop"));
+  CHECK(rm.find("delete set inet ih_abc123 sb_3_dropped6") >
+        rm.find("delete chain inet ih_abc123 sb_3_stop"));
   // The node: the proxy reachable only through the DNAT, replies to its transparent sockets marked.
   CHECK_THAT(node, Catch::Contains("ip daddr 192.0.2.129 tcp dport 15080 ct status dnat accept"));
   CHECK_THAT(node, Catch::Contains("socket transparent 1 meta mark set 1"));

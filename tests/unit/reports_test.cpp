@@ -118,6 +118,22 @@ TEST_CASE("JUnit has one testcase per check, failures with expected/observed/evi
   CHECK(count_of(xml, "<testcase ") == count_of(xml, "</testcase>") + count_of(xml, "time=\"0\"/>"));
 }
 
+TEST_CASE("an unwitnessed check is an error in JUnit and a section of its own in the summary", "[reports]") {
+  auto r = test::result_fixture();
+  r["sandboxes"][0]["checks"][0]["status"] = "unwitnessed";
+  r["sandboxes"][0]["checks"][0]["reason"] = "egress: canary-tcp unwitnessed (rule B5): no drop record";
+  r["summary"]["verdict"] = "error";
+  const auto xml = render_junit(r);
+  CHECK_THAT(xml, Catch::Contains(R"(<error type="unwitnessed" message="unwitnessed: egress: canary-tcp)"));
+  CHECK_THAT(xml, Catch::Contains(R"(<testsuites name="isoharness" tests="18" )") &&
+                      Catch::Contains(R"(errors="1" skipped=)"));
+  const auto md = render_markdown(r);
+  CHECK_THAT(md, Catch::StartsWith("## ⚠️ isoharness: error — 1 check(s) unwitnessed"));
+  CHECK_THAT(md, Catch::Contains(" · 1 unwitnessed · 0 errors**"));
+  CHECK_THAT(md, Catch::Contains("### Unwitnessed (1): the evidence these checks need is missing"));
+  CHECK_THAT(md, Catch::Contains("(rule B5): no drop record"));
+}
+
 TEST_CASE("JUnit carries parity verdicts: the mix decides, workloads are reported", "[reports]") {
   const auto r = test::result_with_parity_fixture();
   const auto xml = render_junit(r);
@@ -234,7 +250,8 @@ TEST_CASE("a malformed result document is refused with every problem named", "[r
   } catch (const UserError& e) {
     const std::string msg = e.what();
     CHECK_THAT(msg, Catch::Contains("$.schema: 'isoharness.result/v2' is not isoharness.result/v1"));
-    CHECK_THAT(msg, Catch::Contains("$.sandboxes[1].checks[0].status: 'maybe' is not pass, fail or n/a"));
+    CHECK_THAT(msg, Catch::Contains(
+                        "$.sandboxes[1].checks[0].status: 'maybe' is not pass, fail, n/a or unwitnessed"));
     CHECK_THAT(msg, Catch::Contains("$.sandboxes[2].runtime: missing"));
     CHECK_THAT(msg, Catch::Contains("$.findings[0].message: missing"));
   }

@@ -137,6 +137,7 @@ struct FakeRun {
       : state(interrupted),
         journal(dir.str(), {{"schema", "isoharness.result/v1"}, {"skipped", nlohmann::json::array()}}) {
     settings.run_id = "t1";
+    settings.witness_waived = true;  // the fake backend has no witness and says so (witness: none)
   }
   runner::JobContext ctx(deploy::Backend& backend) {
     runner::JobContext c{settings, backend, journal, reach, state};

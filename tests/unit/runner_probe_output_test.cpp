@@ -118,6 +118,29 @@ TEST_CASE("distrust fails every passing check it is given, and only those", "[ru
   CHECK(checks[2].reason == "uid: 0");
 }
 
+TEST_CASE("an unwitnessed check makes the tally's verdict an error, named with its reason", "[runner]") {
+  const nlohmann::json records = nlohmann::json::array(
+      {{{"id", "sb-1"},
+        {"error", nullptr},
+        {"checks",
+         {{{"status", "pass"},
+           {"control", "egress:canary-udp"},
+           {"evidence", "judged by the witnesses (rule B6"}},
+          {{"status", "unwitnessed"}, {"control", "egress:canary-tcp"}, {"reason", "no drop record"}},
+          {{"status", "pass"},
+           {"control", "egress:jumphost"},
+           {"evidence", "judged by the sandbox's own report (the deployment declares witness: none)\n"}}}}}});
+  const runner::CheckTally t = runner::tally_records(records);
+  CHECK(t.checks == 3);
+  CHECK(t.pass == 2);
+  CHECK(t.unwitnessed == 1);
+  CHECK(t.sandbox_reported == 1);
+  REQUIRE(t.unwitnessed_checks.size() == 1);
+  CHECK(t.unwitnessed_checks[0] == "sb-1 egress:canary-tcp: no drop record");
+  CHECK(runner::verdict_of(t) == isoharness::Verdict::error);
+  CHECK(isoharness::verdict_exit_code(runner::verdict_of(t)) == 3);
+}
+
 TEST_CASE("one tally counts the records' checks, errors and first failure", "[runner]") {
   const nlohmann::json records =
       nlohmann::json::array({{{"error", nullptr},

@@ -93,3 +93,26 @@ TEST_CASE("attempts not run: kept by the journal, counted as errors by the summa
   result["skipped"].erase(1);
   CHECK(summarise(result, 0, "", false)["verdict"] == "pass");
 }
+
+TEST_CASE("an unwitnessed check makes the run's summary an error (exit 3) and lists it", "[runner]") {
+  nlohmann::json result = {
+      {"sandboxes",
+       nlohmann::json::array(
+           {{{"id", "sb-a"},
+             {"error", nullptr},
+             {"checks",
+              nlohmann::json::array({{{"control", "kernel"}, {"status", "pass"}},
+                                     {{"control", "egress:canary-tcp"},
+                                      {"status", "unwitnessed"},
+                                      {"reason", "egress: canary-tcp unwitnessed (rule B5)"}}})}}})},
+      {"skipped", nlohmann::json::array()}};
+  const nlohmann::json summary = summarise(result, 1, "", false);
+  CHECK(summary["verdict"] == "error");
+  CHECK(summary["unwitnessed"] == 1);
+  CHECK(summary["unwitnessed_checks"] ==
+        nlohmann::json::array({"sb-a egress:canary-tcp: egress: canary-tcp unwitnessed (rule B5)"}));
+  result["summary"] = summary;
+  CHECK(exit_code_of(result) == 3);
+  result["sandboxes"][0]["checks"][1]["status"] = "pass";
+  CHECK(summarise(result, 1, "", false)["verdict"] == "pass");
+}

@@ -205,6 +205,48 @@ TEST_CASE("judging: caught, missed, false alarm, error, and a disabled check", "
   CHECK_FALSE(is_disabled("egress:metadata", {"egress"}));
 }
 
+TEST_CASE("judging: a weakening is caught only by the judge its entry names", "[selftest]") {
+  // egress_udp_open must be caught by the outside witness; the sandbox's own admission of a
+  // blocked target that connected is another judge.
+  auto egress = [](const std::string& id, const std::string& observed) {
+    json r = record(id, "runc", {"egress_udp_open"}, {});
+    r["checks"].push_back({{"control", "egress:canary-udp"},
+                           {"status", "fail"},
+                           {"expected", "blocked"},
+                           {"observed", observed}});
+    return r;
+  };
+  json by_sandbox = json::array({record("c", "runc", {}, {}),
+                                 egress("w", "nothing arrived, no drop record; sandbox reported connected")});
+  JudgeInput in{select({"egress_udp_open"}, false), {"runc"}, {}, &by_sandbox, {}};
+  json s = judge(in);
+  const auto& cell = s["weakenings"][0]["cells"]["runc"];
+  CHECK(s["weakenings"][0]["judge"] == "witness");
+  CHECK(cell["status"] == "missed");
+  CHECK_THAT(cell["reason"].get<std::string>(), Catch::Contains("not by its judge (witness)"));
+  CHECK(cell["judges"]["egress:canary-udp"] == json::array({"sandbox report"}));
+
+  json by_both = json::array(
+      {record("c", "runc", {}, {}), egress("w", "arrived, no drop record; sandbox reported connected")});
+  in.sandboxes = &by_both;
+  json both = judge(in);
+  CHECK(both["weakenings"][0]["cells"]["runc"]["status"] == "caught");
+  CHECK(both["weakenings"][0]["cells"]["runc"]["judges"]["egress:canary-udp"] ==
+        json::array({"sandbox report", "witness"}));
+
+  // An unwitnessed check is neither caught nor clean: the harness lacked its evidence.
+  json blind = json::array({record("c", "runc", {}, {}), record("w", "runc", {"egress_udp_open"}, {})});
+  blind[1]["checks"].push_back({{"control", "egress:canary-udp"}, {"status", "unwitnessed"}});
+  blind[0]["checks"].push_back({{"control", "egress:canary-tcp"}, {"status", "unwitnessed"}});
+  in.sandboxes = &blind;
+  json unw = judge(in);
+  CHECK(unw["weakenings"][0]["cells"]["runc"]["status"] == "error");
+  CHECK(unw["clean"][0]["status"] == "error");
+  CHECK(exit_code_of(unw) == kExitInfrastructure);
+  CHECK(judges_of({{"control", "kernel"}, {"status", "fail"}}) == std::vector<std::string>{"posture"});
+  CHECK(judges_of({{"control", "kernel"}, {"status", "pass"}}).empty());
+}
+
 TEST_CASE("the selftest renderers show every cell, escape names, and refuse a document without a section",
           "[selftest][reports]") {
   json sandboxes = json::array({record("s1", "runc", {}, {}), record("s2", "runc", {"egress_metadata"}, {})});
@@ -249,7 +291,7 @@ TEST_CASE("local weakenings: unknown names refused, nft accepts come first, OCI 
                   weakened_egress_accepts({"nft:allow-sandboxes", "nft:allow-dns"})};
   std::string script = sandbox_egress_add("abc", e);
   auto accept = script.find("ip daddr 192.0.2.192/26 accept");
-  auto drop = script.find("ip daddr 192.0.2.0/24 drop");
+  auto drop = script.find("ip daddr 192.0.2.0/24 goto sb_");
   REQUIRE(accept != std::string::npos);
   REQUIRE(drop != std::string::npos);
   CHECK(accept < drop);

@@ -8,4 +8,5 @@ isoharness_test(verify_test SOURCES
   unit/verify_probe_list_test.cpp
   unit/verify_peers_test.cpp
   unit/verify_runtime_version_test.cpp
+  unit/egress_verdict_test.cpp
   LIBS isoharness::verify isoharness::policy isoharness::scenario)

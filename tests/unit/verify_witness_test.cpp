@@ -1,5 +1,7 @@
-// Egress judged by the outside witness (harness/verify/witness_checks.cc): the witness's
-// record decides where it covers a target; the sandbox's report only where none does.
+// Egress judged by the two witnesses (harness/verify/witness_checks.cc reads their records,
+// egress_verdict.cc decides): a blocked way out passes only on the drop point's record that
+// it was stopped and no arrival; a reachable one only on an arrival; missing evidence is
+// `unwitnessed`, and the sandbox's report decides only under `witness: none`.
 #include <catch2/catch.hpp>
 
 #include "harness/verify/verify.h"
@@ -38,12 +40,30 @@ std::vector<deploy::EgressTarget> witness_targets() {
           {"jumphost", "192.0.2.130", 22, "tcp", "", "cluster"}};
 }
 
-deploy::WitnessView witness_view(std::vector<deploy::WitnessRecord> records) {
+// The drop point's record of each blocked way out of witness_targets() (and of its DNS
+// lookup), as the local node's counters report them.
+std::vector<deploy::DropRecord> every_attempt_dropped() {
+  auto d = [](const char* proto, const char* dest, int port) {
+    deploy::DropRecord r;
+    r.proto = proto;
+    r.source = "192.0.2.193";
+    r.destination = dest;
+    r.port = port;
+    r.count = 2;
+    return r;
+  };
+  return {d("udp", "203.0.113.40", 53), d("icmp", "203.0.113.40", 0), d("tcp", "203.0.113.40", 443),
+          d("udp", "203.0.113.53", 53), d("tcp", "192.0.2.130", 22)};
+}
+
+deploy::WitnessView witness_view(std::vector<deploy::WitnessRecord> records,
+                                 std::vector<deploy::DropRecord> drops = every_attempt_dropped()) {
   deploy::WitnessView v;
   v.witness = "test witness";
   v.source = "192.0.2.193";
   v.nonce = "0123456789abcdef";
   v.records = std::move(records);
+  v.drops = deploy::DropView{"test drop point", std::move(drops), true, ""};
   return v;
 }
 
@@ -56,11 +76,15 @@ verify::CheckResult witness_find(const std::vector<verify::CheckResult>& checks,
   throw std::logic_error("unreachable");
 }
 
-std::vector<verify::CheckResult> witness_judge(const json& posture, const deploy::WitnessView* witness) {
+std::vector<verify::CheckResult> witness_judge(const json& posture, const deploy::WitnessView* witness,
+                                               bool waived = false) {
   verify::HostFacts host;
   const auto targets = witness_targets();
-  return verify::verify_sandbox({witness_strict_expect(), posture, host, targets, "strict", witness});
+  return verify::verify_sandbox({witness_strict_expect(), posture, host, targets, "strict", witness, waived});
 }
+
+const char* const kEgressControls[] = {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp",
+                                       "egress:dns-exfil", "egress:jumphost"};
 
 const json kWitnessAllBlocked = {{"canary-udp", "timeout"},
                                  {"canary-icmp", "timeout"},
@@ -70,21 +94,89 @@ const json kWitnessAllBlocked = {{"canary-udp", "timeout"},
 
 }  // namespace
 
-TEST_CASE("witness: nothing arrived and the sandbox says blocked: every egress check passes", "[verify]") {
+TEST_CASE("witness: every attempt dropped and nothing arrived: every egress check passes", "[verify]") {
   auto w = witness_view(
       {{1, "udp", "192.0.2.200", "203.0.113.40", 53, "ffffffffffffffff", ""}});  // another sandbox
   auto checks = witness_judge(witness_posture(kWitnessAllBlocked), &w);
-  for (const char* c : {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp", "egress:dns-exfil"}) {
+  for (const char* c : kEgressControls) {
     INFO(c);
     CHECK(witness_find(checks, c).status == CheckStatus::pass);
-    CHECK(witness_find(checks, c).evidence.find("judged by the witness") != std::string::npos);
+    CHECK(witness_find(checks, c).evidence.find("judged by the witnesses (rule B6") == 0);
+    CHECK(witness_find(checks, c).evidence.find("dropped") != std::string::npos);
   }
-  // No witness covers the jumphost: the sandbox's report decides, and the evidence says so.
-  CHECK(witness_find(checks, "egress:jumphost").status == CheckStatus::pass);
-  CHECK(witness_find(checks, "egress:jumphost").evidence.find("sandbox's own report") != std::string::npos);
 }
 
-TEST_CASE("witness: a sandbox that reports blocked while the witness saw its nonce fails with both records",
+TEST_CASE("witness: a sandbox that reports connected to a blocked target fails though the witness is silent",
+          "[verify]") {
+  json results = kWitnessAllBlocked;
+  for (const char* name : {"canary-udp", "canary-tcp", "jumphost"}) results[name] = "connected";
+  auto w = witness_view({});
+  auto checks = witness_judge(witness_posture(results), &w);
+  for (const char* c : {"egress:canary-udp", "egress:canary-tcp", "egress:jumphost"}) {
+    INFO(c);
+    CHECK(witness_find(checks, c).status == CheckStatus::fail);
+    CHECK(witness_find(checks, c).reason.find("rule B1") != std::string::npos);
+  }
+  // The same admission with the witness dead, or with no witness at all, fails too.
+  w.complete = false;
+  w.note = "the witness stopped";
+  CHECK(witness_find(witness_judge(witness_posture(results), &w), "egress:canary-udp").status ==
+        CheckStatus::fail);
+  CHECK(witness_find(witness_judge(witness_posture(results), nullptr), "egress:canary-udp").status ==
+        CheckStatus::fail);
+}
+
+TEST_CASE(
+    "witness: an agent that sends nothing (no drop record, nothing arrived) is unwitnessed, never passed",
+    "[verify]") {
+  auto w = witness_view({}, {});
+  auto checks = witness_judge(witness_posture(kWitnessAllBlocked), &w);
+  for (const char* c : kEgressControls) {
+    INFO(c);
+    CHECK(witness_find(checks, c).status == CheckStatus::unwitnessed);
+    CHECK(witness_find(checks, c).reason.find("rule B5") != std::string::npos);
+  }
+  // A drop record of another way out does not stand for this one.
+  auto other = witness_view({}, {every_attempt_dropped()[0]});
+  CHECK(
+      witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &other), "egress:canary-tcp").status ==
+      CheckStatus::unwitnessed);
+}
+
+TEST_CASE("witness: a dead or incomplete witness leaves every egress check unwitnessed", "[verify]") {
+  auto incomplete = witness_view({});
+  incomplete.complete = false;
+  incomplete.note = "the witness log has no heartbeat after 12:00:01";
+  auto no_drops = witness_view({});
+  no_drops.drops->complete = false;
+  no_drops.drops->note = "cannot list the drop set";
+  auto no_drop_point = witness_view({});
+  no_drop_point.drops.reset();
+  for (const auto* w : {&incomplete, &no_drops, &no_drop_point}) {
+    auto checks = witness_judge(witness_posture(kWitnessAllBlocked), w);
+    for (const char* c :
+         {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp", "egress:dns-exfil"}) {
+      INFO(c << " " << w->note);
+      CHECK(witness_find(checks, c).status == CheckStatus::unwitnessed);
+    }
+  }
+  CHECK(witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &incomplete), "egress:canary-udp")
+            .evidence.find("heartbeat") != std::string::npos);
+  // No witness and no `witness: none`: unwitnessed, not the sandbox's word.
+  auto blind = witness_judge(witness_posture(kWitnessAllBlocked), nullptr);
+  CHECK(witness_find(blind, "egress:canary-udp").status == CheckStatus::unwitnessed);
+}
+
+TEST_CASE("witness: only `witness: none` puts egress on the sandbox's report, marked so", "[verify]") {
+  auto checks = witness_judge(witness_posture(kWitnessAllBlocked), nullptr, true);
+  for (const char* c : kEgressControls) {
+    INFO(c);
+    CHECK(witness_find(checks, c).status == CheckStatus::pass);
+    CHECK(witness_find(checks, c).evidence.find("judged by the sandbox's own report") == 0);
+  }
+}
+
+TEST_CASE("witness: a sandbox that reports blocked while the witness saw it arrive fails with both records",
           "[verify]") {
   auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""},
                          {3, "icmp-echo", "192.0.2.193", "203.0.113.40", 0, "0123456789abcdef", ""},
@@ -96,15 +188,11 @@ TEST_CASE("witness: a sandbox that reports blocked while the witness saw its non
     INFO(c);
     const auto& r = witness_find(checks, c);
     CHECK(r.status == CheckStatus::fail);
-    CHECK(r.reason.find("reported") != std::string::npos);
-    CHECK(r.reason.find("witness saw it arrive") != std::string::npos);
-    CHECK(r.observed.find("reached (witness)") != std::string::npos);
+    CHECK(r.reason.find("rule B2") != std::string::npos);
+    CHECK(r.reason.find("the sandbox reported") != std::string::npos);
+    CHECK(r.observed.find("arrived") == 0);
     CHECK(r.evidence.find("sandbox's report") != std::string::npos);
   }
-  // Without the witness the same lying report passes: the witness is what catches it.
-  auto blind = witness_judge(witness_posture(kWitnessAllBlocked), nullptr);
-  CHECK(witness_find(blind, "egress:canary-udp").status == CheckStatus::pass);
-  CHECK(witness_find(blind, "egress:canary-udp").evidence.find("no outside witness") != std::string::npos);
 }
 
 TEST_CASE("witness: a TCP SYN counts only from the sandbox's own address and port", "[verify]") {
@@ -114,13 +202,29 @@ TEST_CASE("witness: a TCP SYN counts only from the sandbox's own address and por
         CheckStatus::pass);
 }
 
-TEST_CASE("witness: a log it cannot judge on leaves the sandbox's report in charge, saying why", "[verify]") {
-  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""}});
-  w.complete = false;
-  w.note = "the witness log reached its line cap";
-  const auto c = witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:canary-udp");
+TEST_CASE("witness: a DNS query the resolver did not pass on is the stop of data leaving through DNS",
+          "[verify]") {
+  // The sandbox may use DNS (its resolver accepted the query), but the zone never got it.
+  // The canary's UDP port 53 dropped is that target's datagram, not a lookup.
+  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "0123456789abcdef",
+                          "ihw-0123456789abcdef.witness.example.org"}},
+                        {every_attempt_dropped()[0]});
+  const auto c = witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &w), "egress:dns-exfil");
   CHECK(c.status == CheckStatus::pass);
-  CHECK(c.evidence.find("line cap") != std::string::npos);
+  CHECK(c.evidence.find("resolver") != std::string::npos);
+  // The same query without the probe's nonce is no one's evidence.
+  auto foreign =
+      witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "witness.example.org"}},
+                   {every_attempt_dropped()[0]});
+  CHECK(
+      witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &foreign), "egress:dns-exfil").status ==
+      CheckStatus::unwitnessed);
+  // Nor is the probe's nonce asked under another zone: no attempt at this way out.
+  auto elsewhere = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "0123456789abcdef",
+                                  "ihw-0123456789abcdef.silent.invalid"}},
+                                {every_attempt_dropped()[0]});
+  CHECK(witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &elsewhere), "egress:dns-exfil")
+            .status == CheckStatus::unwitnessed);
 }
 
 TEST_CASE("witness: a target the plan opens must be seen arriving", "[verify]") {
@@ -137,5 +241,90 @@ TEST_CASE("witness: a target the plan opens must be seen arriving", "[verify]") 
       verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets, "strict", &w});
   const auto& c = witness_find(checks, "egress:canary-udp");
   CHECK(c.status == CheckStatus::fail);
-  CHECK(c.reason.find("witness saw nothing arrive") != std::string::npos);
+  CHECK(c.reason.find("rule A3") != std::string::npos);
+  auto seen = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""}});
+  CHECK(witness_find(verify::verify_sandbox(
+                         {plan.items[0].expect, witness_posture(results), host, targets, "strict", &seen}),
+                     "egress:canary-udp")
+            .status == CheckStatus::pass);
+}
+
+TEST_CASE("witness: a closed DNS way out is stopped at the resolver or the drop point, never seen 'arriving'",
+          "[verify]") {
+  verify::HostFacts host;
+  const std::vector<deploy::EgressTarget> targets = {
+      {"dns", "target.example.com", 53, "dns", "target.example.com", "resolver", "203.0.113.53"},
+      {"canary-icmp", "203.0.113.40", 0, "icmp", "", "internet", "203.0.113.40"}};
+  json results = {{"dns", "dns_failed"}, {"canary-icmp", "no_socket"}};
+  // The item's resolver took the query (the witness saw it arrive there) and gave no answer.
+  auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "target.example.com"}}, {});
+  auto checks = verify::verify_sandbox(
+      {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w});
+  CHECK(witness_find(checks, "egress:dns").status == CheckStatus::pass);
+  // An ICMP socket the sandbox could not open sent nothing: not applicable, not a pass.
+  CHECK(witness_find(checks, "egress:canary-icmp").status == CheckStatus::na);
+  // A sandbox that says it resolved the name fails; one that sent no query at all is unwitnessed.
+  results["dns"] = "connected";
+  CHECK(witness_find(verify::verify_sandbox(
+                         {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w}),
+                     "egress:dns")
+            .status == CheckStatus::fail);
+  results["dns"] = "dns_failed";
+  auto silent = witness_view({}, {});
+  CHECK(witness_find(verify::verify_sandbox({witness_strict_expect(), witness_posture(results), host, targets,
+                                             "strict", &silent}),
+                     "egress:dns")
+            .status == CheckStatus::unwitnessed);
+}
+
+TEST_CASE("witness: requests to one address and port are told apart by the name they present", "[verify]") {
+  auto plan = test::plan_yaml(
+      "eval_set:\n  isolation: {level: strict, allow_domains: [target.example.com]}\n  tasks:\n"
+      "    - name: t\n      items:\n        - name: i\n");
+  REQUIRE(plan.accepted());
+  verify::HostFacts host;
+  deploy::EgressTarget sni{"target-sni",         "target.example.com", 443,           "tls",
+                           "target.example.com", "internet",           "203.0.113.10"};
+  deploy::EgressTarget fronted = sni;
+  fronted.name = "target-sni-fronted";
+  fronted.server_name = "fronted.isoharness.invalid";
+  fronted.domain = fronted.server_name;  // the plan judges the name it presents
+  const std::vector<deploy::EgressTarget> targets = {sni, fronted};
+  const json results = {{"target-sni", "connected"}, {"target-sni-fronted", "reset"}};
+  auto judge = [&](const deploy::WitnessView& w, const char* control) {
+    return witness_find(
+        verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets, "strict", &w}),
+        control);
+  };
+  // What arrived presented the listed name; the proxy reset the fronted name.
+  const deploy::WitnessRecord listed{2,   "tcp-data", "192.0.2.193",       "203.0.113.10",
+                                     443, "",         "target.example.com"};
+  deploy::DropRecord reset;
+  reset.proto = "tcp";
+  reset.source = "192.0.2.193";
+  reset.destination = "203.0.113.10";
+  reset.port = 443;
+  reset.name = "fronted.isoharness.invalid";
+  auto w = witness_view({listed, {3, "tcp-syn", "192.0.2.193", "203.0.113.10", 443, "", ""}}, {reset});
+  CHECK(judge(w, "egress:target-sni").status == CheckStatus::pass);
+  const auto stopped = judge(w, "egress:target-sni-fronted");
+  INFO(stopped.reason << "\n" << stopped.evidence);
+  CHECK(stopped.status == CheckStatus::pass);
+  CHECK(stopped.reason.find("rule B6") != std::string::npos);
+  // The listed name's SYN is not the fronted request arriving...
+  CHECK(stopped.observed.find("nothing arrived") == 0);
+  // ...but the fronted name arriving is, whatever the proxy's record says.
+  w.records.push_back({4, "tcp-data", "192.0.2.193", "203.0.113.10", 443, "", "Fronted.Isoharness.Invalid"});
+  CHECK(judge(w, "egress:target-sni-fronted").reason.find("rule B2") != std::string::npos);
+  // A reset of another name is no record of this one: unwitnessed.
+  reset.name = "other.example.com";
+  auto other = witness_view({listed}, {reset});
+  CHECK(judge(other, "egress:target-sni-fronted").status == CheckStatus::unwitnessed);
+  // A SYN alone does not show which name a request presented: the listed one did not arrive.
+  auto syn_only = witness_view({{3, "tcp-syn", "192.0.2.193", "203.0.113.10", 443, "", ""}}, {});
+  CHECK(judge(syn_only, "egress:target-sni").status == CheckStatus::fail);
+  // Where nft drops the address outright (no proxy), its nameless record stops every name.
+  reset.name.clear();
+  auto unproxied = witness_view({}, {reset});
+  CHECK(judge(unproxied, "egress:target-sni-fronted").status == CheckStatus::pass);
 }

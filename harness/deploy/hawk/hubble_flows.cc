@@ -167,21 +167,26 @@ bool from_subject(const HubbleFlow& f, const FlowSubject& who) {
 
 // The transport a target's packets use, as Hubble names it in l4.
 std::string_view transport_of(const std::string& target_proto) {
-  if (target_proto == "tcp" || target_proto == "http" || target_proto == "https") return "tcp";
+  if (target_proto == "tcp" || target_proto == "tls" || target_proto.starts_with("http")) return "tcp";
   if (target_proto == "udp" || target_proto == "dns") return "udp";
   if (target_proto == "icmp") return "icmp";
   return "";
 }
 
+// The one target whose packets the flow is; "" when none or several are (metadata asked
+// three ways on one port): then the verdict rule matches the packet against each.
 std::string way_out_of(const HubbleFlow& f, const std::vector<EgressTarget>& targets) {
+  std::string found;
   for (const auto& t : targets) {
     if (f.destination_ip.empty() || (t.host != f.destination_ip && t.witness_address != f.destination_ip))
       continue;
     const std::string_view want = transport_of(t.proto);
     const bool icmp = f.proto == "icmp" || f.proto == "icmp6";
-    if (icmp ? want == "icmp" : (want == f.proto && t.port == f.destination_port)) return t.name;
+    if (!(icmp ? want == "icmp" : (want == f.proto && t.port == f.destination_port))) continue;
+    if (!found.empty()) return "";
+    found = t.name;
   }
-  return "";
+  return found;
 }
 
 // Why the flows cannot be judged on for [from_ms, to_ms]; "" when they can.

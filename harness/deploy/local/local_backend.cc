@@ -13,6 +13,8 @@
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
+#include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/proxy_decisions.h"
 #include "harness/deploy/local/sandbox_launch.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
@@ -372,6 +374,10 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
     sb = std::move(it->second);
     sandboxes_.erase(it);
   }
+  {
+    std::lock_guard<std::mutex> lock(drops_mutex_);
+    drops_seen_.erase(handle.name);
+  }
   release(*sb);
 }
 
@@ -382,22 +388,77 @@ std::vector<EgressTarget> LocalBackend::egress_targets() const {
 std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, const std::string& nonce,
                                                  std::chrono::system_clock::time_point from,
                                                  std::chrono::system_clock::time_point to) const {
-  // What the probe sent last is in the world already; give the witness a moment to log it.
-  std::this_thread::sleep_for(300ms);
-  constexpr std::size_t kMaxLog = std::size_t{48} << 20;
-  const std::string text = read_file_bounded(world_->witness_log_path(), kMaxLog);
   auto ms = [](std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   };
-  WitnessView view =
-      select_witness_records(parse_witness_log(text), handle.facts.value("address", ""),
-                             handle.facts.value("address6", ""), nonce, ms(from) - 100, ms(to) + 1000);
+  // What the probe sent last is in the world already; give the witness a moment to log it,
+  // then read until its heartbeats cover the probe's window (a witness that died does not
+  // catch up: the view stays incomplete, saying since when it was silent).
+  constexpr std::size_t kMaxLog = std::size_t{48} << 20;
+  constexpr int kReads = 6;
+  std::this_thread::sleep_for(300ms);
+  WitnessView view;
+  std::string text;
+  for (int read = 0; read < kReads; ++read) {
+    if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
+    text = read_file_bounded(world_->witness_log_path(), kMaxLog);
+    view = select_covered_records(parse_witness_log(text), handle.facts.value("address", ""),
+                                  handle.facts.value("address6", ""), nonce, ms(from) - 100, ms(to) + 1000,
+                                  ms(from), ms(to));
+    if (view.complete || text.size() >= kMaxLog) break;
+  }
   view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
   if (text.size() >= kMaxLog) {
     view.complete = false;
     view.note = "the witness log is larger than the harness reads";
   }
+  view.drops = read_drop_point(handle, ms(from) - 100, ms(to) + 1000);
   return view;
+}
+
+DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long from_ms,
+                                       long long to_ms) const {
+  DropView drops = read_nft_drops(handle);
+  if (!drops.complete) return drops;
+  // The name proxy's resets: the drop point of a request stopped for the name it presented.
+  constexpr std::size_t kMaxDecisionLog = std::size_t{32} << 20;
+  const std::string text = read_file_bounded(world_->name_proxy_decisions_path(), kMaxDecisionLog);
+  DropView proxy = proxy_decisions(text, handle.facts.value("address", ""), from_ms, to_ms);
+  drops.witness += "; the node's name proxy (its decision on each allow-listed request)";
+  if (text.size() >= kMaxDecisionLog || !fs::exists(world_->name_proxy_decisions_path())) {
+    proxy.complete = false;
+    proxy.note = "the name proxy's decision log is missing or larger than the harness reads";
+  }
+  if (!proxy.complete) {
+    drops.complete = false;
+    drops.note = proxy.note;
+  }
+  for (auto& r : proxy.records) drops.records.push_back(std::move(r));
+  return drops;
+}
+
+DropView LocalBackend::read_nft_drops(const SandboxHandle& handle) const {
+  DropView drops;
+  drops.witness = "the node's nftables drop point (per-sandbox counters at the policy's drop rules)";
+  const auto index = handle.facts.find("egress_index");
+  if (index == handle.facts.end() || !index->is_number_integer()) {
+    drops.complete = false;
+    drops.note = "the sandbox's facts name no drop point";
+    return drops;
+  }
+  std::string why;
+  auto now = read_drop_sets(world_->node_ns(), nft_table_name(paths_.run_id), index->get<int>(), why);
+  if (!now) {
+    drops.complete = false;
+    drops.note = why;
+    return drops;
+  }
+  std::lock_guard<std::mutex> lock(drops_mutex_);
+  auto& before = drops_seen_[handle.name];
+  drops.records =
+      drop_increase(*now, before, handle.facts.value("address", ""), "dropped by the node's policy");
+  before = std::move(*now);
+  return drops;
 }
 
 std::vector<EgressTarget> world_targets() {
@@ -409,10 +470,9 @@ std::vector<EgressTarget> world_targets() {
       if (t.host == n.name) t.witness_address = n.address;
     if (t.host.find_first_not_of("0123456789.") == std::string::npos && t.host != world_addr::kJumpNodeSide)
       t.witness_address = t.host;
-    if (t.proto == "dns") t.witness_address.clear();  // resolving only: nothing is sent to the target
-    // A TLS or name-scoped request shares its SYN (address and port) with the plain
-    // target beside it; the witness cannot tell them apart, the sandbox's report can.
-    if (t.proto == "tls" || !t.server_name.empty()) t.witness_address.clear();
+    // Resolving only: nothing is sent to the target; the witness sees the query reach a
+    // resolver in the world (the item's own or the world's), matched on port 53 alone.
+    if (t.proto == "dns") t.witness_address = world_addr::kResolver;
   }
   for (auto& t : witnessed_world_targets()) out.push_back(std::move(t));
   return out;

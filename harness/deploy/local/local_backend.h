@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/deploy/backend.h"
+#include "harness/deploy/local/drop_point.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
 
@@ -63,6 +64,10 @@ class LocalBackend : public Backend {
 
  private:
   LaunchContext launch_context(int ssh_ready_ms) const;
+  // The drop point's records of the sandbox: the nft counters' rise since their last
+  // reading (drop_point.h) and the name proxy's decisions in the window (proxy_decisions.h).
+  DropView read_drop_point(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
+  DropView read_nft_drops(const SandboxHandle& handle) const;
   // Tears down an item attempt (siblings, agent, resolver) and frees its indexes.
   void release(DeployedSandbox& sb) noexcept;
   void launch_item(DeployedSandbox& sb, const SandboxSpec& spec, std::vector<SandboxSpec>& sibling_specs,
@@ -76,6 +81,9 @@ class LocalBackend : public Backend {
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<DeployedSandbox>> sandboxes_;
   std::vector<bool> index_in_use_;
+  // The drop point's counts at each sandbox's last reading (witness()), by sandbox name.
+  mutable std::mutex drops_mutex_;
+  mutable std::map<std::string, std::vector<DropCount>> drops_seen_;
 };
 
 std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, LocalOptions options = {});

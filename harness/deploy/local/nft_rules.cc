@@ -9,7 +9,40 @@ std::string chain_of(const SandboxEgress& e) {
   return "sb_" + std::to_string(e.index);
 }
 
+std::string drop_chain_of(const SandboxEgress& e) {
+  return chain_of(e) + "_stop";
+}
+
+// The drop point's record of one sandbox: every packet its chain drops is counted under its
+// destination, transport and port (0 for ICMP) in a per-family set that keeps a counter per
+// element. `update` restarts the element's timeout at each drop, so its `expires` tells when
+// its last drop happened. Bounded: once a set holds kDropSetSize elements, later
+// destinations fall to the chain's last rule, still dropped and counted there, only not per
+// destination.
+std::string drop_point_add(const std::string& t, const SandboxEgress& e) {
+  const std::string size = std::to_string(kDropSetSize);
+  const std::string d4 = drop_set_name(e.index, 4), d6 = drop_set_name(e.index, 6);
+  const std::string flags =
+      "; flags dynamic,timeout; timeout " + std::to_string(kDropSetTimeoutS) + "s; counter; }\n";
+  std::string s =
+      "add set " + t + " " + d4 + " { type ipv4_addr . inet_proto . inet_service; size " + size + flags;
+  s += "add set " + t + " " + d6 + " { type ipv6_addr . inet_proto . inet_service; size " + size + flags;
+  const std::string c = drop_chain_of(e);
+  const std::string rule = "add rule " + t + " " + c + " ";
+  s += "add chain " + t + " " + c + "\n";
+  s += rule + "meta nfproto ipv4 meta l4proto icmp update @" + d4 + " { ip daddr . meta l4proto . 0 } drop\n";
+  s += rule + "meta nfproto ipv4 update @" + d4 + " { ip daddr . meta l4proto . th dport } drop\n";
+  s += rule + "meta nfproto ipv6 meta l4proto ipv6-icmp update @" + d6 +
+       " { ip6 daddr . meta l4proto . 0 } drop\n";
+  s += rule + "meta nfproto ipv6 update @" + d6 + " { ip6 daddr . meta l4proto . th dport } drop\n";
+  return s + rule + "counter drop\n";
+}
+
 }  // namespace
+
+std::string drop_set_name(int index, int family) {
+  return "sb_" + std::to_string(index) + "_dropped" + std::to_string(family);
+}
 
 std::string nft_table_name(const std::string& run_id) {
   return "ih_" + run_id;
@@ -22,6 +55,8 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  map from_sandbox { type ifname : verdict; }\n";
   s += "  map proxy_from_sandbox { type ifname : verdict; }\n";
   s += "  set sealed { type ipv4_addr; }\n";
+  s += "  set " + std::string(kFirstSshSet) + " { type ipv4_addr; size 256; flags dynamic,timeout; timeout " +
+       std::to_string(kDropSetTimeoutS) + "s; }\n";
   s += "  chain input {\n    type filter hook input priority 0; policy drop;\n";
   s += "    iif \"lo\" accept\n    ct state established,related accept\n";
   // IPv6 neighbour discovery with the sandboxes and the world (their gateway is the node).
@@ -37,8 +72,11 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   s += "  chain forward {\n    type filter hook forward priority 0; policy drop;\n";
   s += "    ct state established,related accept\n    ct state invalid drop\n";
   s += "    ip daddr @sealed counter drop\n";
-  s += "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide + " ip daddr " +
-       world_addr::kSandboxRange + " tcp dport 2222 ct state new accept\n";
+  const std::string ssh_in = "    iifname \"" + jump_iface + "\" ip saddr " + world_addr::kJumpNodeSide +
+                             " ip daddr " + world_addr::kSandboxRange + " tcp dport 2222 ct state new";
+  // A rule of its own: should the set be full, the add fails and only this rule ends.
+  s += ssh_in + " add @" + kFirstSshSet + " { ip daddr }\n";
+  s += ssh_in + " accept\n";
   s += "    iifname vmap @from_sandbox\n";
   s += "  }\n}\n";
   return s;
@@ -91,7 +129,9 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   const std::string t = "inet " + nft_table_name(run_id);
   const std::string c = chain_of(e);
   const std::string rule = "add rule " + t + " " + c + " ";
-  std::string s = "add chain " + t + " " + c + "\n";
+  std::string s = drop_point_add(t, e);
+  const std::string stop = " goto " + drop_chain_of(e) + "\n";
+  s += "add chain " + t + " " + c + "\n";
   s += rule + "ip saddr != " + e.address + " drop\n";
   // IPv6: only from its own address, and only what the policy opens below.
   s += rule + (e.address6.empty() ? "meta nfproto ipv6 drop\n" : "ip6 saddr != " + e.address6 + " drop\n");
@@ -101,8 +141,8 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
     s += rule + "ip daddr " + e.item_resolver + " tcp dport 53 accept\n";
   }
   for (const auto& w : e.weakened_accepts) s += rule + w + " accept\n";
-  for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + " drop\n";
-  for (const auto& r : never_opened_ranges6()) s += rule + "ip6 daddr " + r + " drop\n";
+  for (const auto& r : never_opened_ranges()) s += rule + "ip daddr " + r + stop;
+  for (const auto& r : never_opened_ranges6()) s += rule + "ip6 daddr " + r + stop;
   if (e.dns) {
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
     s += rule + "ip daddr " + world_addr::kResolver + " tcp dport 53 accept\n";
@@ -112,7 +152,7 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
     for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
   for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
   for (const auto& cidr : e.cidrs6) s += rule + "ip6 daddr " + cidr + " accept\n";
-  s += rule + "counter drop\n";
+  s += rule + "goto " + drop_chain_of(e) + "\n";
   s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
   s += "add chain " + t + " px_" + std::to_string(e.index) + "\n";
   if (!e.proxied.empty()) {
@@ -135,7 +175,11 @@ std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress
   s += "flush chain " + t + " px_" + std::to_string(e.index) + "\n" + "delete chain " + t + " px_" +
        std::to_string(e.index) + "\n";
   if (e.sealed) s += "delete element " + t + " sealed { " + e.address + " }\n";
-  return s + "flush chain " + t + " " + chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+  s += "flush chain " + t + " " + chain_of(e) + "\n" + "delete chain " + t + " " + chain_of(e) + "\n";
+  s += "flush chain " + t + " " + drop_chain_of(e) + "\n" + "delete chain " + t + " " + drop_chain_of(e) +
+       "\n";
+  for (int family : {4, 6}) s += "delete set " + t + " " + drop_set_name(e.index, family) + "\n";
+  return s;
 }
 
 std::string name_proxy_rules(const SandboxEgress& e) {

@@ -7,7 +7,11 @@
 // sandbox that holds NET_ADMIN and changes its own address gains nothing. A sandbox chain
 // drops spoofed sources, drops the in-cluster ranges that egress never opens, then
 // accepts exactly what allowDomains (addresses + DNS to the world resolver) and allowCIDR
-// open, and drops the rest.
+// open, and drops the rest. Every drop of the sandbox's own traffic (the in-cluster ranges
+// and the rest) goes through its chain `sb_<i>_stop`, which counts the packet in the set
+// drop_set_name(i, 4 or 6) under its destination, transport and port: the drop point's
+// record that an attempt left the sandbox and was stopped (drop_point.h reads it). The
+// first SSH connection from the jumphost to each sandbox address is noted in kFirstSshSet.
 //
 // Services of one item (siblings, each its own sandbox) reach each other: a member's chain
 // accepts its peers' addresses and the item's own resolver before the in-cluster drops.
@@ -86,7 +90,19 @@ std::string link_loss_ruleset(const std::string& run_id, const std::string& host
 // inside the node namespace).
 std::string host_guard_ruleset(const std::string& run_id);
 
-// Adds / removes one sandbox's chain and its verdict-map entry.
+// The drop point's per-sandbox set of dropped destinations, family 4 or 6, and its bound.
+// Its elements live kDropSetTimeoutS after their last drop (each drop restarts the timeout:
+// the time of the last drop is the listing's time less (timeout - expires)).
+inline constexpr int kDropSetSize = 1024;
+inline constexpr int kDropSetTimeoutS = 86400;
+std::string drop_set_name(int index, int family);
+
+// The node's set of sandbox addresses the jumphost opened SSH to, each added at the first
+// such connection (`add` keeps its timeout, kDropSetTimeoutS, running from then): when the
+// sandbox was first reached, which the stand-in platform's flows show (tests/hawk_standin).
+inline constexpr const char* kFirstSshSet = "jump_ssh_first";
+
+// Adds / removes one sandbox's chain, its drop point and its verdict-map entry.
 std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e);
 std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress& e);
 

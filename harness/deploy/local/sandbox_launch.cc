@@ -279,6 +279,7 @@ json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, con
       {"noisy_neighbour", node_class.noisy_neighbour},
       {"address", sb.address},
       {"address6", sb.egress.address6},
+      {"egress_index", sb.egress.index},
       {"netns", sb.netns},
       {"image", "host-os-view"},
       {"requested_image", spec.image},

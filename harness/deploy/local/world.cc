@@ -395,7 +395,8 @@ pid_t World::start_name_proxy() {
       node_ns(),
       {options_.helper_path, "name-proxy", "--tag", "ih-" + paths_.run_id, "--max-seconds", "86400",
        "--listen", std::string(world_addr::kNodeJumpSide) + ":" + std::to_string(world_addr::kNameProxyPort),
-       "--rules", name_proxy_rules_dir(), "--max-connections", "64"},
+       "--rules", name_proxy_rules_dir(), "--decisions", name_proxy_decisions_path(), "--max-connections",
+       "64"},
       paths_.world_dir() + "/name-proxy.log", "name proxy");
 }
 

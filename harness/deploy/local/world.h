@@ -93,6 +93,8 @@ class World {
   // address (nft_rules.h, tools/name_proxy.h); its decisions are logged to name-proxy.log
   // beside it.
   std::string name_proxy_rules_dir() const { return paths_.world_dir() + "/name-proxy"; }
+  // The name proxy's decision log (tools/name_proxy.cc): its record of each request it stopped.
+  std::string name_proxy_decisions_path() const { return paths_.world_dir() + "/name-proxy-decisions.log"; }
 
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;

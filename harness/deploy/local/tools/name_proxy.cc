@@ -9,7 +9,9 @@
 // sandbox's patterns, and otherwise resets the connection (SO_LINGER 0). A forwarded
 // connection is opened from the sandbox's own address (IP_TRANSPARENT; the node routes
 // marked replies back to the local socket), so the world's witness sees the sandbox, not
-// the node; then bytes are relayed both ways for at most 30 s and 4 MiB each way.
+// the node; then bytes are relayed both ways for at most 30 s and 4 MiB each way. Each
+// decision is a line of --decisions (log_decision below): the drop point's record of a
+// request the proxy stopped, read by the local backend (deploy/local/drop_point.h).
 //
 // Bounded: at most --max-connections at once (one thread each; past it, new ones are
 // reset), every step under a deadline, and the process exits after --max-seconds.
@@ -78,11 +80,38 @@ using Clock = std::chrono::steady_clock;
 struct ProxyOptions {
   sockaddr_in listen{};
   std::string rules_dir;
+  std::string decisions;  // the decision log (--decisions), one line per connection
   long max_seconds = 3600;
   int max_connections = 64;
 };
 
 std::atomic<int> g_active{0};
+
+// The decision log: "P1 <unix ms> <forward|reset> <source> <destination> <port> <name|->"
+// per connection, appended with one write each (O_APPEND: lines from several threads do not
+// interleave). At most kMaxDecisions lines; then one "full" line and no more.
+constexpr long kMaxDecisions = 200000;
+int g_decisions_fd = -1;
+std::atomic<long> g_decision_lines{0};
+
+long long now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void log_decision(bool forwarded, const std::string& source, const std::string& destination, int port,
+                  const std::string& name) {
+  const long n = ++g_decision_lines;
+  if (g_decisions_fd < 0 || n > kMaxDecisions + 1) return;
+  std::string line = "P1 " + std::to_string(now_ms()) + " ";
+  if (n == kMaxDecisions + 1)
+    line += "full - - 0 -\n";
+  else
+    line += std::string(forwarded ? "forward " : "reset ") + source + " " + destination + " " +
+            std::to_string(port) + " " + (name.empty() ? "-" : name) + "\n";
+  (void)!::write(g_decisions_fd, line.data(), line.size());
+}
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "isoharness-world-helper name-proxy: %s\n", what.c_str());
@@ -199,6 +228,8 @@ void handle(int fd, const std::string& rules_dir) {
   const int up = d.verdict == "forward" ? connect_upstream(peer, dst, note) : -1;
   std::fprintf(stderr, "%s: %s (%s%s)\n", where.c_str(), up >= 0 ? "forwarded" : "reset", d.why.c_str(),
                note.c_str());
+  log_decision(up >= 0, address_text(peer), address_text(dst), ntohs(dst.sin_port),
+               isoprobe::presented_name(got));
   if (up < 0) return reset_close(fd);
   if (::send(up, got.data(), got.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(got.size())) relay(fd, up);
   ::close(up);
@@ -213,6 +244,8 @@ ProxyOptions parse_options(const std::vector<std::string>& args) {
       listen = args[i + 1];
     else if (args[i] == "--rules")
       o.rules_dir = args[i + 1];
+    else if (args[i] == "--decisions")
+      o.decisions = args[i + 1];
     else if (args[i] == "--max-seconds")
       o.max_seconds = std::strtol(args[i + 1].c_str(), nullptr, 10);
     else if (args[i] == "--max-connections")
@@ -235,6 +268,10 @@ ProxyOptions parse_options(const std::vector<std::string>& args) {
 
 int cmd_name_proxy(const std::vector<std::string>& args) {
   const ProxyOptions o = parse_options(args);
+  if (!o.decisions.empty()) {
+    g_decisions_fd = ::open(o.decisions.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (g_decisions_fd < 0) fail("cannot open " + o.decisions + ": " + std::strerror(errno));
+  }
   const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int one = 1;
   ::setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

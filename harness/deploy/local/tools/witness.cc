@@ -10,8 +10,12 @@
 //     the canary host's address and logs the name (an item resolver that forwards the
 //     zone brings the sandbox's query here: data leaving through DNS);
 //   - the canary host answers UDP on its ports (so a sandbox can tell it got through).
-// Bounded: at most kMaxLines lines, after them one "full" line and no more logging;
-// every datagram read is at most 64 KiB; the process exits after --max-seconds.
+// Bounded: at most kMaxLines lines, after them one "full" line and no more logging; one
+// source (a sandbox, or the resolver that asks for it) gets at most kMaxLinesPerSource of
+// them, after which one "quota" line names it and it is logged no more, so one sandbox
+// cannot fill the log for the others; every datagram read is at most 64 KiB; the process
+// exits after --max-seconds. A "heartbeat" line every kHeartbeatMs says it is alive: a probe
+// window its heartbeats do not cover is not judged on (harness/deploy/witness_log.h).
 #include "harness/deploy/local/tools/witness.h"
 
 #include <arpa/inet.h>
@@ -29,14 +33,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "probes/core/tls_hello.h"
 
 namespace isoharness::world_helper {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr long kMaxLines = 200000;
+constexpr long kMaxLinesPerSource = 10000;
+constexpr std::size_t kMaxSources = 4096;  // sources counted; a new one past them shares one quota
+constexpr long long kHeartbeatMs = 250;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "isoharness-world-helper witness: %s\n", what.c_str());
@@ -47,6 +57,7 @@ struct Log {
   int fd = -1;
   long lines = 0;
   bool full = false;
+  std::map<std::string, long> per_source;
 };
 
 long long unix_ms() {
@@ -55,10 +66,25 @@ long long unix_ms() {
       .count();
 }
 
+// Whether `src` may have one more line: false once it has had its share (the line that
+// takes it over the share is a "quota" line naming it).
+bool within_quota(Log& log, const std::string& src, std::string& line) {
+  if (src == "-") return true;  // the witness's own lines
+  const std::string key = log.per_source.size() < kMaxSources || log.per_source.count(src) ? src : "(others)";
+  const long used = ++log.per_source[key];
+  if (used <= kMaxLinesPerSource) return true;
+  if (used == kMaxLinesPerSource + 1) line += "quota " + src + " - 0 - -\n";
+  return false;
+}
+
 void write_line(Log& log, const std::string& kind, const std::string& src, const std::string& dst, int port,
                 const std::string& nonce, const std::string& name) {
   if (log.full) return;
   std::string line = "W1 " + std::to_string(unix_ms()) + " ";
+  if (!within_quota(log, src, line)) {
+    if (line.back() == '\n' && ++log.lines <= kMaxLines) (void)!::write(log.fd, line.data(), line.size());
+    return;
+  }
   if (++log.lines > kMaxLines) {
     log.full = true;
     line += "full - - 0 - -\n";
@@ -89,6 +115,35 @@ std::string ntop4(const unsigned char* p) {
   return ::inet_ntop(AF_INET, p, buf, sizeof buf) ? buf : "?";
 }
 
+// A TCP segment: a SYN (without ACK) opens a connection. A segment whose first bytes carry
+// the probe's nonce (find_nonce reads at most 1 KiB) ties the connection to its probe run,
+// whatever source address it arrives from; one that presents a name (TLS server name, HTTP
+// Host) says which of several requests to one address and port it is.
+void record_tcp(Log& log, const std::string& src, const std::string& dst, const unsigned char* l4,
+                std::size_t left) {
+  const bool syn = (l4[13] & 0x02) != 0, ack = (l4[13] & 0x10) != 0;
+  const int port = (l4[2] << 8) | l4[3];
+  if (syn && !ack) return write_line(log, "tcp-syn", src, dst, port, "", "");
+  const std::size_t data = static_cast<std::size_t>(l4[12] >> 4) * 4;
+  if (syn || data < 20 || data >= left) return;
+  const std::string nonce = find_nonce(l4 + data, left - data);
+  const std::string name = isoprobe::presented_name(
+      std::string_view(reinterpret_cast<const char*>(l4 + data), std::min<std::size_t>(left - data, 16384)));
+  if (!nonce.empty() || !name.empty()) write_line(log, "tcp-data", src, dst, port, nonce, name);
+}
+
+std::string question_name(const unsigned char* q, std::size_t n, std::size_t& end);
+
+// A UDP datagram: the nonce in its payload; to port 53, the DNS question's name too, so a
+// lookup is known by the name it asks, not only by the nonce it may carry.
+void record_udp(Log& log, const std::string& src, const std::string& dst, const unsigned char* l4,
+                std::size_t left) {
+  const int port = (l4[2] << 8) | l4[3];
+  std::size_t end = 0;
+  const std::string name = port == 53 && left > 8 ? question_name(l4 + 8, left - 8, end) : "";
+  write_line(log, "udp", src, dst, port, find_nonce(l4 + 8, left - 8), name);
+}
+
 // One IPv4 packet from the packet socket.
 void record_ipv4(Log& log, const unsigned char* p, std::size_t n) {
   if (n < 20 || (p[0] >> 4) != 4) return;
@@ -98,11 +153,10 @@ void record_ipv4(Log& log, const unsigned char* p, std::size_t n) {
   const std::string src = ntop4(p + 12), dst = ntop4(p + 16);
   const unsigned char* l4 = p + ihl;
   const std::size_t left = n - ihl;
-  if (p[9] == IPPROTO_TCP && left >= 14) {
-    const bool syn = (l4[13] & 0x02) != 0, ack = (l4[13] & 0x10) != 0;
-    if (syn && !ack) write_line(log, "tcp-syn", src, dst, (l4[2] << 8) | l4[3], "", "");
+  if (p[9] == IPPROTO_TCP && left >= 20) {
+    record_tcp(log, src, dst, l4, left);
   } else if (p[9] == IPPROTO_UDP && left >= 8) {
-    write_line(log, "udp", src, dst, (l4[2] << 8) | l4[3], find_nonce(l4 + 8, left - 8), "");
+    record_udp(log, src, dst, l4, left);
   } else if (p[9] == IPPROTO_ICMP && left >= 8 && l4[0] == 8) {
     write_line(log, "icmp-echo", src, dst, 0, find_nonce(l4 + 8, left - 8), "");
   }
@@ -120,11 +174,10 @@ void record_ipv6(Log& log, const unsigned char* p, std::size_t n) {
   const std::string src = ntop6(p + 8), dst = ntop6(p + 24);
   const unsigned char* l4 = p + 40;
   const std::size_t left = n - 40;
-  if (p[6] == IPPROTO_TCP && left >= 14) {
-    const bool syn = (l4[13] & 0x02) != 0, ack = (l4[13] & 0x10) != 0;
-    if (syn && !ack) write_line(log, "tcp-syn", src, dst, (l4[2] << 8) | l4[3], "", "");
+  if (p[6] == IPPROTO_TCP && left >= 20) {
+    record_tcp(log, src, dst, l4, left);
   } else if (p[6] == IPPROTO_UDP && left >= 8) {
-    write_line(log, "udp", src, dst, (l4[2] << 8) | l4[3], find_nonce(l4 + 8, left - 8), "");
+    record_udp(log, src, dst, l4, left);
   } else if (p[6] == IPPROTO_ICMPV6 && left >= 8 && l4[0] == 128) {
     write_line(log, "icmp-echo", src, dst, 0, find_nonce(l4 + 8, left - 8), "");
   }
@@ -284,9 +337,14 @@ int cmd_witness(const std::vector<std::string>& args) {
   const std::string ready = "W1 " + std::to_string(unix_ms()) + " ready - - 0 - -\n";
   (void)!::write(log.fd, ready.data(), ready.size());
   const auto until = Clock::now() + std::chrono::seconds(o.max_seconds);
+  auto next_beat = Clock::now() + std::chrono::milliseconds(kHeartbeatMs);
   unsigned char pkt[65536];
   while (Clock::now() < until) {
-    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
+    if (Clock::now() >= next_beat) {
+      write_line(log, "heartbeat", "-", "-", 0, "", "");
+      next_beat = Clock::now() + std::chrono::milliseconds(kHeartbeatMs);
+    }
+    if (::poll(fds.data(), fds.size(), static_cast<int>(kHeartbeatMs)) <= 0) continue;
     for (int i = 0; i < 64 && (fds[0].revents & POLLIN); ++i) {  // drain, bounded per round
       sockaddr_ll from{};
       socklen_t flen = sizeof from;
