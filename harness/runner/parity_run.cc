@@ -571,8 +571,8 @@ void print_summary(const nlohmann::json& section, const std::string& baseline, V
       const double conf = mix.value("confidence", section.value("confidence", 0.95));
       std::fprintf(stderr, "%-18s vs %-12s mix slowdown %.3f [%.3f, %.3f] (%.3g %%) → %s%s\n",
                    c.value("name", "").c_str(), baseline.c_str(), slow.value("estimate", 0.0),
-                   slow.value("low", 0.0), slow.value("high", 0.0), conf * 100, mix.value("verdict", "?").c_str(),
-                   sequential_note(section, c.value("name", "")).c_str());
+                   slow.value("low", 0.0), slow.value("high", 0.0), conf * 100,
+                   mix.value("verdict", "?").c_str(), sequential_note(section, c.value("name", "")).c_str());
     }
   }
   std::fprintf(stderr, "%s: %d rounds — result %s\n", parity_word(verdict), m.rounds_done,

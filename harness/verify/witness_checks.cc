@@ -49,7 +49,8 @@ bool same_name(const std::string& a, const std::string& b) {
 bool in_zone(const std::string& name, const std::string& zone) {
   if (zone.empty() || name.size() < zone.size()) return false;
   if (name.size() == zone.size()) return same_name(name, zone);
-  return name[name.size() - zone.size() - 1] == '.' && same_name(name.substr(name.size() - zone.size()), zone);
+  return name[name.size() - zone.size() - 1] == '.' &&
+         same_name(name.substr(name.size() - zone.size()), zone);
 }
 
 // The name the target's request presents (isoprobe: the server name, else the host).

@@ -84,12 +84,13 @@ struct EscapeUp {
 std::map<std::string, json> check_failures(const EscapeUp& up, const std::string& scenario,
                                            const json& item) {
   const std::string out = up.dir.path + "/out";
-  auto r = run_command({escape_bin(), "check", escape_scenario(scenario), "--item",
-                        item["id"].get<std::string>(), "--ssh", up.info["ssh_command"].get<std::string>(),
-                        "--out", out, "--isoprobe-bundle", test::binary_dir() + "/probes/isoprobe-bundle",
-                        // nothing witnesses a sandbox reached by its ssh line: said, not assumed
-                        "--deployment", test::source_dir() + "/tests/fixtures/deployments/check-no-witness.yaml"},
-                       {.deadline = 600s, .merge_stderr = true});
+  auto r =
+      run_command({escape_bin(), "check", escape_scenario(scenario), "--item", item["id"].get<std::string>(),
+                   "--ssh", up.info["ssh_command"].get<std::string>(), "--out", out, "--isoprobe-bundle",
+                   test::binary_dir() + "/probes/isoprobe-bundle",
+                   // nothing witnesses a sandbox reached by its ssh line: said, not assumed
+                   "--deployment", test::source_dir() + "/tests/fixtures/deployments/check-no-witness.yaml"},
+                  {.deadline = 600s, .merge_stderr = true});
   REQUIRE(r);
   INFO(r->out);
   CHECK(r->exit_code == 1);

@@ -188,33 +188,45 @@ TEST_CASE("an agent that reports blocked while it sends is failed by the witness
   CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }
 
-// An agent that reports every way out blocked and sends nothing (tests/fixtures/hostile/
-// silent_isoprobe aims every target at its own loopback). From inside it looks exactly like
-// a sealed sandbox; the drop point has no record of any attempt, so no egress check may
-// pass, and the run ends as an infrastructure error (exit 3) naming the unwitnessed checks.
-TEST_CASE("an agent that reports blocked and sends nothing passes no egress check", "[system][hostile]") {
-  test::require_system(kPrograms);
-  test::local::ScratchDir dir;
-  const std::string bundle = dir.path + "/bundle";
+namespace {
+
+// An agent that sends nothing: tests/fixtures/hostile/silent_isoprobe aims every target at
+// its own loopback and reports them all blocked (or, with claim-connected beside it, all
+// reached). Run under the standard scenario (no internet), the sandbox's one result.
+json silent_agent_run(const std::string& dir, bool claim_connected, int& exit_code) {
+  const std::string bundle = dir + "/bundle";
   fs::copy(test::binary_dir() + "/probes/isoprobe-bundle", bundle, fs::copy_options::recursive);
   fs::rename(bundle + "/isoprobe", bundle + "/isoprobe.real");
   fs::copy_file(test::source_dir() + "/tests/fixtures/hostile/silent_isoprobe", bundle + "/isoprobe");
+  if (claim_connected) std::ofstream(bundle + "/claim-connected") << "";
   runner::RunConfig cfg;
   cfg.scenario_paths = {test::source_dir() + "/scenarios/standard.yaml"};
-  cfg.scenarios_dir = test::source_dir() + "/scenarios";
-  cfg.out_dir = dir.path + "/out";
-  cfg.isoprobe_bundle = bundle;
+  cfg.command.scenarios_dir = test::source_dir() + "/scenarios";
+  cfg.command.out_dir = dir + "/out";
+  cfg.command.isoprobe_bundle = bundle;
   cfg.runtimes = {"runc"};
   cfg.node_classes = {"tier"};
   cfg.attempts = 1;
   cfg.parallel = 1;
-
   auto outcome = runner::run(cfg);
-  const json& result = outcome.result;
-  INFO(result["summary"].dump());
-  CHECK(outcome.exit_code == kExitInfrastructure);
-  REQUIRE(result["sandboxes"].size() == 1);
-  const json& sb = result["sandboxes"][0];
+  exit_code = outcome.exit_code;
+  CHECK(test::local::leftovers_of("/run/isoharness", outcome.result["run"]["id"].get<std::string>()).empty());
+  INFO(outcome.result["summary"].dump());
+  REQUIRE(outcome.result["sandboxes"].size() == 1);
+  return outcome.result["sandboxes"][0];
+}
+
+}  // namespace
+
+// From inside, an agent that sends nothing and reports blocked looks exactly like a sealed
+// sandbox; the drop point has no record of any attempt, so no egress check may pass, and the
+// run ends as an infrastructure error (exit 3) naming the unwitnessed checks.
+TEST_CASE("an agent that reports blocked and sends nothing passes no egress check", "[system][hostile]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  int exit_code = -1;
+  const json sb = silent_agent_run(dir.path, false, exit_code);
+  CHECK(exit_code == kExitInfrastructure);
   INFO(sb["checks"].dump().substr(0, 4000));
   int egress = 0, unwitnessed = 0;
   for (const auto& c : sb["checks"]) {
@@ -230,5 +242,25 @@ TEST_CASE("an agent that reports blocked and sends nothing passes no egress chec
   }
   CHECK(egress > 10);
   CHECK(unwitnessed > 0);
-  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
+}
+
+// The same agent reporting every way out reached: each blocked one fails on its own word
+// (rule B1), whatever the witnesses say, and the run's verdict is a failure.
+TEST_CASE("an agent that reports connected and sends nothing fails every blocked way out",
+          "[system][hostile]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  int exit_code = -1;
+  const json sb = silent_agent_run(dir.path, true, exit_code);
+  CHECK(exit_code == kExitVerdictFailed);
+  INFO(sb["checks"].dump().substr(0, 4000));
+  int blocked = 0;
+  for (const auto& c : sb["checks"]) {
+    if (c["control"].get<std::string>().rfind("egress:", 0) != 0 || c["expected"] != "blocked") continue;
+    INFO(c.dump());
+    ++blocked;
+    CHECK(c["status"] == "fail");
+    CHECK_THAT(c["reason"].get<std::string>(), Catch::Contains("rule B1"));
+  }
+  CHECK(blocked > 10);
 }

@@ -96,15 +96,14 @@ TEST_CASE("attempts not run: kept by the journal, counted as errors by the summa
 
 TEST_CASE("an unwitnessed check makes the run's summary an error (exit 3) and lists it", "[runner]") {
   nlohmann::json result = {
-      {"sandboxes",
-       nlohmann::json::array(
-           {{{"id", "sb-a"},
-             {"error", nullptr},
-             {"checks",
-              nlohmann::json::array({{{"control", "kernel"}, {"status", "pass"}},
-                                     {{"control", "egress:canary-tcp"},
-                                      {"status", "unwitnessed"},
-                                      {"reason", "egress: canary-tcp unwitnessed (rule B5)"}}})}}})},
+      {"sandboxes", nlohmann::json::array(
+                        {{{"id", "sb-a"},
+                          {"error", nullptr},
+                          {"checks", nlohmann::json::array(
+                                         {{{"control", "kernel"}, {"status", "pass"}},
+                                          {{"control", "egress:canary-tcp"},
+                                           {"status", "unwitnessed"},
+                                           {"reason", "egress: canary-tcp unwitnessed (rule B5)"}}})}}})},
       {"skipped", nlohmann::json::array()}};
   const nlohmann::json summary = summarise(result, 1, "", false);
   CHECK(summary["verdict"] == "error");

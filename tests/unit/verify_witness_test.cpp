@@ -213,9 +213,8 @@ TEST_CASE("witness: a DNS query the resolver did not pass on is the stop of data
   CHECK(c.status == CheckStatus::pass);
   CHECK(c.evidence.find("resolver") != std::string::npos);
   // The same query without the probe's nonce is no one's evidence.
-  auto foreign =
-      witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "witness.example.org"}},
-                   {every_attempt_dropped()[0]});
+  auto foreign = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "witness.example.org"}},
+                              {every_attempt_dropped()[0]});
   CHECK(
       witness_find(witness_judge(witness_posture(kWitnessAllBlocked), &foreign), "egress:dns-exfil").status ==
       CheckStatus::unwitnessed);
