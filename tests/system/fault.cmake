@@ -1,4 +1,4 @@
-# Injected faults through the real `isoharness` binary (issue 11): fault_test.cpp (--out
+# Injected faults through the real `isoharness` binary: fault_test.cpp (--out
 # read-only or full, runsc missing, nftables refusing a rule) and fault_midrun_test.cpp
 # (the jumphost's sshd or the sandbox killed mid-probe, SIGINT and SIGTERM).
 isoharness_test(fault_test SYSTEM TIMEOUT 1800

@@ -1,5 +1,5 @@
-// Faults injected while a run is mid-probe (issue 11): the jumphost's sshd killed, the
-// sandbox itself killed through its runtime, and SIGINT / SIGTERM to isoharness. Three
+// Faults injected while a run is mid-probe: the jumphost's sshd killed, the world's witness
+// killed, the sandbox itself killed through its runtime, and SIGINT / SIGTERM to isoharness. Three
 // sandboxes run one at a time under runc; s2's probe pauses (tests/fixtures/fault/isoprobe)
 // and the fault lands in that pause, when s1 is finished and journalled.
 #include <signal.h>

@@ -1,4 +1,4 @@
-// Injected faults through the real `isoharness` binary (issue 11), the faults that need no
+// Injected faults through the real `isoharness` binary, the faults that need no
 // timing: --out read-only or filling up mid-run, runsc missing, nftables refusing a rule.
 // (The faults injected mid-probe are in fault_midrun_test.cpp.) Each must end loudly
 // naming the step, with exit 3, keep every sandbox finished before the fault in the

@@ -1,5 +1,5 @@
 // The local world's witness log (harness/deploy/witness_log.h), the canary zone
-// forwarding rule, and the weakenings and targets issue 23 added.
+// forwarding rule, and the egress weakenings and the targets they open.
 #include <catch2/catch.hpp>
 
 #include "harness/deploy/local/address_plan.h"

@@ -258,7 +258,7 @@ TEST_CASE("plan: a 50,000-item eval set is planned in bounded memory", "[plan]")
   auto doc = nlohmann::json::parse(r->out);
   CHECK(doc["items"].size() == 50000);
   CHECK(doc["items"][49999]["level"] == "strict");
-  // The bound of issue 11: 256 MB of peak memory (the largest child this test ran).
+  // The bound: 256 MB of peak memory (the largest child this test ran).
   if (!kSanitized) CHECK(peak_child_rss_mib() < 256);
 }
 

@@ -60,7 +60,7 @@ TEST_CASE("--resolver forms", "[probe]") {
   CHECK_FALSE(parse_resolver_spec("127.0.0.1:0", &err));
 }
 
-TEST_CASE("--target datagram forms (issue 23): udp and icmp to addresses, exfil to a zone", "[probe]") {
+TEST_CASE("--target datagram forms: udp and icmp to addresses, exfil to a zone", "[probe]") {
   std::string err;
   auto udp = parse_target_spec("canary-udp=203.0.113.40:53/udp", &err);
   REQUIRE(udp);
