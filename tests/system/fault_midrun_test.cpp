@@ -104,7 +104,8 @@ TEST_CASE("fault: the world's witness killed mid-run leaves no egress check pass
   REQUIRE(witness > 0);
   REQUIRE(::kill(witness, SIGKILL) == 0);
   // Its log stops short: every later probe window is uncovered by heartbeats, so every
-  // egress check of s2 and s3 lacks its evidence and the run is an infrastructure error.
+  // egress check of s2 and s3 that needs it lacks its evidence and the run is an
+  // infrastructure error.
   const int code = paused.run.wait(300s);
   INFO(paused.run.err());
   CHECK(code == kExitInfrastructure);
@@ -117,7 +118,10 @@ TEST_CASE("fault: the world's witness killed mid-run leaves no egress check pass
     int unwitnessed = 0;
     for (const auto& c : sb["checks"]) {
       if (c["control"].get<std::string>().rfind("egress:", 0) != 0) continue;
-      CHECK(c["status"] != "pass");
+      INFO(c.dump().substr(0, 1500));
+      // A pass may rest only on the drop point, for a way out the dead witness never covered.
+      if (c["status"] == "pass")
+        CHECK_THAT(c["evidence"].get<std::string>(), Catch::Contains("does not cover this way out"));
       if (c["status"] == "unwitnessed") ++unwitnessed;
     }
     CHECK(unwitnessed > 10);
