@@ -7,6 +7,7 @@
 #include "harness/common/error.h"
 #include "harness/policy/chart_values.h"
 #include "harness/selftest/escape_catalogue.h"
+#include "harness/selftest/evidence_catalogue.h"
 
 namespace isoharness::selftest {
 namespace {
@@ -287,6 +288,7 @@ std::vector<Weakening> build() {
                .backend = {"oci:reused-home"},
                .attempts = 2});
   append_escape_weakenings(w);
+  append_evidence_weakenings(w);
   return w;
 }
 

@@ -38,11 +38,19 @@ struct Weakening {
   // kJudgePosture (a posture check). A caught_by control that failed by another judge only
   // does not count.
   std::string judge = "posture";
+  // Takes away evidence the whole run shares (the world's witness): its sandbox runs by
+  // itself, after every other job, so no other sandbox's evidence goes with it.
+  bool alone = false;
 };
 
 inline constexpr const char* kJudgeWitness = "witness";
 inline constexpr const char* kJudgeSandbox = "sandbox report";
 inline constexpr const char* kJudgePosture = "posture";
+// A weakening of the verifier's own evidence (a dead or truncated witness, a flooded one, an
+// agent whose packets never leave): caught when none of its caught_by controls passed and at
+// least one ended unwitnessed or failed. No judge can see such a weakening; what selftest
+// proves is that the harness does not pass what it could not see.
+inline constexpr const char* kJudgeEvidence = "evidence";
 
 // Every weakening, in report order. Names are unique.
 const std::vector<Weakening>& catalogue();

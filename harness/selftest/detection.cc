@@ -35,6 +35,7 @@ struct Seen {
   std::set<std::string> failed;
   std::map<std::string, std::set<std::string>> judges;  // failed control -> the judges that failed it
   std::set<std::string> unwitnessed;                    // checks whose witness evidence was missing
+  std::set<std::string> passed;
   std::vector<std::string> sandboxes;
   std::string error;
 };
@@ -56,9 +57,38 @@ Seen collect(const json& sandboxes, const std::vector<std::string>& weakenings, 
         for (auto& j : judges_of(c)) seen.judges[control].insert(std::move(j));
       }
       if (status == CheckStatus::unwitnessed) seen.unwitnessed.insert(control);
+      if (status == CheckStatus::pass) seen.passed.insert(control);
     }
   }
   return seen;
+}
+
+// A weakening of the verifier's own evidence (kJudgeEvidence): caught when none of its
+// controls passed (in any of the cell's sandboxes) and one at least ended unwitnessed or
+// failed; missed when one passed on evidence the weakening took away.
+json judge_evidence_cell(const Weakening& w, const std::string& runtime, const Seen& seen, json cell,
+                         json& summary, json& rt) {
+  std::vector<std::string> passed, withheld;
+  for (const auto& c : w.caught_by) {
+    if (seen.passed.count(c)) passed.push_back(c);
+    if (seen.unwitnessed.count(c) || seen.failed.count(c)) withheld.push_back(c);
+  }
+  cell["judge"] = w.judge;
+  cell["caught_by"] = passed.empty() ? withheld : std::vector<std::string>();
+  cell["unwitnessed_controls"] = seen.unwitnessed;
+  if (passed.empty() && !withheld.empty()) {
+    rt["caught"] = rt.value("caught", 0) + 1;
+    summary["caught"] = summary["caught"].get<int>() + 1;
+    cell["status"] = "caught";
+    return cell;
+  }
+  summary["missed"].push_back(w.name + " (" + runtime + ")");
+  cell["status"] = "missed";
+  std::string names;
+  for (const auto& c : passed.empty() ? w.caught_by : passed) names += (names.empty() ? "" : ", ") + c;
+  cell["reason"] = passed.empty() ? "none of its controls ran (" + names + ")"
+                                  : "passed without the evidence the weakening took away: " + names;
+  return cell;
 }
 
 json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput& in, json& summary) {
@@ -77,6 +107,7 @@ json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput
     cell["reason"] = seen.error.empty() ? "not every attempt ran" : seen.error;
     return cell;
   }
+  if (w.judge == kJudgeEvidence) return judge_evidence_cell(w, runtime, seen, std::move(cell), summary, rt);
   std::vector<std::string> catching;
   json judged = json::object();
   for (const auto& c : w.caught_by) {

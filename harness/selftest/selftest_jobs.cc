@@ -23,6 +23,7 @@ SelftestJobs make_jobs(const std::vector<runner::Job>& base_jobs, const std::vec
 
   std::map<std::string, int> clean_attempts;
   std::vector<runner::Job> weakened;
+  std::vector<runner::Job> alone;
   for (const Weakening* w : weakenings) {
     for (const auto& r : runtimes) {
       std::string why = w->not_applicable ? w->not_applicable(r) : "";
@@ -35,7 +36,7 @@ SelftestJobs make_jobs(const std::vector<runner::Job>& base_jobs, const std::vec
       runner::Job job = base->second;
       job.attempts = w->attempts;
       job.weakenings = {w->name};
-      weakened.push_back(job);
+      (w->alone ? alone : weakened).push_back(job);
       clean_attempts[r] = std::max(clean_attempts[r], w->attempts);
       out.needs_peer = out.needs_peer || w->needs_peer;
     }
@@ -53,6 +54,7 @@ SelftestJobs make_jobs(const std::vector<runner::Job>& base_jobs, const std::vec
     return (a.runtime == "gvisor") > (b.runtime == "gvisor");
   });
   out.jobs.insert(out.jobs.end(), weakened.begin(), weakened.end());
+  out.alone = std::move(alone);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Internal to selftest: from the planned selftest scenario and the chosen weakenings to
 // the sandbox jobs (a clean control per runtime, one job per applicable weakening and
-// runtime) and what was not applicable, with why.
+// runtime) and what was not applicable, with why. A weakening of evidence the run shares
+// goes to `alone`: it runs by itself once every other job is done.
 #pragma once
 
 #include <map>
@@ -17,6 +18,7 @@ namespace isoharness::selftest {
 struct SelftestJobs {
   std::map<std::string, runner::Job> base;  // runtime -> the unweakened item's job
   std::vector<runner::Job> jobs;            // clean controls first, then weakenings
+  std::vector<runner::Job> alone;           // weakenings run one at a time after every job (Weakening::alone)
   // (weakening, runtime) -> why not applied; ("", runtime) -> why the runtime has no base item.
   std::map<std::pair<std::string, std::string>, std::string> not_applicable;
   bool needs_peer = false;

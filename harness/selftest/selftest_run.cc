@@ -156,6 +156,7 @@ void run_on_backend(const Planned& p, int parallel, runner::RunSession& session,
     runner::JobContext ctx = session.jobs();
     ctx.on_sandbox = on_sandbox;
     run_jobs(p.jobs.jobs, parallel, ctx);
+    run_jobs(p.jobs.alone, 1, ctx);  // each takes away evidence the others would share
   } catch (const InfraError& e) {
     session.record_infra_error(e.what());
     report();
@@ -201,6 +202,7 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   session.open_journal(header_of(p));
   int total = 0;
   for (const auto& j : p.jobs.jobs) total += j.attempts;
+  for (const auto& j : p.jobs.alone) total += j.attempts;
   std::fprintf(stderr,
                "isoharness selftest %s: %zu weakening(s) x %zu runtime(s), %d sandbox(es), parallel %d\n",
                session.run_id().c_str(), weakenings.size(), config.runtimes.size(), total, config.parallel);

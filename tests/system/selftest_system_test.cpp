@@ -2,6 +2,7 @@
 // runtimes are caught by the controls the catalogue names and the clean sandboxes raise
 // no false alarm; with one verify check taken away (the test seam), the weakening only
 // that check catches gets through and selftest exits 1 naming it.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -113,6 +114,55 @@ TEST_CASE("selftest: without the check that catches it, a weakening gets through
   CHECK(result["selftest"]["summary"]["missed"] == json::array({"egress_metadata (runc)"}));
   CHECK(result["selftest"]["disabled_checks"] == json::array({"egress:metadata"}));
   CHECK(test::read_text(dir.path + "/junit.xml").find("<failure type=\"missed\"") != std::string::npos);
+}
+
+TEST_CASE("selftest: with the verifier's own evidence taken away, nothing that needed it passes",
+          "[system][selftest]") {
+  test::require_system(kPrograms);
+  test::local::ScratchDir dir;
+  auto r = selftest({"--runtimes", "runc,gvisor", "--parallel", "2", "--only",
+                     "witness_killed,witness_log_truncated,witness_flooded,agent_sends_nothing"},
+                    dir.path);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  json result = json::parse(test::read_text(dir.path + "/result.json"));
+  const json& s = result["selftest"];
+  for (const char* name :
+       {"witness_killed", "witness_log_truncated", "witness_flooded", "agent_sends_nothing"}) {
+    const json& w = weakening(s, name);
+    CHECK(w["judge"] == "evidence");
+    for (const char* runtime : {"runc", "gvisor"}) {
+      INFO(name << " under " << runtime << ": " << w["cells"][runtime].dump());
+      CHECK(w["cells"][runtime]["status"] == "caught");
+    }
+  }
+  for (const auto& c : s["clean"]) CHECK(c["status"] == "clean");
+  // In every weakened sandbox, no way out the weakening left without evidence passed: each
+  // ended unwitnessed (saying which evidence was missing) or failed.
+  int weakened = 0;
+  for (const auto& sb : result["sandboxes"]) {
+    if (!sb.contains("weakenings")) continue;
+    ++weakened;
+    const std::string name = sb["weakenings"][0];
+    const json& caught_by = weakening(s, name)["caught_by"];
+    int withheld = 0;
+    for (const auto& c : sb["checks"]) {
+      if (std::find(caught_by.begin(), caught_by.end(), c["control"]) == caught_by.end()) continue;
+      INFO(name << " (" << sb["runtime"] << "): " << c.dump());
+      CHECK(c["status"] != "pass");
+      // Each for its own reason: a sandbox after the flooder never inherits its spent share.
+      if (name != "witness_flooded")
+        CHECK(c.value("evidence", std::string()).find("share of the log ran out") == std::string::npos);
+      if (c["status"] == "unwitnessed") {
+        CHECK_THAT(c.value("reason", std::string()) + c.value("observed", std::string()),
+                   Catch::Contains("witness") || Catch::Contains("drop"));
+        ++withheld;
+      }
+    }
+    CHECK(withheld > 0);
+  }
+  CHECK(weakened == 8);
+  CHECK(test::local::leftovers_of("/run/isoharness", result["run"]["id"].get<std::string>()).empty());
 }
 
 TEST_CASE("selftest: an unknown weakening is refused before anything is deployed", "[system][selftest]") {

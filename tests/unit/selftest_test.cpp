@@ -247,6 +247,59 @@ TEST_CASE("judging: a weakening is caught only by the judge its entry names", "[
   CHECK(judges_of({{"control", "kernel"}, {"status", "pass"}}).empty());
 }
 
+TEST_CASE("judging the verifier's own evidence: caught only when nothing that needed it passed",
+          "[selftest]") {
+  const auto chosen = select({"witness_flooded"}, false);
+  REQUIRE(chosen.size() == 1);
+  CHECK(chosen[0]->judge == kJudgeEvidence);
+  CHECK_FALSE(chosen[0]->alone);
+  auto with = [](std::vector<std::pair<std::string, std::string>> statuses) {
+    json r = record("w", "runc", {"witness_flooded"}, {});
+    for (const auto& [control, status] : statuses)
+      r["checks"].push_back({{"control", control}, {"status", status}});
+    return json::array({record("c", "runc", {}, {}), r});
+  };
+  auto cell_of = [&](const json& sandboxes) {
+    JudgeInput in{chosen, {"runc"}, {}, &sandboxes, {}};
+    return judge(in);
+  };
+  // Unwitnessed (the witness's record was incomplete) or failed: caught, and selftest passes.
+  json caught = cell_of(with({{"egress:canary-tcp", "unwitnessed"},
+                              {"egress:canary-udp", "fail"},
+                              {"egress:metadata", "pass"}}));  // judged by the drop point alone
+  const auto& cell = caught["weakenings"][0]["cells"]["runc"];
+  CHECK(cell["status"] == "caught");
+  CHECK(cell["judge"] == "evidence");
+  CHECK(cell["caught_by"] == json::array({"egress:canary-tcp", "egress:canary-udp"}));
+  CHECK(exit_code_of(caught) == 0);
+  // One witnessed way out passed on evidence the weakening took away: missed, exit 1.
+  json missed = cell_of(with({{"egress:canary-tcp", "unwitnessed"}, {"egress:canary-icmp", "pass"}}));
+  const auto& m = missed["weakenings"][0]["cells"]["runc"];
+  CHECK(m["status"] == "missed");
+  CHECK_THAT(m["reason"].get<std::string>(), Catch::Contains("egress:canary-icmp"));
+  CHECK(missed["summary"]["missed"] == json::array({"witness_flooded (runc)"}));
+  CHECK(exit_code_of(missed) == kExitVerdictFailed);
+  // None of its controls ran: not caught either.
+  json none = cell_of(with({{"egress:metadata", "pass"}}));
+  CHECK(none["weakenings"][0]["cells"]["runc"]["status"] == "missed");
+  CHECK_THAT(none["weakenings"][0]["cells"]["runc"]["reason"].get<std::string>(), Catch::Contains("none of"));
+}
+
+TEST_CASE("jobs: a weakening of the run's shared evidence runs alone, after the others", "[selftest]") {
+  auto jobs = make_jobs({base_job("runc"), base_job("gvisor")}, {}, {"runc", "gvisor"},
+                        select({"witness_killed", "egress_metadata", "witness_log_truncated"}, false));
+  REQUIRE(jobs.jobs.size() == 4);  // 2 clean + egress_metadata on each runtime
+  for (const auto& j : jobs.jobs) CHECK((j.weakenings.empty() || j.weakenings[0] == "egress_metadata"));
+  REQUIRE(jobs.alone.size() == 4);
+  for (const auto& j : jobs.alone) CHECK(j.weakenings[0].rfind("witness_", 0) == 0);
+  for (const auto* w :
+       select({"witness_killed", "witness_log_truncated", "witness_flooded", "agent_sends_nothing"}, false)) {
+    INFO(w->name);
+    CHECK(w->judge == kJudgeEvidence);
+    CHECK_NOTHROW(deploy::local::check_weakenings(w->backend, w->name));
+  }
+}
+
 TEST_CASE("the selftest renderers show every cell, escape names, and refuse a document without a section",
           "[selftest][reports]") {
   json sandboxes = json::array({record("s1", "runc", {}, {}), record("s2", "runc", {"egress_metadata"}, {})});

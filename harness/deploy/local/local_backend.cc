@@ -157,6 +157,16 @@ ResolverForwarding resolver_forwarding(const SandboxSpec& spec, const SandboxEgr
              : ResolverForwarding::none;
 }
 
+// The test weakenings the sandbox was deployed with (its facts say so).
+std::vector<std::string> handle_weakenings(const SandboxHandle& handle) {
+  std::vector<std::string> out;
+  const auto it = handle.facts.find("test_weakenings");
+  if (it != handle.facts.end() && it->is_array())
+    for (const auto& n : *it)
+      if (n.is_string()) out.push_back(n.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 std::string default_helper_path() {
@@ -341,6 +351,17 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
   }
   launch_sandbox(sb, spec, nc, request.node_class, request.authorized_key, ctx);
   add_item_facts(sb, request, names.size(), std::move(siblings));
+  weaken_evidence(request.test_weakenings, {world_.get(), sb.netns, sb.address});
+}
+
+void LocalBackend::retire_if_quota_spent(const WitnessLog& log, const SandboxHandle& handle) const {
+  const std::string address = handle.facts.value("address", "");
+  for (const auto& [source, at_ms] : log.quotas)
+    if (!address.empty() && source == address) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      spent_addresses_.insert(address);
+      return;
+    }
 }
 
 LaunchContext LocalBackend::launch_context(int ssh_ready_ms) const {
@@ -360,7 +381,10 @@ void LocalBackend::release(DeployedSandbox& sb) noexcept {
     if (sib) teardown_sandbox(*sib, ctx);
   world_->stop_item_resolver(sb.resolver);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sb.index >= 0) index_in_use_[static_cast<std::size_t>(sb.index)] = false;
+  // An address the witness stopped logging is not handed out again in this run: no window
+  // of a later sandbox there could be judged on.
+  if (sb.index >= 0 && !spent_addresses_.count(sb.address))
+    index_in_use_[static_cast<std::size_t>(sb.index)] = false;
   for (auto& sib : sb.siblings)
     if (sib && sib->index >= 0) index_in_use_[static_cast<std::size_t>(sib->index)] = false;
 }
@@ -379,6 +403,11 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
     drops_seen_.erase(handle.name);
   }
   release(*sb);
+  try {
+    unweaken_evidence(sb->weakenings, *world_);
+  } catch (const std::exception& e) {
+    log_teardown_failure(std::string("restarting the world's witness: ") + e.what());
+  }
 }
 
 std::vector<EgressTarget> LocalBackend::egress_targets() const {
@@ -397,14 +426,16 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
   constexpr std::size_t kMaxLog = std::size_t{48} << 20;
   constexpr int kReads = 6;
   std::this_thread::sleep_for(300ms);
+  weaken_witness_log(handle_weakenings(handle), world_->witness_log_path());
   WitnessView view;
   std::string text;
   for (int read = 0; read < kReads; ++read) {
     if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
     text = read_file_bounded(world_->witness_log_path(), kMaxLog);
-    view = select_covered_records(parse_witness_log(text), handle.facts.value("address", ""),
-                                  handle.facts.value("address6", ""), nonce, ms(from) - 100, ms(to) + 1000,
-                                  ms(from), ms(to));
+    const WitnessLog log = parse_witness_log(text);
+    retire_if_quota_spent(log, handle);
+    view = select_covered_records(log, handle.facts.value("address", ""), handle.facts.value("address6", ""),
+                                  nonce, ms(from) - 100, ms(to) + 1000, ms(from), ms(to));
     if (view.complete || text.size() >= kMaxLog) break;
   }
   view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "harness/deploy/local/drop_point.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
+#include "harness/deploy/witness_log.h"
 
 namespace isoharness::deploy::local {
 
@@ -78,9 +80,13 @@ class LocalBackend : public Backend {
   RunPaths paths_;
   std::string kernel_release_;
   std::unique_ptr<World> world_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<DeployedSandbox>> sandboxes_;
   std::vector<bool> index_in_use_;
+  // Addresses the witness stopped logging (a "quota" line): never handed out again in this
+  // run. Guarded by mutex_.
+  mutable std::set<std::string> spent_addresses_;
+  void retire_if_quota_spent(const WitnessLog& log, const SandboxHandle& handle) const;
   // The drop point's counts at each sandbox's last reading (witness()), by sandbox name.
   mutable std::mutex drops_mutex_;
   mutable std::map<std::string, std::vector<DropCount>> drops_seen_;

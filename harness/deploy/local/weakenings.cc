@@ -1,5 +1,9 @@
 #include "harness/deploy/local/weakenings.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -8,10 +12,13 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/world.h"
 
 namespace isoharness::deploy::local {
 namespace {
@@ -88,7 +95,97 @@ void writable_cgroup_mount(json& config) {
   }
 }
 
+// Sends `count` UDP datagrams to the canary host from inside the network namespace (a
+// thread joins it: a network namespace is a thread's own), paced so the witness's packet
+// socket keeps up. Bounded by count; each send is non-blocking.
+void flood_canary_from(const std::string& netns, long count) {
+  using namespace std::chrono_literals;
+  std::string error;
+  std::thread sender([&] {
+    const int ns = ::open(netns_path(netns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0 || ::setns(ns, CLONE_NEWNET) != 0) {
+      error = "cannot join " + netns + ": " + std::strerror(errno);
+      if (ns >= 0) ::close(ns);
+      return;
+    }
+    ::close(ns);
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      error = std::string("socket(): ") + std::strerror(errno);
+      return;
+    }
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(443);
+    ::inet_pton(AF_INET, world_addr::kCanary, &to.sin_addr);
+    constexpr std::string_view kPayload = "isoharness selftest: flooding the witness";
+    for (long i = 0; i < count; ++i) {
+      (void)::sendto(fd, kPayload.data(), kPayload.size(), 0, reinterpret_cast<const sockaddr*>(&to),
+                     sizeof to);
+      if (i % 100 == 99) std::this_thread::sleep_for(2ms);
+    }
+    ::close(fd);
+  });
+  sender.join();
+  if (!error.empty()) throw InfraError("weakening witness:flooded: " + error);
+}
+
+// Floods until the witness's log has the "quota" line for the sandbox's address (a few
+// rounds at most: the witness may miss datagrams under load).
+void flood_witness(const EvidenceWeakeningTarget& t) {
+  using namespace std::chrono_literals;
+  const std::string marker = " quota " + t.address + " ";
+  constexpr long kDatagrams = 12000;  // past the witness's 10,000 lines per source
+  for (int round = 0; round < 3; ++round) {
+    flood_canary_from(t.netns, kDatagrams);
+    for (int wait = 0; wait < 30; ++wait) {
+      std::this_thread::sleep_for(100ms);
+      if (read_file_bounded(t.world->witness_log_path(), std::size_t{48} << 20).find(marker) !=
+          std::string::npos)
+        return;
+    }
+  }
+  throw InfraError("weakening witness:flooded: the witness never stopped logging " + t.address +
+                   " (no quota line after 3 floods of " + std::to_string(kDatagrams) + " datagrams)");
+}
+
+// Drops, in the sandbox's own namespace, everything it starts sending (replies to the
+// harness's SSH still leave): its probe's attempts never reach the node.
+void drop_own_output(const EvidenceWeakeningTarget& t) {
+  nft_apply(t.netns,
+            "table inet isoharness_sends_nothing {\n"
+            "  chain output {\n"
+            "    type filter hook output priority 0; policy accept;\n"
+            "    ct state established,related accept\n"
+            "    oifname \"lo\" accept\n"
+            "    drop\n"
+            "  }\n"
+            "}\n",
+            "weakening sandbox:sends-nothing");
+}
+
 }  // namespace
+
+void weaken_evidence(const std::vector<std::string>& names, const EvidenceWeakeningTarget& t) {
+  ISOHARNESS_CHECK(t.world != nullptr);
+  if (named(names, kWeakenWitnessFlooded)) {
+    if (!named(names, kWeakenAllowUdp))
+      throw InfraError("weakening witness:flooded needs nft:allow-udp: its datagrams must reach the world");
+    flood_witness(t);
+  }
+  if (named(names, kWeakenSendsNothing)) drop_own_output(t);
+  if (named(names, kWeakenWitnessKilled)) t.world->kill_witness();
+}
+
+void unweaken_evidence(const std::vector<std::string>& names, World& world) {
+  if (named(names, kWeakenWitnessKilled)) world.restart_witness();
+}
+
+void weaken_witness_log(const std::vector<std::string>& names, const std::string& log_path) {
+  if (named(names, kWeakenWitnessLogTruncated) && ::truncate(log_path.c_str(), 0) != 0)
+    throw InfraError("weakening witness:log-truncated: cannot truncate " + log_path + ": " +
+                     std::strerror(errno));
+}
 
 const std::vector<BackendWeakening>& backend_weakenings() {
   static const std::vector<BackendWeakening> all = {
@@ -122,6 +219,11 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {kWeakenSniUnchecked, "proxy",
        "the name proxy forwards TLS to a listed address whatever its server name"},
       {kWeakenHostUnchecked, "proxy", "the name proxy forwards HTTP to a listed address whatever its Host"},
+      {kWeakenWitnessKilled, "witness", "the world's witness is killed once the sandbox is up"},
+      {kWeakenWitnessLogTruncated, "witness",
+       "the witness's log is emptied after the probe, before it is read"},
+      {kWeakenWitnessFlooded, "witness", "the sandbox floods the witness until it stops logging the sandbox"},
+      {kWeakenSendsNothing, "sandbox", "nothing the sandbox starts sending leaves its network namespace"},
   };
   return all;
 }

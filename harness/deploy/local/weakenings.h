@@ -23,7 +23,7 @@ struct BackendWeakening {
   const char* does;   // one line: what changes in the sandbox
 };
 
-// Issue 23's weakenings (one per way out the witness must catch): UDP only, ICMP only,
+// One weakening per way out the witness must catch: UDP only, ICMP only,
 // and an item resolver that forwards every name it does not answer to the canary zone's
 // server (world.h, ResolverForwarding::every_name).
 inline constexpr const char* kWeakenAllowUdp = "nft:allow-udp";
@@ -40,6 +40,34 @@ inline constexpr const char* kWeakenAllowSandboxSsh = "nft:allow-sandboxes-2222"
 inline constexpr const char* kWeakenDomainsAnyPort = "nft:allow-domains-any-port";
 inline constexpr const char* kWeakenSniUnchecked = "proxy:sni-not-checked";
 inline constexpr const char* kWeakenHostUnchecked = "proxy:host-not-checked";
+
+// Weakenings of the verifier's own evidence: each takes away what an egress verdict rests on,
+// so the harness must end the checks that needed it unwitnessed or failed, never passed.
+// witness:killed kills the world's witness once the sandbox is up and starts a new one when
+// it goes (selftest runs it alone); witness:log-truncated empties the witness's log after the
+// probe ran, before the harness reads it (alone too); witness:flooded sends UDP datagrams from
+// the sandbox's address until the witness stops logging that source (its policy must let UDP
+// out: nft:allow-udp); sandbox:sends-nothing drops every new connection and datagram in the
+// sandbox's own network namespace, so nothing reaches the drop point or the world.
+inline constexpr const char* kWeakenWitnessKilled = "witness:killed";
+inline constexpr const char* kWeakenWitnessLogTruncated = "witness:log-truncated";
+inline constexpr const char* kWeakenWitnessFlooded = "witness:flooded";
+inline constexpr const char* kWeakenSendsNothing = "sandbox:sends-nothing";
+
+class World;
+// What the evidence weakenings act on once the sandbox is up.
+struct EvidenceWeakeningTarget {
+  World* world = nullptr;
+  std::string netns;    // the sandbox's network namespace
+  std::string address;  // its IPv4 address (the witness's source for what it sends)
+};
+// Applies the evidence weakenings named (none: nothing). Throws InfraError when one cannot
+// be applied (the flood did not take the sandbox past its share), never weakens less.
+void weaken_evidence(const std::vector<std::string>& names, const EvidenceWeakeningTarget& t);
+// When the sandbox goes: a witness killed for it is started again.
+void unweaken_evidence(const std::vector<std::string>& names, World& world);
+// Before the witness's log is read for the sandbox: truncated under witness:log-truncated.
+void weaken_witness_log(const std::vector<std::string>& names, const std::string& log_path);
 
 // Every weakening the local backend knows.
 const std::vector<BackendWeakening>& backend_weakenings();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -332,7 +333,7 @@ void World::start_world_services() {
     serve.push_back(listen);
   }
   pid_t servers = spawn_in(world_ns(), serve, dir + "/servers.log", "world servers");
-  pid_t witness = start_witness();
+  pid_t witness = witness_pid_ = start_witness();
   pid_t name_proxy = start_name_proxy();
   // The witness's log over HTTP from the jumphost's host-link address, as an operator's
   // witness serves its own (hawk backend, docs/CONTRACTS.md §4.4).
@@ -384,6 +385,31 @@ pid_t World::start_witness() {
                    "--canary-udp-port",
                    "443"},
                   dir + "/witness.err", "outside witness");
+}
+
+void World::kill_witness() {
+  std::lock_guard<std::mutex> lock(children_mutex_);
+  const auto it = std::find(children_.begin(), children_.end(), witness_pid_);
+  if (witness_pid_ <= 0 || it == children_.end() || ::kill(witness_pid_, SIGKILL) != 0)
+    throw InfraError("world: the witness to kill is not running");
+  int status;
+  (void)::waitpid(witness_pid_, &status, 0);
+  children_.erase(it);
+  witness_pid_ = -1;
+}
+
+void World::restart_witness() {
+  if (witness_pid_ > 0) return;  // not killed
+  const pid_t pid = start_witness();
+  std::this_thread::sleep_for(150ms);
+  int status;
+  if (::waitpid(pid, &status, WNOHANG) == pid) {
+    std::lock_guard<std::mutex> lock(children_mutex_);
+    children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
+    throw InfraError("world: the restarted witness exited at start:\n" +
+                     log_tail(paths_.world_dir() + "/witness.err"));
+  }
+  witness_pid_ = pid;
 }
 
 // The node's name-checking proxy for allow-listed names (tools/name_proxy.cc).

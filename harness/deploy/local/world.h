@@ -96,6 +96,13 @@ class World {
   // The name proxy's decision log (tools/name_proxy.cc): its record of each request it stopped.
   std::string name_proxy_decisions_path() const { return paths_.world_dir() + "/name-proxy-decisions.log"; }
 
+  // Selftest's weakenings of the witness (weakenings.h): kill_witness ends it as a crash
+  // would (its log stops, with no last line); restart_witness starts a new one appending to
+  // the same log, so windows after its "ready" line are covered again. Both throw InfraError
+  // when they cannot; neither is used by a run that is not weakened.
+  void kill_witness();
+  void restart_witness();
+
   // Waits until an SSH server answers on addr:port as seen from the jumphost.
   void wait_ssh_from_jumphost(const std::string& addr, int port, int deadline_ms) const;
 
@@ -120,6 +127,7 @@ class World {
   std::string jump_host_key_;
   std::vector<pid_t> children_;
   pid_t jump_adopter_ = -1;  // reaps the jumphost container's processes (run_detaching)
+  pid_t witness_pid_ = -1;
   std::mutex keys_mutex_;
   std::mutex children_mutex_;
 };
