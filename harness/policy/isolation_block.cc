@@ -14,6 +14,26 @@ std::string_view level_name(Level level) {
   return level == Level::strict ? "strict" : "standard";
 }
 
+std::string_view runtime_class_source_name(RuntimeClassSource source) {
+  switch (source) {
+    case RuntimeClassSource::isolation:
+      return "isolation";
+    case RuntimeClassSource::option:
+      return "option";
+    case RuntimeClassSource::hardened:
+      return "hardened";
+    case RuntimeClassSource::task:
+      return "task";
+    case RuntimeClassSource::deployment_default:
+      return "deployment_default";
+    case RuntimeClassSource::none:
+      return "none";
+    case RuntimeClassSource::gpu_exempt:
+      return "gpu_exempt";
+  }
+  return "none";
+}
+
 std::optional<Level> parse_level(const nlohmann::json& v) {
   if (v == "standard") return Level::standard;
   if (v == "strict") return Level::strict;

@@ -21,6 +21,13 @@ namespace isoharness::policy {
 enum class Level { standard = 0, strict = 1 };
 std::string_view level_name(Level level);
 
+// Why the agent's service runs under its runtime class: the isolation block named it, a
+// runtime_class option did, strict asked for the deployment's hardened class, the task pinned
+// it, the deployment's default sandbox class applies, nothing applies, or a GPU keeps the
+// node's default runtime.
+enum class RuntimeClassSource { isolation, option, hardened, task, deployment_default, none, gpu_exempt };
+std::string_view runtime_class_source_name(RuntimeClassSource source);  // "deployment_default", ...
+
 enum class Severity { note, known_risk };
 std::string_view severity_name(Severity severity);  // "note", "known_risk"
 
@@ -113,9 +120,8 @@ struct PlanItem {
   std::string description;    // describe_item(): names the item for people
   Level level = Level::standard;
   std::optional<std::string> runtime_class;  // of the agent's service; nullopt = node default
-  std::string
-      runtime_class_source;  // isolation, option, hardened, task, deployment_default, none, gpu_exempt
-  bool gpu = false;          // any service asks for a GPU
+  RuntimeClassSource runtime_class_source = RuntimeClassSource::none;
+  bool gpu = false;  // any service asks for a GPU
   EffectiveIsolation isolation;
   SharedJson values;  // CONTRACTS §1 (shared with items that render the same)
   SharedJson expect;  // CONTRACTS §2

@@ -33,7 +33,7 @@ nlohmann::json item_json(const PlanItem& item) {
   j["source"] = {{"file", item.where.file}, {"line", item.where.line}};
   j["level"] = std::string(level_name(item.level));
   j["runtime_class"] = optional_string(item.runtime_class);
-  j["runtime_class_source"] = item.runtime_class_source;
+  j["runtime_class_source"] = std::string(runtime_class_source_name(item.runtime_class_source));
   j["gpu"] = item.gpu;
   j["isolation"] = {{"level", std::string(level_name(item.isolation.level))},
                     {"runtime_class", optional_string(item.isolation.runtime_class)},

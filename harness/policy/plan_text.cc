@@ -90,7 +90,8 @@ std::vector<std::pair<std::string, std::string>> rows(const PlanItem& item) {
   std::vector<std::pair<std::string, std::string>> r;
   std::string runtime = item.runtime_class ? *item.runtime_class : std::string("node default (runc)");
   runtime += ", kernel: " + e.value("kernel", std::string());
-  r.push_back({"runtime", runtime + "  [" + item.runtime_class_source + "]"});
+  r.push_back(
+      {"runtime", runtime + "  [" + std::string(runtime_class_source_name(item.runtime_class_source)) + "]"});
   r.push_back({"privilege escalation", sc.contains("allowPrivilegeEscalation")
                                            ? "denied (no_new_privs)"
                                            : "permitted (runtime default)"});

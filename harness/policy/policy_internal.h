@@ -44,11 +44,10 @@ struct Provenance {
 bool resolve_isolation(PlanContext& ctx, std::size_t t, std::size_t i, const std::string& label,
                        EffectiveIsolation& eff, Provenance& prov);
 
-// The runtime class of one service and why ("isolation", "option", "hardened", "task",
-// "deployment_default", "none", "gpu_exempt").
+// The runtime class of one service and why.
 struct ServiceRuntime {
   std::optional<std::string> runtime_class;
-  std::string source;
+  RuntimeClassSource source = RuntimeClassSource::none;
 };
 ServiceRuntime service_runtime(const PlanContext& ctx, const EffectiveIsolation& eff, const Provenance& prov,
                                const scenario::ItemFacts& facts, const scenario::ServiceFacts& service);

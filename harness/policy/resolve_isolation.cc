@@ -165,14 +165,16 @@ ServiceRuntime service_runtime(const PlanContext& ctx, const EffectiveIsolation&
                                const scenario::ItemFacts& facts, const scenario::ServiceFacts& service) {
   const auto& d = ctx.deployment;
   // gVisor has no GPU passthrough: GPU services stay on the node's default runtime.
-  if (service.gpu) return {std::nullopt, "gpu_exempt"};
-  if (eff.runtime_class) return {eff.runtime_class, prov.runtime_class_from_option ? "option" : "isolation"};
-  if (eff.level == Level::strict) return {d.sandbox_runtime_class, "hardened"};
-  if (facts.runtime_class) return {facts.runtime_class, "task"};
+  using Source = RuntimeClassSource;
+  if (service.gpu) return {std::nullopt, Source::gpu_exempt};
+  if (eff.runtime_class)
+    return {eff.runtime_class, prov.runtime_class_from_option ? Source::option : Source::isolation};
+  if (eff.level == Level::strict) return {d.sandbox_runtime_class, Source::hardened};
+  if (facts.runtime_class) return {facts.runtime_class, Source::task};
   if (d.sandbox_runtime_class && d.sandbox_runtime_class_is_default) {
-    return {d.sandbox_runtime_class, "deployment_default"};
+    return {d.sandbox_runtime_class, Source::deployment_default};
   }
-  return {std::nullopt, "none"};
+  return {std::nullopt, Source::none};
 }
 
 }  // namespace isoharness::policy

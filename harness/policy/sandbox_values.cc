@@ -24,12 +24,13 @@ void add(PlanItem& item, const char* code, Severity severity, std::string messag
 void check_service_runtime_class(PlanContext& ctx, const scenario::ItemFacts& facts, const ServiceRuntime& rt,
                                  PlanItem& item) {
   if (facts.runtime_class && rt.runtime_class != facts.runtime_class &&
-      (rt.source == "isolation" || rt.source == "option" || rt.source == "hardened")) {
+      (rt.source == RuntimeClassSource::isolation || rt.source == RuntimeClassSource::option ||
+       rt.source == RuntimeClassSource::hardened)) {
     add(item, "task_runtime_class_overridden", Severity::note,
         "the task pins runtime class '" + *facts.runtime_class + "'; isolation overrides it with '" +
             rt.runtime_class.value_or("") + "'");
   }
-  if (rt.source == "task" && !ctx.deployment.offers(*rt.runtime_class)) {
+  if (rt.source == RuntimeClassSource::task && !ctx.deployment.offers(*rt.runtime_class)) {
     ctx.errors.push_back(ctx.scenario.scenario_source.diagnostic(
         facts.pointer.empty() ? "" : facts.pointer + "/runtime_class", item.description,
         "the task pins runtime class '" + *rt.runtime_class + "', which deployment '" + ctx.deployment.name +

@@ -68,7 +68,9 @@ RefusalJob declared_refusal(scenario::Scenario s, const scenario::DeploymentProf
 // deployment's hardened class, else the first strict item (a GPU item, say), else the first.
 const policy::PlanItem& item_needing_hardened_class(const policy::Plan& plan) {
   for (const auto& item : plan.items)
-    if (item.level == policy::Level::strict && item.runtime_class_source == "hardened") return item;
+    if (item.level == policy::Level::strict &&
+        item.runtime_class_source == policy::RuntimeClassSource::hardened)
+      return item;
   for (const auto& item : plan.items)
     if (item.level == policy::Level::strict) return item;
   return plan.items.front();

@@ -145,9 +145,9 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
                    PostureRecord& out) {
   const nlohmann::json& posture = run.read.value();
   out.witness = ctx.backend.witness(sandbox.handle(), run.nonce, run.from, run.to);
-  out.claims = verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets,
-                                       std::string(policy::level_name(job.item->level)),
-                                       out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
+  out.claims =
+      verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
+                              out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
   out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts, ctx.settings.accepted_escapes));
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
@@ -250,7 +250,7 @@ deploy::SandboxRequest make_request(const Job& job, int attempt, const std::stri
     request.task_index = item.task_index;
     request.item_index = item.item_index;
     // A matrix runtime the config does not ask for is asked for the way a user would.
-    if (item.runtime_class_source == "option" && item.runtime_class)
+    if (item.runtime_class_source == policy::RuntimeClassSource::option && item.runtime_class)
       request.add_runtime_class = *item.runtime_class;
   }
   if (!job.weakenings.empty() && !settings.weaken)

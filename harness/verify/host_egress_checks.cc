@@ -106,7 +106,7 @@ void check_kubernetes_credentials(const VerifyInput& in, std::vector<CheckResult
     out.push_back(missing("kubernetes_credentials", in.posture, "kubernetes", "no service-account token"));
   } else {
     bool token = get_bool(k8s, "service_account_token").value_or(false);
-    if (in.level == "strict") {
+    if (in.level == policy::Level::strict) {
       out.push_back(
           make("kubernetes_credentials", !token, "no service-account token", token ? "token mounted" : "none",
                token ? "kubernetes_credentials: a service-account token is mounted in a strict sandbox"

@@ -21,6 +21,7 @@
 #include "harness/common/expected.h"
 #include "harness/common/verdict.h"
 #include "harness/deploy/backend.h"
+#include "harness/policy/plan.h"
 #include "harness/verify/runc_escapes.h"
 
 namespace isoharness::verify {
@@ -53,7 +54,7 @@ struct VerifyInput {
   const nlohmann::json& posture;  // isoprobe posture document (§3)
   const HostFacts& host;
   const std::vector<deploy::EgressTarget>& targets;  // what the probe was asked to reach
-  std::string level;                                 // "standard" or "strict"
+  policy::Level level = policy::Level::standard;
   // What the backend's outside witness saw while the probe ran (deploy::Backend::witness);
   // null when the backend has none: egress checks are then `unwitnessed`, unless
   // witness_waived (the deployment profile says `witness: none`), when they rest on the

@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)posture.dump();  // the runner keeps it in the result document
   const auto schema_problems = verify::posture_schema_problems(posture);
   for (const auto* expect : {&strict, &standard}) {
-    for (const char* level : {"strict", "standard"}) {
+    for (const auto level : {isoharness::policy::Level::strict, isoharness::policy::Level::standard}) {
       auto checks = verify::verify_sandbox({*expect, posture, host, targets, level});
       for (const auto& c : checks) {
         (void)verify::to_json(c).dump();  // strict: invalid UTF-8 in a check would throw

@@ -50,7 +50,7 @@ std::optional<std::string> intended_class(const policy::PlanItem& item, const st
   if (service == "default") return item.runtime_class;
   if (item.isolation.runtime_class) return item.isolation.runtime_class;
   if (item.level == policy::Level::strict) return d.sandbox_runtime_class;
-  if (item.runtime_class_source != "gpu_exempt") return item.runtime_class;
+  if (item.runtime_class_source != policy::RuntimeClassSource::gpu_exempt) return item.runtime_class;
   return d.sandbox_runtime_class_is_default ? d.sandbox_runtime_class : std::nullopt;
 }
 

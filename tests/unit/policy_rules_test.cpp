@@ -101,13 +101,13 @@ TEST_CASE("strict uses the named runtime class, else the deployment's hardened o
   auto hardened = plan_yaml(one_item("strict"));
   REQUIRE(hardened.accepted());
   CHECK(hardened.items[0].runtime_class == "gvisor");
-  CHECK(hardened.items[0].runtime_class_source == "hardened");
+  CHECK(hardened.items[0].runtime_class_source == policy::RuntimeClassSource::hardened);
   CHECK(hardened.items[0].expect["kernel"] == "gvisor");
 
   auto named = plan_yaml(one_item("{level: strict, runtime_class: kata}"), test::kPlatformDeployment);
   REQUIRE(named.accepted());
   CHECK(named.items[0].runtime_class == "kata");
-  CHECK(named.items[0].runtime_class_source == "isolation");
+  CHECK(named.items[0].runtime_class_source == policy::RuntimeClassSource::isolation);
   CHECK(named.items[0].expect["kernel"] == "host");
 
   auto named_without_hardened =
@@ -153,7 +153,7 @@ TEST_CASE("runtime_class alone works at any level and overrides the task's own c
       plan_yaml(one_item("", "", "sandbox_defaults: {runtime_class: kata}\n"), test::kPlatformDeployment);
   REQUIRE(pinned.accepted());
   CHECK(pinned.items[0].runtime_class == "kata");
-  CHECK(pinned.items[0].runtime_class_source == "task");
+  CHECK(pinned.items[0].runtime_class_source == policy::RuntimeClassSource::task);
   CHECK_FALSE(has_finding(pinned.items[0], "task_runtime_class_overridden"));
   auto not_offered = plan_yaml(one_item("", "", "sandbox_defaults: {runtime_class: runc-fast}\n"));
   CHECK_THAT(all_errors(not_offered), Catch::Contains("the task pins runtime class 'runc-fast'"));
@@ -164,7 +164,7 @@ TEST_CASE("the hardened class is the default for unpinned sandboxes only where t
   auto platform = plan_yaml(one_item("standard"), test::kPlatformDeployment);
   REQUIRE(platform.accepted());
   CHECK(platform.items[0].runtime_class == "gvisor");
-  CHECK(platform.items[0].runtime_class_source == "deployment_default");
+  CHECK(platform.items[0].runtime_class_source == policy::RuntimeClassSource::deployment_default);
   auto local = plan_yaml(one_item("standard"));
   REQUIRE(local.accepted());
   CHECK_FALSE(local.items[0].runtime_class.has_value());
@@ -178,7 +178,7 @@ TEST_CASE("runtime_class_override plans as if the eval set named the class", "[p
   auto p = plan_yaml(one_item("standard"), test::kLocalDeployment, o);
   REQUIRE(p.accepted());
   CHECK(p.items[0].runtime_class == "gvisor");
-  CHECK(p.items[0].runtime_class_source == "option");
+  CHECK(p.items[0].runtime_class_source == policy::RuntimeClassSource::option);
   CHECK_FALSE(p.items[0].values["services"]["default"].contains("securityContext"));
   o.runtime_class_override = "kata";
   auto bad = plan_yaml(one_item("standard"), test::kLocalDeployment, o);
@@ -194,7 +194,7 @@ TEST_CASE("a GPU service keeps the node default runtime under strict: a known ri
   const auto& item = p.items[0];
   CHECK(item.gpu);
   CHECK_FALSE(item.runtime_class.has_value());
-  CHECK(item.runtime_class_source == "gpu_exempt");
+  CHECK(item.runtime_class_source == policy::RuntimeClassSource::gpu_exempt);
   // The chart's default for an absent runtimeClassName is gvisor: the node default must be
   // stated, and the GPU is asked for as the platform reads it.
   CHECK(item.values["services"]["default"]["runtimeClassName"] == "CLUSTER_DEFAULT");

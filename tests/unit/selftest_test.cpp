@@ -54,7 +54,7 @@ std::set<std::string> verify_controls() {
     targets.push_back(std::move(t));
   }
   std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
-  for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, "strict"}))
+  for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, policy::Level::strict}))
     names.insert(c.control);
   // and the peer checks of the runner's peer phase, by the names verify_peers gives them
   verify::PeerObservation peers;

@@ -124,7 +124,8 @@ std::vector<std::string> failures(const std::vector<verify::CheckResult>& checks
   return out;
 }
 
-std::vector<verify::CheckResult> run(const json& expect, const json& p, const std::string& level = "strict") {
+std::vector<verify::CheckResult> run(const json& expect, const json& p,
+                                     policy::Level level = policy::Level::strict) {
   auto h = host();
   auto t = targets();
   // Judged as a deployment that declares no witness (`witness: none`): these cases are about
@@ -246,7 +247,7 @@ TEST_CASE("no_new_privs, uid, read-only root and scratch follow the plan", "[ver
     // uid 1000 cannot create files in a root-owned "/" on a writable mount: not read-only.
     if (o["name"] == "filesystem") o["value"]["readonly_mounts"] = {"/usr"};
   }
-  auto std_checks = run(std_expect, sp, "standard");
+  auto std_checks = run(std_expect, sp, policy::Level::standard);
   CHECK(find(std_checks, "uid").status == isoharness::CheckStatus::na);
   CHECK(find(std_checks, "no_new_privs").status == isoharness::CheckStatus::pass);
   CHECK(find(std_checks, "root_filesystem").status == isoharness::CheckStatus::pass);
@@ -299,7 +300,7 @@ TEST_CASE("egress: the plan's allow lists are scoped by port, protocol and the n
     auto h = host();
     // The plan's scope alone, on the sandbox's word (witness: none): the witnesses' rule has
     // its own tests (verify_witness_test, egress_verdict_test).
-    for (const auto& c : verify::verify_sandbox({expect, p, h, scoped, "strict", nullptr, true}))
+    for (const auto& c : verify::verify_sandbox({expect, p, h, scoped, policy::Level::strict, nullptr, true}))
       if (c.control == "egress:" + name) return c;
     FAIL("no check for " << name);
     throw std::logic_error("unreachable");
@@ -423,7 +424,7 @@ TEST_CASE("reference: what gVisor actually changes", "[verify]") {
   set_obs(runc, "no_new_privs", false);
   set_obs(runc, "filesystem", writable_root);
   set_obs(runc, "identity", {{"uid", 0}});
-  CHECK(failures(run(plan_expect("standard"), runc, "standard")).empty());
+  CHECK(failures(run(plan_expect("standard"), runc, policy::Level::standard)).empty());
 
   // gVisor, named as a runtime class: kallsyms empty, debugfs absent, CapEff 00000000a80405fb;
   // a user namespace can be created, sysrq-trigger is writable, Seccomp reads 0.
@@ -433,7 +434,7 @@ TEST_CASE("reference: what gVisor actually changes", "[verify]") {
   set_obs(gvisor, "no_new_privs", false);
   set_obs(gvisor, "filesystem", writable_root);
   set_obs(gvisor, "identity", {{"uid", 0}});
-  auto checks = run(plan_expect("{runtime_class: gvisor}"), gvisor, "standard");
+  auto checks = run(plan_expect("{runtime_class: gvisor}"), gvisor, policy::Level::standard);
   CHECK(failures(checks).empty());
   for (const char* emulated : {"user_namespace", "sysrq", "seccomp"})
     CHECK(find(checks, emulated).reason.find("emulated") != std::string::npos);

@@ -80,7 +80,8 @@ std::vector<verify::CheckResult> witness_judge(const json& posture, const deploy
                                                bool waived = false) {
   verify::HostFacts host;
   const auto targets = witness_targets();
-  return verify::verify_sandbox({witness_strict_expect(), posture, host, targets, "strict", witness, waived});
+  return verify::verify_sandbox(
+      {witness_strict_expect(), posture, host, targets, policy::Level::strict, witness, waived});
 }
 
 const char* const kEgressControls[] = {"egress:canary-udp", "egress:canary-icmp", "egress:canary-tcp",
@@ -236,14 +237,14 @@ TEST_CASE("witness: a target the plan opens must be seen arriving", "[verify]") 
   json results = kWitnessAllBlocked;
   results["canary-udp"] = "connected";
   auto w = witness_view({});
-  auto checks =
-      verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets, "strict", &w});
+  auto checks = verify::verify_sandbox(
+      {plan.items[0].expect, witness_posture(results), host, targets, policy::Level::strict, &w});
   const auto& c = witness_find(checks, "egress:canary-udp");
   CHECK(c.status == CheckStatus::fail);
   CHECK(c.reason.find("rule A3") != std::string::npos);
   auto seen = witness_view({{2, "udp", "192.0.2.193", "203.0.113.40", 53, "0123456789abcdef", ""}});
-  CHECK(witness_find(verify::verify_sandbox(
-                         {plan.items[0].expect, witness_posture(results), host, targets, "strict", &seen}),
+  CHECK(witness_find(verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets,
+                                             policy::Level::strict, &seen}),
                      "egress:canary-udp")
             .status == CheckStatus::pass);
 }
@@ -258,20 +259,20 @@ TEST_CASE("witness: a closed DNS way out is stopped at the resolver or the drop 
   // The item's resolver took the query (the witness saw it arrive there) and gave no answer.
   auto w = witness_view({{2, "udp", "192.0.2.193", "203.0.113.65", 53, "", "target.example.com"}}, {});
   auto checks = verify::verify_sandbox(
-      {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w});
+      {witness_strict_expect(), witness_posture(results), host, targets, policy::Level::strict, &w});
   CHECK(witness_find(checks, "egress:dns").status == CheckStatus::pass);
   // An ICMP socket the sandbox could not open sent nothing: not applicable, not a pass.
   CHECK(witness_find(checks, "egress:canary-icmp").status == CheckStatus::na);
   // A sandbox that says it resolved the name fails; one that sent no query at all is unwitnessed.
   results["dns"] = "connected";
-  CHECK(witness_find(verify::verify_sandbox(
-                         {witness_strict_expect(), witness_posture(results), host, targets, "strict", &w}),
+  CHECK(witness_find(verify::verify_sandbox({witness_strict_expect(), witness_posture(results), host, targets,
+                                             policy::Level::strict, &w}),
                      "egress:dns")
             .status == CheckStatus::fail);
   results["dns"] = "dns_failed";
   auto silent = witness_view({}, {});
   CHECK(witness_find(verify::verify_sandbox({witness_strict_expect(), witness_posture(results), host, targets,
-                                             "strict", &silent}),
+                                             policy::Level::strict, &silent}),
                      "egress:dns")
             .status == CheckStatus::unwitnessed);
 }
@@ -291,9 +292,9 @@ TEST_CASE("witness: requests to one address and port are told apart by the name 
   const std::vector<deploy::EgressTarget> targets = {sni, fronted};
   const json results = {{"target-sni", "connected"}, {"target-sni-fronted", "reset"}};
   auto judge = [&](const deploy::WitnessView& w, const char* control) {
-    return witness_find(
-        verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets, "strict", &w}),
-        control);
+    return witness_find(verify::verify_sandbox({plan.items[0].expect, witness_posture(results), host, targets,
+                                                policy::Level::strict, &w}),
+                        control);
   };
   // What arrived presented the listed name; the proxy reset the fronted name.
   const deploy::WitnessRecord listed{2,   "tcp-data", "192.0.2.193",       "203.0.113.10",
