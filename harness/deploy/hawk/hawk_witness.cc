@@ -2,7 +2,8 @@
 // witness: section, docs/CONTRACTS.md §4.4). Its log is the local world's format
 // (harness/deploy/witness_log.h), read over HTTP after each probe run, incrementally from
 // where the last read stopped and authenticated line by line (deploy/witness_wire.h, the
-// token from the profile's token_file or token_env); the sandbox is known to it by the
+// token from the profile's token_file or token_env), starting again from its first byte
+// when the address serves another log or a truncated one; the sandbox is known to it by the
 // address its ssh-command line names (TCP) and by the probe's nonce (UDP, ICMP, DNS). A log
 // that cannot be read, fails its MACs, or is further behind than one run's byte bound is
 // not judged on (the view is incomplete, saying why).
@@ -68,16 +69,22 @@ std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& h
                                   const std::string& token) const {
   const auto& w = *profile_.witness;
   std::size_t budget = w.max_log_bytes;
+  int restarts = 0;
   for (int round = 0; round < 64 && budget >= 4096; ++round) {
     const std::string path = w.log_path + "?from=" + std::to_string(cursor.offset);
     auto got = http_get_bounded(host, w.log_port, path, budget, std::chrono::seconds(w.log_timeout_s));
     if (!got) return fmt::format("the witness log could not be read from {}: {}", host, got.error().message);
-    const WitnessFrames frames = read_witness_frames(got->body, token, cursor.offset);
+    const WitnessFrames frames = read_witness_frames(got->body, token, cursor.offset, cursor.log_id);
     absorb(cursor, frames);
     if (!frames.problem.empty()) return "the witness log's answer was rejected: " + frames.problem;
+    budget -= std::min(budget, got->body.size());
+    if (frames.replaced) {  // another log at this address, or this one truncated: read it anew
+      if (++restarts > 1) return "the witness log at this address was replaced twice within one read";
+      restart(cursor, frames.log_id);
+      continue;
+    }
     if (frames.next_offset >= frames.log_size) return "";
     if (frames.lines.empty()) return "the witness log's answer brought no whole line";
-    budget -= std::min(budget, got->body.size());
   }
   return fmt::format("the witness log is further behind than one probe run reads ({} bytes)",
                      w.max_log_bytes);
