@@ -6,7 +6,8 @@
 //   W1 <unix_ms> <kind> <source> <destination> <port> <nonce|-> <name|->
 //
 // kind: tcp-syn, tcp-data (a TCP segment whose first bytes carry a nonce), udp, icmp-echo,
-// dns; plus "ready" (the witness started), "heartbeat" (it
+// dns; plus "ready" (the witness started: the log's first line, its nonce field a random
+// value that names the log, deploy/witness_wire.h), "heartbeat" (it
 // is alive: one at least every kHeartbeatMs), "quota" (it stopped logging the source in the
 // line's source field, which sent more than its share) and "full" (it stopped logging at its
 // line cap). Parsing is separate from reading: the text may be

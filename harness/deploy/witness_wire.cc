@@ -128,4 +128,19 @@ WitnessFrames read_witness_frames(std::string_view body, std::string_view key, l
   return out;
 }
 
+WitnessFrames raw_witness_frames(std::string_view head, std::string_view bytes, long long from,
+                                 long long log_size, std::string_view known_id) {
+  WitnessFrames out;
+  out.next_offset = from;
+  out.log_size = log_size;
+  out.log_id = witness_log_id(head);
+  out.replaced = (!known_id.empty() && out.log_id != known_id) || log_size < from;
+  if (out.replaced) return out;
+  const auto last = bytes.rfind('\n');
+  if (last == std::string_view::npos) return out;
+  out.lines.assign(bytes.substr(0, last + 1));
+  out.next_offset = from + static_cast<long long>(last) + 1;
+  return out;
+}
+
 }  // namespace isoharness::deploy

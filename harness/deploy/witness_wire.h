@@ -59,4 +59,12 @@ struct WitnessFrames {
 WitnessFrames read_witness_frames(std::string_view body, std::string_view key, long long from,
                                   std::string_view known_id);
 
+// What a reader takes of a log read as it is (over SFTP, without MACs: the channel
+// authenticates the server): `head` the log's first bytes (at least kWitnessLogIdBytes when
+// it has them), `bytes` what was read from `from`, `log_size` its size when read. The same
+// fields and rules as read_witness_frames, without the MAC checks: whole lines only, and
+// `replaced` when the identity is not `known_id` or the log is shorter than `from`.
+WitnessFrames raw_witness_frames(std::string_view head, std::string_view bytes, long long from,
+                                 long long log_size, std::string_view known_id);
+
 }  // namespace isoharness::deploy

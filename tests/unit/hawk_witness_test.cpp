@@ -516,3 +516,108 @@ TEST_CASE("hawk backend witness: a new log at the same address is read from its 
   ::unsetenv("ISOHARNESS_UNIT_WITNESS_TOKEN2");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("witness: log.ssh names the log file on an SSH server, its host key pinned", "[hawk]") {
+  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIATa7TySBAxRWg7jZr8RowgcPkvoBS1hRj1AjCT4GERa";
+  auto p = scenario::parse_deployment(kBase +
+                                          "witness:\n  canary: 203.0.113.40\n  log:\n    ssh:\n"
+                                          "      host: 192.0.2.1\n      port: 2022\n      user: witness\n"
+                                          "      identity_file: /etc/isoharness/witness_ed25519\n"
+                                          "      host_key: \"" +
+                                          key +
+                                          "\"\n      path: /var/log/witness.log\n"
+                                          "    timeout_s: 4\n",
+                                      "w.yaml");
+  REQUIRE(p.witness);
+  REQUIRE(p.witness->log_ssh);
+  CHECK(p.witness->log_ssh->host == "192.0.2.1");
+  CHECK(p.witness->log_ssh->port == 2022);
+  CHECK(p.witness->log_ssh->user == "witness");
+  CHECK(p.witness->log_ssh->identity_file == "/etc/isoharness/witness_ed25519");
+  CHECK(p.witness->log_ssh->host_key == key);
+  CHECK(p.witness->log_ssh->path == "/var/log/witness.log");
+  CHECK(p.witness->log_timeout_s == 4);
+  CHECK(p.witness->log_host.empty());
+
+  const auto ssh = [&](const std::string& fields, const std::string& more = "") {
+    return witness_error("witness:\n  canary: 203.0.113.40\n  log:\n" + more + "    ssh:\n" + fields);
+  };
+  const std::string good =
+      "      host: 192.0.2.1\n      user: witness\n      identity_file: /k\n      host_key: \"" + key +
+      "\"\n      path: /w.log\n";
+  CHECK(ssh(good).empty());
+  // Each required key, missing: an error naming it, at the file's line.
+  for (const std::string field : {"host", "user", "identity_file", "host_key", "path"}) {
+    INFO(field);
+    std::string fields = good;
+    const auto at = fields.find("      " + field + ":");
+    fields.erase(at, fields.find('\n', at) - at + 1);
+    CHECK_THAT(ssh(fields),
+               Catch::Contains("witness.log.ssh." + field + " is required") && Catch::Contains("w.yaml:"));
+  }
+  CHECK_THAT(ssh(good + "      port: 0\n"), Catch::Contains("witness.log.ssh.port must be"));
+  CHECK_THAT(ssh(good + "      command: cat\n"), Catch::Contains("unknown key 'command'"));
+  std::string rsa = good;
+  rsa.replace(rsa.find("ssh-ed25519"), 11, "ssh-rsa");  // libssh2 here verifies no rsa-sha2
+  CHECK_THAT(ssh(rsa), Catch::Contains("witness.log.ssh.host_key is required"));
+  std::string named = good;
+  named.replace(named.find("192.0.2.1"), 9, "log.example.com");
+  CHECK_THAT(ssh(named), Catch::Contains("witness.log.ssh.host is required"));
+  std::string relative = good;
+  relative.replace(relative.find("/w.log"), 6, "w.log");
+  CHECK_THAT(ssh(relative), Catch::Contains("witness.log.ssh.path is required"));
+  CHECK_THAT(ssh(good, "    http: \"http://192.0.2.1/w\"\n"), Catch::Contains("exactly one of http"));
+  CHECK_THAT(ssh(good, "    token_env: WITNESS_TOKEN\n"),
+             Catch::Contains("takes no token_file or token_env"));
+}
+
+TEST_CASE("witness log read as a file: whole lines, its identity, a replaced or truncated one", "[hawk]") {
+  const std::string head = "W1 1 ready - - 0 0011223344556677 -\nW1 2 heartbeat - - 0 - -\n";
+  const std::string id = deploy::witness_log_id(head);
+  auto f = deploy::raw_witness_frames(head, "W1 2 heartbeat - - 0 - -\nW1 3 udp", 36, 100, id);
+  CHECK(f.problem.empty());
+  CHECK_FALSE(f.replaced);
+  CHECK(f.log_id == id);
+  CHECK(f.lines == "W1 2 heartbeat - - 0 - -\n");  // the unfinished line waits
+  CHECK(f.next_offset == 36 + 25);
+  CHECK(deploy::raw_witness_frames(head, "W1 3 udp", 36, 100, id).lines.empty());
+  auto other = deploy::raw_witness_frames("W1 9 ready - - 0 8899aabbccddeeff -\n", "W1 2 x\n", 36, 100, id);
+  CHECK(other.replaced);
+  CHECK(other.lines.empty());
+  CHECK(deploy::raw_witness_frames(head, "", 500, 100, id).replaced);  // truncated below the offset
+  CHECK_FALSE(deploy::raw_witness_frames(head, "", 0, 0, "").replaced);
+}
+
+TEST_CASE("witness cursor: catch_up reads until the log's end, within its byte bound", "[hawk]") {
+  const std::string log = "W1 1 ready - - 0 0011223344556677 -\nW1 5 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
+  const std::string id = deploy::witness_log_id(log);
+  std::vector<long long> asked;
+  std::string served = log;
+  const LogReader read = [&](long long from, const std::string& known, std::size_t) -> Expected<LogRead> {
+    asked.push_back(from);
+    const auto size = static_cast<long long>(served.size());
+    const std::string bytes = from < size ? served.substr(static_cast<std::size_t>(from), 48) : "";
+    return LogRead{deploy::raw_witness_frames(served, bytes, from, size, known), 4096};
+  };
+  WitnessLogCursor cursor;
+  CHECK(catch_up(cursor, 1 << 20, read).empty());
+  CHECK(cursor.offset == static_cast<long long>(log.size()));
+  CHECK(cursor.log.records.size() == 1);
+  CHECK(asked == std::vector<long long>{0, 36});  // 48 bytes a read: two reads
+  // Another log at the same place: read from byte 0, once.
+  served = "W1 7 ready - - 0 8899aabbccddeeff -\n";
+  asked.clear();
+  CHECK(catch_up(cursor, 1 << 20, read).empty());
+  CHECK(asked == std::vector<long long>{static_cast<long long>(log.size()), 0});
+  CHECK(cursor.log.records.empty());
+  CHECK(cursor.restarts == 1);
+  // A byte bound smaller than the log: not judged on.
+  WitnessLogCursor fresh;
+  served = log;
+  CHECK_THAT(catch_up(fresh, 4096, read), Catch::Contains("further behind"));
+  // A reader that fails: its reason.
+  const LogReader broken = [](long long, const std::string&, std::size_t) -> Expected<LogRead> {
+    return make_error("the witness log could not be read over SSH: refused");
+  };
+  CHECK_THAT(catch_up(fresh, 1 << 20, broken), Catch::Contains("over SSH: refused"));
+}

@@ -1,5 +1,7 @@
 #include "harness/deploy/hawk/witness_cursor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace isoharness::deploy::hawk {
@@ -32,6 +34,27 @@ void restart(WitnessLogCursor& cursor, const std::string& log_id) {
   cursor.log_id = log_id;
   cursor.offset = 0;
   ++cursor.restarts;
+}
+
+std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read) {
+  std::size_t budget = max_bytes;
+  int restarts = 0;
+  for (int round = 0; round < 64 && budget >= 4096; ++round) {
+    auto got = read(cursor.offset, cursor.log_id, budget);
+    if (!got) return got.error().message;
+    const WitnessFrames& frames = got->frames;
+    absorb(cursor, frames);
+    if (!frames.problem.empty()) return "the witness log's answer was rejected: " + frames.problem;
+    budget -= std::min(budget, got->bytes);
+    if (frames.replaced) {  // another log at this address, or this one truncated: read it anew
+      if (++restarts > 1) return "the witness log at this address was replaced twice within one read";
+      restart(cursor, frames.log_id);
+      continue;
+    }
+    if (frames.next_offset >= frames.log_size) return "";
+    if (frames.lines.empty()) return "the witness log's answer brought no whole line";
+  }
+  return fmt::format("the witness log is further behind than one probe run reads ({} bytes)", max_bytes);
 }
 
 }  // namespace isoharness::deploy::hawk

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
+#include "harness/common/expected.h"
 #include "harness/deploy/witness_log.h"
 #include "harness/deploy/witness_wire.h"
 
@@ -35,5 +37,19 @@ void absorb(WitnessLogCursor& cursor, const WitnessFrames& frames,
 // `replaced`): the old log's records are dropped and every window up to its newest line
 // is forgotten.
 void restart(WitnessLogCursor& cursor, const std::string& log_id);
+
+// One read of a log from byte `from`, at most `budget` bytes: what the reader took of it
+// (read_witness_frames over HTTP, raw_witness_frames over SFTP) and how many bytes crossed.
+struct LogRead {
+  WitnessFrames frames;
+  std::size_t bytes = 0;
+};
+using LogReader =
+    std::function<Expected<LogRead>(long long from, const std::string& known_id, std::size_t budget)>;
+
+// Reads what the log gained since the cursor, in reads of at most what is left of
+// `max_bytes` (one probe run's bound), starting again from byte 0 once when the log was
+// replaced. "" when it caught up, else why the log cannot be judged on this run.
+std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read);
 
 }  // namespace isoharness::deploy::hawk
