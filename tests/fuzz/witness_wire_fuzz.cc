@@ -24,8 +24,8 @@ void read_as_answer(std::string_view body, long long from, const std::string& kn
 void round_trip(std::string_view log, long long from, std::size_t bound) {
   const std::string id = deploy::witness_log_id(log);
   const auto size = from + static_cast<long long>(log.size());
-  const auto f = deploy::read_witness_frames(deploy::frame_witness_log(kKey, id, log, from, size, bound), kKey,
-                                             from, id);
+  const auto f = deploy::read_witness_frames(deploy::frame_witness_log(kKey, id, log, from, size, bound),
+                                             kKey, from, id);
   if (!f.problem.empty() || f.rejected != 0 || f.replaced || f.log_id != id) __builtin_trap();
   if (log.substr(0, f.lines.size()) != f.lines) __builtin_trap();
   if (bound >= 128 * log.size() + 4096 && f.lines.size() != log.rfind('\n') + 1) __builtin_trap();
