@@ -1,6 +1,6 @@
 // An outside witness's log: the local world's witness (isoharness-world-helper witness)
 // writes it, and an operator-run witness on a deployment writes the same format (the hawk
-// backend reads it over HTTP, docs/CONTRACTS.md §4.4). One line per packet or DNS query
+// backend reads it over HTTP or SFTP, docs/CONTRACTS.md §4.4). One line per packet or DNS query
 // that arrived,
 //
 //   W1 <unix_ms> <kind> <source> <destination> <port> <nonce|-> <name|->
