@@ -1,12 +1,13 @@
 // An outside witness's log: the local world's witness (isoharness-world-helper witness)
 // writes it, and an operator-run witness on a deployment writes the same format (the hawk
-// backend reads it over HTTP, docs/CONTRACTS.md §4.4). One line per packet or DNS query
+// backend reads it over HTTP or SFTP, docs/CONTRACTS.md §4.4). One line per packet or DNS query
 // that arrived,
 //
 //   W1 <unix_ms> <kind> <source> <destination> <port> <nonce|-> <name|->
 //
 // kind: tcp-syn, tcp-data (a TCP segment whose first bytes carry a nonce), udp, icmp-echo,
-// dns; plus "ready" (the witness started), "heartbeat" (it
+// dns; plus "ready" (the witness started: the log's first line, its nonce field a random
+// value that names the log, deploy/witness_wire.h), "heartbeat" (it
 // is alive: one at least every kHeartbeatMs), "quota" (it stopped logging the source in the
 // line's source field, which sent more than its share) and "full" (it stopped logging at its
 // line cap). Parsing is separate from reading: the text may be

@@ -191,6 +191,17 @@ struct EgressSettings {
 // operator runs, outside the sandboxes' reach, logging what arrives at its canary addresses
 // and DNS zone in the witness log format (harness/deploy/witness_log.h). The harness adds
 // probe targets aimed at it and reads its log over HTTP after each probe run.
+// The witness log read over SSH instead (log.ssh): the file at `path` on `host`, read with
+// SFTP at the harness's offset, the server's host key pinned.
+struct WitnessLogSsh {
+  std::string host;  // an IPv4 address
+  int port = 22;
+  std::string user;
+  std::string identity_file;  // an unencrypted ed25519/ECDSA private key, absolute path
+  std::string host_key;       // OpenSSH public key line, required
+  std::string path;           // absolute path of the log on the server
+};
+
 struct WitnessSettings {
   std::string canary;   // IPv4 address the witness listens on (tcp_port, udp_ports, ICMP echo)
   std::string canary6;  // its IPv6 address ("" = none)
@@ -203,6 +214,9 @@ struct WitnessSettings {
   std::string log_host;
   int log_port = 80;
   std::string log_path;
+  // Or (exactly one of the two) the log file read over SSH; then no token (the SSH
+  // channel, not a MAC, authenticates what is read: docs/CONTRACTS.md §4.4.1).
+  std::optional<WitnessLogSsh> log_ssh;
   // The log is read incrementally (from the byte after the last line read, wire format in
   // deploy/witness_wire.h): at most this many bytes per probe run; a log further behind is
   // not judged on for that run.

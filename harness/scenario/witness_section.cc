@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <regex>
 
 #include "harness/scenario/profile_sections.h"
 
@@ -19,9 +20,16 @@ struct WitnessReader {
   const YamlDocument& doc;
   std::vector<Diagnostic>& errors;
 
+  // `key` is a dotted path below witness: ("log.ssh.host" points at /witness/log/ssh/host).
   void error(const std::string& key, const std::string& message) const {
-    errors.push_back(doc.source.diagnostic(key.empty() ? "/witness" : pointer_join("/witness", key), "",
-                                           "witness" + (key.empty() ? "" : "." + key) + " " + message));
+    std::string pointer = "/witness";
+    for (std::size_t start = 0; !key.empty() && start <= key.size();) {
+      const auto dot = std::min(key.find('.', start), key.size());
+      pointer = pointer_join(pointer, std::string_view(key).substr(start, dot - start));
+      start = dot + 1;
+    }
+    errors.push_back(
+        doc.source.diagnostic(pointer, "", "witness" + (key.empty() ? "" : "." + key) + " " + message));
   }
   // An integer from low to high at key (when present).
   void bounded(const json& w, const std::string& key, long low, long high, int& out) const {
@@ -145,22 +153,80 @@ void read_witness_token(const WitnessReader& r, const json& log, WitnessSettings
   out.log_token_env = name;
 }
 
+// An OpenSSH public key line of a type libssh2 verifies: "type base64" (a comment may follow).
+bool ssh_host_key_line(const std::string& s) {
+  static const std::regex re("(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+=*( [^\n]*)?");
+  return s.size() <= 1024 && std::regex_match(s, re);
+}
+
+// A login name: a lower-case letter or '_', then letters, digits, '_' and '-', at most 32.
+bool login_name(std::string_view u) {
+  return !u.empty() && u.size() <= 32 && ((u[0] >= 'a' && u[0] <= 'z') || u[0] == '_') &&
+         std::all_of(u.begin(), u.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+         });
+}
+
+// An absolute path of printable ASCII without spaces, at most 1024 characters.
+bool absolute_path(std::string_view p) {
+  return !p.empty() && p.size() <= 1024 && p.front() == '/' &&
+         std::all_of(p.begin(), p.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+// log.ssh: {host, port, user, identity_file, host_key, path}, every key but port required.
+void read_witness_ssh(const WitnessReader& r, const json& ssh, WitnessSettings& out) {
+  if (!ssh.is_object())
+    return r.error("log.ssh", "must be a mapping (host, port, user, identity_file, host_key, path)");
+  for (const auto& [key, value] : ssh.items())
+    if (key != "host" && key != "port" && key != "user" && key != "identity_file" && key != "host_key" &&
+        key != "path")
+      r.error("log.ssh",
+              "has an unknown key '" + key + "' (known: host, port, user, identity_file, host_key, path)");
+  const auto text = [&](const char* key) {
+    return ssh.contains(key) && ssh[key].is_string() ? ssh[key].get<std::string>() : "";
+  };
+  WitnessLogSsh s{text("host"), 22, text("user"), text("identity_file"), text("host_key"), text("path")};
+  if (!ipv4_literal(s.host)) r.error("log.ssh.host", "is required: the SSH server's IPv4 address");
+  if (ssh.contains("port") &&
+      (!ssh["port"].is_number_integer() || ssh["port"].get<long>() < 1 || ssh["port"].get<long>() > 65535))
+    r.error("log.ssh.port", "must be a whole number from 1 to 65535");
+  else if (ssh.contains("port"))
+    s.port = ssh["port"].get<int>();
+  if (!login_name(s.user))
+    r.error("log.ssh.user", "is required: a login name ([a-z_][a-z0-9_-]*, at most 32)");
+  if (!absolute_path(s.identity_file))
+    r.error("log.ssh.identity_file", "is required: the absolute path of an unencrypted ed25519 or ECDSA key");
+  if (!ssh_host_key_line(s.host_key))
+    r.error("log.ssh.host_key",
+            "is required: the server's pinned host key, an OpenSSH line \"ssh-ed25519 AAAA...\" (or ECDSA)");
+  if (!absolute_path(s.path)) r.error("log.ssh.path", "is required: the log's absolute path on the server");
+  out.log_ssh = s;
+}
+
 void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& out) {
   const json& log = w.contains("log") ? w["log"] : json();
-  if (!log.is_object() || !log.contains("http")) {
-    r.error("log", "is required: a mapping with http: \"http://ADDRESS[:PORT]/PATH\" (max_bytes, timeout_s)");
+  if (!log.is_object() || log.contains("http") == log.contains("ssh")) {
+    r.error("log",
+            "is required: a mapping with exactly one of http: \"http://ADDRESS[:PORT]/PATH\" and ssh: {host, "
+            "port, user, identity_file, host_key, path} (max_bytes, timeout_s)");
     return;
   }
   for (const auto& [key, value] : log.items())
-    if (key != "http" && key != "max_bytes" && key != "timeout_s" && key != "token_file" &&
+    if (key != "http" && key != "ssh" && key != "max_bytes" && key != "timeout_s" && key != "token_file" &&
         key != "token_env")
+      r.error("log", "has an unknown key '" + key +
+                         "' (known: http, ssh, max_bytes, timeout_s, token_file, token_env)");
+  if (log.contains("ssh")) {
+    if (log.contains("token_file") || log.contains("token_env"))
+      r.error("log", "takes no token_file or token_env with ssh: the file is read as it is, without MACs");
+    read_witness_ssh(r, log["ssh"], out);
+  } else {
+    read_witness_token(r, log, out);
+    if (!log["http"].is_string() || !parse_log_url(log["http"].get<std::string>(), out))
       r.error("log",
-              "has an unknown key '" + key + "' (known: http, max_bytes, timeout_s, token_file, token_env)");
-  read_witness_token(r, log, out);
-  if (!log["http"].is_string() || !parse_log_url(log["http"].get<std::string>(), out))
-    r.error("log",
-            "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "
-            "and a path of letters, digits and -._~/");
+              "http must be \"http://ADDRESS[:PORT]/PATH\" with an IPv4 address or the word jumphost, "
+              "and a path of letters, digits and -._~/");
+  }
   if (log.contains("max_bytes")) {
     const json& m = log["max_bytes"];
     if (!m.is_number_integer() || m.get<long long>() < 4096 || m.get<long long>() > (256LL << 20))

@@ -115,6 +115,22 @@ inline constexpr std::size_t kPackMinBytes = std::size_t{64} * 1024;
 // many files it packed; anything it cannot read is left for the upload to report.
 std::size_t prepack_dir(const std::string& local_dir);
 
+// What sftp_read_range read of a file: its size when opened, its first bytes (up to
+// head_bytes, whatever the range) and at most max_bytes from the offset asked.
+struct RemoteRange {
+  long long size = 0;
+  std::string head;
+  std::string bytes;
+};
+
+// Connects straight to `server` (no jumphost), checks its host key against
+// server.host_key (required: an unknown or changed key is refused), logs in with
+// `credentials`, opens `remote_path` read-only over SFTP and reads the range; every step
+// within `deadline`. Nothing runs on the server but its SFTP subsystem (sftp_read.cc).
+Expected<RemoteRange> sftp_read_range(const deploy::SshEndpoint& server, const Credentials& credentials,
+                                      const std::string& remote_path, long long offset, std::size_t max_bytes,
+                                      std::size_t head_bytes, std::chrono::milliseconds deadline);
+
 class SandboxSession {
  public:
   class Impl;

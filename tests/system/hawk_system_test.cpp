@@ -608,10 +608,8 @@ TEST_CASE("a start refused for the platform's quota waits and is tried again unt
   p.env_extra["HAWK_STANDIN_MAX_LIVE"] = "1";
   p.hawk_extra = "  max_live_evals: 3\n";  // the profile says more than the platform allows
   // Under a quota of one, each eval's world reuses the last one's jumphost address, so its
-  // witness log sits at the URL of the last world's, and the harness's read cursor (kept
-  // per URL) cannot tell the log was replaced: this case is about the quota, not witnesses.
-  p.witness = false;
-  p.hubble = false;
+  // witness log sits at the URL of the last world's: the harness's read cursor sees the
+  // log's identity change and reads the new log from its start, so every check is judged.
   p.write_profile();
   RunResult r = p.run({cheap_scenario(p.dir.path, 3)});
   INFO(r.out);

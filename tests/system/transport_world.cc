@@ -128,8 +128,10 @@ void TransportWorld::build() {
   link_namespaces(a);
 
   // The jumphost as a platform runs it: no shell, forwarding only to the sandbox's sshd.
-  jump_role_ = fmt::format(
-      "PermitTTY no\nForceCommand /bin/false\nAllowTcpForwarding local\nPermitOpen {}:2222\n", a.sandbox);
+  jump_role_ = fmt::format("PermitTTY no\n{}\nAllowTcpForwarding local\nPermitOpen {}:2222\n",
+                           options_.jump_sftp ? "Subsystem sftp internal-sftp\nForceCommand internal-sftp"
+                                              : "ForceCommand /bin/false",
+                           a.sandbox);
   jump_sshd_ = start_sshd(ns_jump, a.jump, 22, dir + "/jump_host");
   start_sshd(ns_sandbox, a.sandbox, 2222, dir + "/sandbox_host");
 

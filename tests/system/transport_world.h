@@ -23,9 +23,12 @@ class TransportWorld {
   // What the sandbox's sshd offers. sftp false: no `Subsystem sftp` line (as dropbear or a
   // minimal sshd). head false: its sessions' PATH is a directory of links to every command
   // of /usr/bin and /usr/sbin but `head` (a sandbox image without it), HOME an empty one.
+  // jump_sftp: the jumphost's sshd serves SFTP and nothing else (ForceCommand
+  // internal-sftp) instead of no session at all, as an operator's log server would.
   struct Options {
     bool sftp = true;
     bool head = true;
+    bool jump_sftp = false;
   };
   // Builds the world; throws std::runtime_error saying which step failed.
   static std::unique_ptr<TransportWorld> create(Options options);

@@ -235,10 +235,12 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
   const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
   // The first read takes the whole log; the second asks from where it stopped and gets one
   // more line; the third answer is forged (another token).
+  const std::string id = deploy::witness_log_id(log);
   TinyServer server(
-      {ok + deploy::frame_witness_log(token, log, 0, size, 1 << 20),
-       ok + deploy::frame_witness_log(token, more, size, size + static_cast<long long>(more.size()), 1 << 20),
-       ok + deploy::frame_witness_log("another-token-of-some-length", "W1 1 udp - - 0 - -\n",
+      {ok + deploy::frame_witness_log(token, id, log, 0, size, 1 << 20),
+       ok + deploy::frame_witness_log(token, id, more, size, size + static_cast<long long>(more.size()),
+                                      1 << 20),
+       ok + deploy::frame_witness_log("another-token-of-some-length", id, "W1 1 udp - - 0 - -\n",
                                       size + static_cast<long long>(more.size()),
                                       size + static_cast<long long>(more.size()) + 19, 1 << 20)});
   auto p = scenario::parse_deployment(
@@ -297,10 +299,11 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
 TEST_CASE("witness wire format: each line's MAC and place checked, the token never sent", "[hawk]") {
   const std::string key = "operator-shared-token-0123456789";
   const std::string log = "W1 1 ready - - 0 - -\nW1 2 udp 192.0.2.9 203.0.113.40 53 00ff -\nW1 3 udp";
+  const std::string id = "0123456789abcdef0123456789abcdef";
   const std::string body =
-      deploy::frame_witness_log(key, log, 100, 100 + static_cast<long long>(log.size()), 1 << 20);
+      deploy::frame_witness_log(key, id, log, 100, 100 + static_cast<long long>(log.size()), 1 << 20);
   CHECK(body.find(key) == std::string::npos);
-  auto f = deploy::read_witness_frames(body, key, 100);
+  auto f = deploy::read_witness_frames(body, key, 100, id);
   CHECK(f.problem.empty());
   CHECK(f.lines ==
         "W1 1 ready - - 0 - -\nW1 2 udp 192.0.2.9 203.0.113.40 53 00ff -\n");  // the unfinished line waits
@@ -309,30 +312,28 @@ TEST_CASE("witness wire format: each line's MAC and place checked, the token nev
   CHECK(deploy::witness_mac("key", "The quick brown fox jumps over the lazy dog") ==
         "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");  // RFC 4231-style known answer
   // Another key: the start line fails.
-  CHECK_THAT(deploy::read_witness_frames(body, "another-key-0123456789", 100).problem,
+  CHECK_THAT(deploy::read_witness_frames(body, "another-key-0123456789", 100, id).problem,
              Catch::Contains("MAC"));
   // Asked from elsewhere: the answer does not fit the question.
-  CHECK_THAT(deploy::read_witness_frames(body, key, 0).problem, Catch::Contains("not 0"));
+  CHECK_THAT(deploy::read_witness_frames(body, key, 0, id).problem, Catch::Contains("not 0"));
   // A line changed in transit: rejected, and nothing after it is taken.
   std::string changed = body;
   changed.replace(changed.find("192.0.2.9"), 9, "192.0.2.8");
-  auto c = deploy::read_witness_frames(changed, key, 100);
+  auto c = deploy::read_witness_frames(changed, key, 100, id);
   CHECK(c.rejected == 1);
   CHECK(c.lines == "W1 1 ready - - 0 - -\n");
   CHECK_THAT(c.problem, Catch::Contains("byte 121"));
   // A line dropped in transit: the next one's offset gives it away.
   const auto first_end = body.find('\n', body.find('\n') + 1);
   std::string dropped = body.substr(0, body.find('\n') + 1) + body.substr(first_end + 1);
-  CHECK(deploy::read_witness_frames(dropped, key, 100).rejected == 1);
-  // The log shrank below what was read: the log was replaced.
-  const std::string shrunk = deploy::frame_witness_log(key, "", 500, 40, 1 << 20);
-  CHECK_THAT(deploy::read_witness_frames(shrunk, key, 500).problem, Catch::Contains("shrank"));
-  CHECK_THAT(deploy::read_witness_frames("W1 1 ready - - 0 - -\n", key, 0).problem,
+  CHECK(deploy::read_witness_frames(dropped, key, 100, id).rejected == 1);
+  CHECK_THAT(deploy::read_witness_frames("W1 1 ready - - 0 - -\n", key, 0, "").problem,
              Catch::Contains("start line"));
   // An answer bounded in bytes carries whole lines only.
-  const std::string small = deploy::frame_witness_log(key, log, 0, static_cast<long long>(log.size()), 200);
-  CHECK(small.size() <= 200);
-  CHECK(deploy::read_witness_frames(small, key, 0).lines == "W1 1 ready - - 0 - -\n");
+  const std::string small =
+      deploy::frame_witness_log(key, id, log, 0, static_cast<long long>(log.size()), 240);
+  CHECK(small.size() <= 240);
+  CHECK(deploy::read_witness_frames(small, key, 0, "").lines == "W1 1 ready - - 0 - -\n");
 }
 
 TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten window not judged", "[hawk]") {
@@ -353,4 +354,270 @@ TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten windo
   REQUIRE(cursor.log.records.size() == 2);
   CHECK(cursor.log.records.front().unix_ms == 20);
   CHECK(cursor.forgotten_to_ms == 10);
+}
+
+TEST_CASE("witness wire format: the log's identity, a replaced or truncated log, a forged identity",
+          "[hawk]") {
+  const std::string key = "operator-shared-token-0123456789";
+  // The identity is the first line's: the same log grown keeps it, another first line changes it.
+  const std::string id = deploy::witness_log_id("W1 1 ready - - 0 0011223344556677 -\n");
+  CHECK(id.size() == 32);
+  CHECK(deploy::witness_log_id("W1 1 ready - - 0 0011223344556677 -\nW1 2 heartbeat - - 0 - -\n") == id);
+  CHECK(deploy::witness_log_id("W1 1 ready - - 0 8899aabbccddeeff -\n") != id);
+  CHECK(deploy::witness_log_id("W1 1 ready - -") == "-");  // no whole line yet: no identity
+  CHECK(deploy::witness_log_id(std::string(5000, 'x')) == deploy::witness_log_id(std::string(4096, 'x')));
+  const std::string other = deploy::witness_log_id("W1 9 ready - - 0 8899aabbccddeeff -\n");
+  const std::string log = "W1 5 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
+
+  // Another log at the address: authenticated, so the reader starts again; none of its lines taken.
+  const std::string swapped = deploy::frame_witness_log(key, other, log, 300, 400, 1 << 20);
+  auto s = deploy::read_witness_frames(swapped, key, 300, id);
+  CHECK(s.problem.empty());
+  CHECK(s.replaced);
+  CHECK(s.lines.empty());
+  CHECK(s.log_id == other);
+  CHECK_FALSE(deploy::read_witness_frames(swapped, key, 300, other).replaced);
+  CHECK_FALSE(deploy::read_witness_frames(swapped, key, 300, "").replaced);  // nothing read yet
+  // The same log, shorter than what was read: truncated, read again from byte 0.
+  const std::string shrunk = deploy::frame_witness_log(key, id, "", 500, 40, 1 << 20);
+  auto t = deploy::read_witness_frames(shrunk, key, 500, id);
+  CHECK(t.problem.empty());
+  CHECK(t.replaced);
+  // A forged identity (the start line's id changed, its MAC not): refused, no restart.
+  std::string forged = deploy::frame_witness_log(key, id, log, 300, 400, 1 << 20);
+  forged.replace(forged.find(id), id.size(), other);
+  auto f = deploy::read_witness_frames(forged, key, 300, id);
+  CHECK_THAT(f.problem, Catch::Contains("MAC"));
+  CHECK_FALSE(f.replaced);
+  CHECK(f.log_id.empty());
+  // Lines MAC'd under another log's identity do not pass under this one's start line.
+  const std::string mine = deploy::frame_witness_log(key, id, log, 300, 400, 1 << 20);
+  const std::string theirs = deploy::frame_witness_log(key, other, log, 300, 400, 1 << 20);
+  const std::string spliced = mine.substr(0, mine.find('\n') + 1) + theirs.substr(theirs.find('\n') + 1);
+  auto sp = deploy::read_witness_frames(spliced, key, 300, id);
+  CHECK(sp.rejected == 1);
+  CHECK(sp.lines.empty());
+  CHECK(deploy::read_witness_frames(mine, key, 300, id).lines == log);
+}
+
+TEST_CASE("witness cursor: a replaced log starts again at byte 0, its old records forgotten", "[hawk]") {
+  WitnessLogCursor cursor;
+  deploy::WitnessFrames f;
+  f.log_id = "0123456789abcdef0123456789abcdef";
+  f.lines =
+      "W1 1 ready - - 0 - -\nW1 10 udp 192.0.2.9 203.0.113.40 53 00ff -\nW1 15 heartbeat - - 0 - -\n"
+      "W1 12 quota 192.0.2.9 - 0 - -\n";
+  f.next_offset = 120;
+  absorb(cursor, f);
+  CHECK(cursor.log_id == f.log_id);
+  CHECK(cursor.newest_ms == 15);
+  CHECK(cursor.log.quotas.size() == 1);  // a quota line is kept across reads
+  deploy::WitnessFrames r;
+  r.log_id = "fedcba9876543210fedcba9876543210";
+  r.replaced = true;
+  r.next_offset = 400;
+  absorb(cursor, r);  // a replaced answer moves nothing
+  CHECK(cursor.offset == 120);
+  CHECK(cursor.log_id == f.log_id);
+  restart(cursor, r.log_id);
+  CHECK(cursor.offset == 0);
+  CHECK(cursor.log_id == r.log_id);
+  CHECK(cursor.log.records.empty());
+  CHECK(cursor.log.quotas.empty());
+  CHECK_FALSE(cursor.log.ready);
+  CHECK(cursor.forgotten_to_ms == 15);  // a window reaching back into the old log is not judged
+  CHECK(cursor.restarts == 1);
+}
+
+TEST_CASE("hawk backend witness: a new log at the same address is read from its start", "[hawk]") {
+  const auto now = std::chrono::system_clock::now();
+  const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const auto line = [](long long t, const std::string& rest) {
+    return "W1 " + std::to_string(t) + " " + rest + "\n";
+  };
+  const std::string old_log = line(ms - 60000, "ready - - 0 00000000000000aa -") +
+                              line(ms - 50000, "tcp-syn 192.0.2.193 203.0.113.40 443 - -");
+  const std::string new_log = line(ms - 20000, "ready - - 0 00000000000000bb -") +
+                              line(ms - 10000, "heartbeat - - 0 - -") +
+                              line(ms, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
+                              line(ms, "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -");
+  const auto old_size = static_cast<long long>(old_log.size());
+  const auto new_size = static_cast<long long>(new_log.size());
+  const std::string old_id = deploy::witness_log_id(old_log), new_id = deploy::witness_log_id(new_log);
+  const std::string token = "operator-shared-token-0123456789";
+  ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN2", token.c_str(), 1);
+  const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
+  const std::string truncated = line(ms - 20000, "ready - - 0 00000000000000bb -");
+  TinyServer server({
+      ok + deploy::frame_witness_log(token, old_id, old_log, 0, old_size, 1 << 20),
+      // The next eval's world: a new log at the old address, read from the old offset.
+      ok + deploy::frame_witness_log(token, new_id, new_log.substr(static_cast<std::size_t>(old_size)),
+                                     old_size, new_size, 1 << 20),
+      ok + deploy::frame_witness_log(token, new_id, new_log, 0, new_size, 1 << 20),
+      ok + deploy::frame_witness_log(token, new_id, "", new_size, new_size, 1 << 20),
+      // The same log, truncated below what was read.
+      ok + deploy::frame_witness_log(token, new_id, "", new_size, static_cast<long long>(truncated.size()),
+                                     1 << 20),
+      ok + deploy::frame_witness_log(token, new_id, truncated, 0, static_cast<long long>(truncated.size()),
+                                     1 << 20),
+      // A forged identity: refused, and the cursor stays where it was.
+      ok + deploy::frame_witness_log("another-token-of-some-length", old_id, "",
+                                     static_cast<long long>(truncated.size()),
+                                     static_cast<long long>(truncated.size()), 1 << 20),
+  });
+  auto p = scenario::parse_deployment(
+      kBase +
+          "witness: { canary: 203.0.113.40, settle_ms: 0, log: { timeout_s: 1, token_env: "
+          "ISOHARNESS_UNIT_WITNESS_TOKEN2, http: \"http://jumphost:" +
+          std::to_string(server.port) + "/witness.log\" } }\n",
+      "w.yaml");
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-witness-unit-replaced";
+  HawkOptions o;
+  o.work_dir = dir;
+  o.runner = [](const auto&, const auto&) -> Expected<RunResult> { return make_error("no CLI here"); };
+  HawkBackend backend(p, o);
+  deploy::SandboxHandle h;
+  h.route.jump.host = "127.0.0.1";
+  h.route.sandbox.host = "192.0.2.193";
+  auto first = backend.witness(h, "0123456789abcdef", now - 55s, now - 45s);
+  REQUIRE(first);
+  CHECK(first->complete);
+  CHECK(first->records.size() == 1);  // the old log's SYN
+
+  auto second = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(second);
+  CHECK(second->complete);
+  CHECK(second->records.size() == 2);  // the new log's SYN and datagram, every one of them
+  auto back = backend.witness(h, "0123456789abcdef", now - 55s, now - 45s);
+  REQUIRE(back);
+  CHECK_FALSE(back->complete);  // the old log's window: its records were forgotten
+  CHECK_THAT(back->note, Catch::Contains("before the records the harness keeps"));
+
+  // Truncated: what the log held is gone, so no window up to its newest line is judged.
+  auto cut = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(cut);
+  CHECK_FALSE(cut->complete);
+  CHECK(cut->records.empty());
+  CHECK_THAT(cut->note, Catch::Contains("before the records the harness keeps"));
+  auto forged = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(forged);
+  CHECK_FALSE(forged->complete);
+  CHECK_THAT(forged->note, Catch::Contains("MAC"));
+  REQUIRE(server.requests.size() == 7);
+  const auto from = [](long long n) {
+    return "GET /witness.log?from=" + std::to_string(n) + " HTTP/1.0\r\n";
+  };
+  CHECK(server.requests[1].rfind(from(old_size), 0) == 0);
+  CHECK(server.requests[2].rfind(from(0), 0) == 0);
+  CHECK(server.requests[3].rfind(from(new_size), 0) == 0);
+  CHECK(server.requests[4].rfind(from(new_size), 0) == 0);
+  CHECK(server.requests[5].rfind(from(0), 0) == 0);
+  CHECK(server.requests[6].rfind(from(static_cast<long long>(truncated.size())), 0) == 0);
+  ::unsetenv("ISOHARNESS_UNIT_WITNESS_TOKEN2");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("witness: log.ssh names the log file on an SSH server, its host key pinned", "[hawk]") {
+  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIATa7TySBAxRWg7jZr8RowgcPkvoBS1hRj1AjCT4GERa";
+  auto p = scenario::parse_deployment(kBase +
+                                          "witness:\n  canary: 203.0.113.40\n  log:\n    ssh:\n"
+                                          "      host: 192.0.2.1\n      port: 2022\n      user: witness\n"
+                                          "      identity_file: /etc/isoharness/witness_ed25519\n"
+                                          "      host_key: \"" +
+                                          key +
+                                          "\"\n      path: /var/log/witness.log\n"
+                                          "    timeout_s: 4\n",
+                                      "w.yaml");
+  REQUIRE(p.witness);
+  REQUIRE(p.witness->log_ssh);
+  CHECK(p.witness->log_ssh->host == "192.0.2.1");
+  CHECK(p.witness->log_ssh->port == 2022);
+  CHECK(p.witness->log_ssh->user == "witness");
+  CHECK(p.witness->log_ssh->identity_file == "/etc/isoharness/witness_ed25519");
+  CHECK(p.witness->log_ssh->host_key == key);
+  CHECK(p.witness->log_ssh->path == "/var/log/witness.log");
+  CHECK(p.witness->log_timeout_s == 4);
+  CHECK(p.witness->log_host.empty());
+
+  const auto ssh = [&](const std::string& fields, const std::string& more = "") {
+    return witness_error("witness:\n  canary: 203.0.113.40\n  log:\n" + more + "    ssh:\n" + fields);
+  };
+  const std::string good =
+      "      host: 192.0.2.1\n      user: witness\n      identity_file: /k\n      host_key: \"" + key +
+      "\"\n      path: /w.log\n";
+  CHECK(ssh(good).empty());
+  // Each required key, missing: an error naming it, at the file's line.
+  for (const std::string field : {"host", "user", "identity_file", "host_key", "path"}) {
+    INFO(field);
+    std::string fields = good;
+    const auto at = fields.find("      " + field + ":");
+    fields.erase(at, fields.find('\n', at) - at + 1);
+    CHECK_THAT(ssh(fields),
+               Catch::Contains("witness.log.ssh." + field + " is required") && Catch::Contains("w.yaml:"));
+  }
+  CHECK_THAT(ssh(good + "      port: 0\n"), Catch::Contains("witness.log.ssh.port must be"));
+  CHECK_THAT(ssh(good + "      command: cat\n"), Catch::Contains("unknown key 'command'"));
+  std::string rsa = good;
+  rsa.replace(rsa.find("ssh-ed25519"), 11, "ssh-rsa");  // libssh2 here verifies no rsa-sha2
+  CHECK_THAT(ssh(rsa), Catch::Contains("witness.log.ssh.host_key is required"));
+  std::string named = good;
+  named.replace(named.find("192.0.2.1"), 9, "log.example.com");
+  CHECK_THAT(ssh(named), Catch::Contains("witness.log.ssh.host is required"));
+  std::string relative = good;
+  relative.replace(relative.find("/w.log"), 6, "w.log");
+  CHECK_THAT(ssh(relative), Catch::Contains("witness.log.ssh.path is required"));
+  CHECK_THAT(ssh(good, "    http: \"http://192.0.2.1/w\"\n"), Catch::Contains("exactly one of http"));
+  CHECK_THAT(ssh(good, "    token_env: WITNESS_TOKEN\n"),
+             Catch::Contains("takes no token_file or token_env"));
+}
+
+TEST_CASE("witness log read as a file: whole lines, its identity, a replaced or truncated one", "[hawk]") {
+  const std::string head = "W1 1 ready - - 0 0011223344556677 -\nW1 2 heartbeat - - 0 - -\n";
+  const std::string id = deploy::witness_log_id(head);
+  auto f = deploy::raw_witness_frames(head, "W1 2 heartbeat - - 0 - -\nW1 3 udp", 36, 100, id);
+  CHECK(f.problem.empty());
+  CHECK_FALSE(f.replaced);
+  CHECK(f.log_id == id);
+  CHECK(f.lines == "W1 2 heartbeat - - 0 - -\n");  // the unfinished line waits
+  CHECK(f.next_offset == 36 + 25);
+  CHECK(deploy::raw_witness_frames(head, "W1 3 udp", 36, 100, id).lines.empty());
+  auto other = deploy::raw_witness_frames("W1 9 ready - - 0 8899aabbccddeeff -\n", "W1 2 x\n", 36, 100, id);
+  CHECK(other.replaced);
+  CHECK(other.lines.empty());
+  CHECK(deploy::raw_witness_frames(head, "", 500, 100, id).replaced);  // truncated below the offset
+  CHECK_FALSE(deploy::raw_witness_frames(head, "", 0, 0, "").replaced);
+}
+
+TEST_CASE("witness cursor: catch_up reads until the log's end, within its byte bound", "[hawk]") {
+  const std::string log = "W1 1 ready - - 0 0011223344556677 -\nW1 5 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
+  const std::string id = deploy::witness_log_id(log);
+  std::vector<long long> asked;
+  std::string served = log;
+  const LogReader read = [&](long long from, const std::string& known, std::size_t) -> Expected<LogRead> {
+    asked.push_back(from);
+    const auto size = static_cast<long long>(served.size());
+    const std::string bytes = from < size ? served.substr(static_cast<std::size_t>(from), 48) : "";
+    return LogRead{deploy::raw_witness_frames(served, bytes, from, size, known), 4096};
+  };
+  WitnessLogCursor cursor;
+  CHECK(catch_up(cursor, 1 << 20, read).empty());
+  CHECK(cursor.offset == static_cast<long long>(log.size()));
+  CHECK(cursor.log.records.size() == 1);
+  CHECK(asked == std::vector<long long>{0, 36});  // 48 bytes a read: two reads
+  // Another log at the same place: read from byte 0, once.
+  served = "W1 7 ready - - 0 8899aabbccddeeff -\n";
+  asked.clear();
+  CHECK(catch_up(cursor, 1 << 20, read).empty());
+  CHECK(asked == std::vector<long long>{static_cast<long long>(log.size()), 0});
+  CHECK(cursor.log.records.empty());
+  CHECK(cursor.restarts == 1);
+  // A byte bound smaller than the log: not judged on.
+  WitnessLogCursor fresh;
+  served = log;
+  CHECK_THAT(catch_up(fresh, 4096, read), Catch::Contains("further behind"));
+  // A reader that fails: its reason.
+  const LogReader broken = [](long long, const std::string&, std::size_t) -> Expected<LogRead> {
+    return make_error("the witness log could not be read over SSH: refused");
+  };
+  CHECK_THAT(catch_up(fresh, 1 << 20, broken), Catch::Contains("over SSH: refused"));
 }

@@ -91,7 +91,6 @@ class HawkBackend final : public Backend {
   void remove(const HawkCli& cli, const std::string& id) noexcept;
   WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
                            long long to_ms) const;
-  std::string catch_up(WitnessLogCursor& cursor, const std::string& host, const std::string& token) const;
   Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
   DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
 
@@ -102,7 +101,8 @@ class HawkBackend final : public Backend {
   std::set<std::pair<std::string, std::string>> live_;  // (eval set id, node class)
   std::mutex login_mutex_;                              // one pre-flight at a time
   std::map<std::string, std::string> login_checked_;    // node class -> "" or why not logged in
-  // Where the harness is in each operator witness log (by its URL), read incrementally.
+  // Where the harness is in each operator witness log (by its URL, http:// or sftp://),
+  // read incrementally.
   mutable std::mutex witness_mutex_;
   mutable std::map<std::string, WitnessLogCursor> cursors_;
 };

@@ -2,7 +2,9 @@
 // witness: section, docs/CONTRACTS.md §4.4). Its log is the local world's format
 // (harness/deploy/witness_log.h), read over HTTP after each probe run, incrementally from
 // where the last read stopped and authenticated line by line (deploy/witness_wire.h, the
-// token from the profile's token_file or token_env); the sandbox is known to it by the
+// token from the profile's token_file or token_env), or read as a file over SFTP from the
+// same offset (log.ssh, the server's host key pinned), starting again from its first byte
+// when the address serves another log or a truncated one; the sandbox is known to it by the
 // address its ssh-command line names (TCP) and by the probe's nonce (UDP, ICMP, DNS). A log
 // that cannot be read, fails its MACs, or is further behind than one run's byte bound is
 // not judged on (the view is incomplete, saying why).
@@ -18,6 +20,7 @@
 #include "harness/deploy/hawk/witness_cursor.h"
 #include "harness/deploy/hawk/witness_http.h"
 #include "harness/deploy/witness_log.h"
+#include "harness/transport/transport.h"
 
 namespace isoharness::deploy::hawk {
 namespace {
@@ -60,44 +63,70 @@ Expected<std::string> witness_token(const scenario::WitnessSettings& w) {
   return token;
 }
 
-}  // namespace
+// Where the log is read from: its name (the cursor's key, shown in evidence) and a reader;
+// `problem` says why it cannot be read at all.
+struct LogSource {
+  std::string url;
+  std::string problem;
+  LogReader read;
+};
 
-// Reads what the log gained since the cursor, in answers of at most what is left of one
-// run's byte bound. "" when it caught up, else why the log cannot be judged on this run.
-std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& host,
-                                  const std::string& token) const {
-  const auto& w = *profile_.witness;
-  std::size_t budget = w.max_log_bytes;
-  for (int round = 0; round < 64 && budget >= 4096; ++round) {
-    const std::string path = w.log_path + "?from=" + std::to_string(cursor.offset);
-    auto got = http_get_bounded(host, w.log_port, path, budget, std::chrono::seconds(w.log_timeout_s));
-    if (!got) return fmt::format("the witness log could not be read from {}: {}", host, got.error().message);
-    const WitnessFrames frames = read_witness_frames(got->body, token, cursor.offset);
-    absorb(cursor, frames);
-    if (!frames.problem.empty()) return "the witness log's answer was rejected: " + frames.problem;
-    if (frames.next_offset >= frames.log_size) return "";
-    if (frames.lines.empty()) return "the witness log's answer brought no whole line";
-    budget -= std::min(budget, got->body.size());
+// log.http: GETs of the framed, MAC'd answer (deploy/witness_wire.h).
+LogSource http_source(const scenario::WitnessSettings& w, const SandboxHandle& handle) {
+  const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
+  LogSource s{fmt::format("http://{}:{}{}", host, w.log_port, w.log_path), "", nullptr};
+  if (!is_ipv4(host)) {
+    s.problem = "the witness log's host '" + host + "' is not an IPv4 address";
+    return s;
   }
-  return fmt::format("the witness log is further behind than one probe run reads ({} bytes)",
-                     w.max_log_bytes);
+  auto token = witness_token(w);
+  if (!token) {
+    s.problem = token.error().message;
+    return s;
+  }
+  s.read = [&w, host, key = *token](long long from, const std::string& known_id,
+                                    std::size_t budget) -> Expected<LogRead> {
+    const std::string path = w.log_path + "?from=" + std::to_string(from);
+    auto got = http_get_bounded(host, w.log_port, path, budget, std::chrono::seconds(w.log_timeout_s));
+    if (!got)
+      return make_error(
+          fmt::format("the witness log could not be read from {}: {}", host, got.error().message));
+    return LogRead{read_witness_frames(got->body, key, from, known_id), got->body.size()};
+  };
+  return s;
 }
+
+// log.ssh: the file itself, read with SFTP from the cursor's offset (transport/sftp_read.cc).
+LogSource ssh_source(const scenario::WitnessSettings& w) {
+  const auto& ssh = *w.log_ssh;
+  LogSource s{fmt::format("sftp://{}@{}:{}{}", ssh.user, ssh.host, ssh.port, ssh.path), "", nullptr};
+  s.read = [&w](long long from, const std::string& known_id, std::size_t budget) -> Expected<LogRead> {
+    const auto& ssh = *w.log_ssh;
+    transport::Credentials credentials;
+    credentials.private_key_path = ssh.identity_file;
+    auto got = transport::sftp_read_range(deploy::SshEndpoint{ssh.host, ssh.port, ssh.user, ssh.host_key},
+                                          credentials, ssh.path, from, budget, kWitnessLogIdBytes,
+                                          std::chrono::seconds(w.log_timeout_s));
+    if (!got) return make_error("the witness log could not be read over SSH: " + got.error().message);
+    return LogRead{raw_witness_frames(got->head, got->bytes, from, got->size, known_id),
+                   got->head.size() + got->bytes.size()};
+  };
+  return s;
+}
+
+}  // namespace
 
 WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
                                       long long from_ms, long long to_ms) const {
   const auto& w = *profile_.witness;
-  const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
-  const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
-  const std::string who =
-      fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
-                  w.canary6.empty() ? "" : ", " + w.canary6, w.zone.empty() ? "" : ", zone " + w.zone, url);
-  if (!is_ipv4(host))
-    return unreadable(who, nonce, "the witness log's host '" + host + "' is not an IPv4 address");
-  const auto token = witness_token(w);
-  if (!token) return unreadable(who, nonce, token.error().message);
+  const LogSource source = w.log_ssh ? ssh_source(w) : http_source(w, handle);
+  const std::string who = fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
+                                      w.canary6.empty() ? "" : ", " + w.canary6,
+                                      w.zone.empty() ? "" : ", zone " + w.zone, source.url);
+  if (!source.problem.empty()) return unreadable(who, nonce, source.problem);
   std::lock_guard lock(witness_mutex_);
-  WitnessLogCursor& cursor = cursors_[url];
-  const std::string behind = catch_up(cursor, host, *token);
+  WitnessLogCursor& cursor = cursors_[source.url];
+  const std::string behind = catch_up(cursor, w.max_log_bytes, source.read);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
   WitnessView view =

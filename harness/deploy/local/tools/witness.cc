@@ -25,6 +25,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -321,6 +322,18 @@ Options parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
+// 16 random hex digits ("-" when the kernel gives no random bytes).
+std::string random_hex() {
+  unsigned char bytes[8];
+  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) return "-";
+  std::string hex;
+  for (const unsigned char b : bytes) {
+    hex += "0123456789abcdef"[b >> 4];
+    hex += "0123456789abcdef"[b & 15];
+  }
+  return hex;
+}
+
 }  // namespace
 
 int cmd_witness(const std::vector<std::string>& args) {
@@ -334,7 +347,9 @@ int cmd_witness(const std::vector<std::string>& args) {
     fds.push_back({open_udp(o.canary, port), POLLIN, 0});
     if (!o.canary6.empty()) fds.push_back({open_udp(o.canary6, port), POLLIN, 0});
   }
-  const std::string ready = "W1 " + std::to_string(unix_ms()) + " ready - - 0 - -\n";
+  // The ready line names this log (a random nonce): a reader that finds another log at the
+  // same address sees it by the first line (deploy/witness_wire.h).
+  const std::string ready = "W1 " + std::to_string(unix_ms()) + " ready - - 0 " + random_hex() + " -\n";
   (void)!::write(log.fd, ready.data(), ready.size());
   const auto until = Clock::now() + std::chrono::seconds(o.max_seconds);
   auto next_beat = Clock::now() + std::chrono::milliseconds(kHeartbeatMs);

@@ -4,10 +4,11 @@
 // It runs in the jumphost's namespace on the host link (the harness's side only: the
 // sandboxes' packets never reach that address), answers GET of one fixed path, optionally
 // with "?from=<byte offset>", with the file's lines from that offset in the authenticated
-// wire format (harness/deploy/witness_wire.h: each line with its offset and an HMAC keyed
-// with the token in --key-file), at most --max-bytes per answer, and anything else with
-// 404. One connection at a time, each bounded: 2 KiB of request head within 2 s, the
-// answer sent within 30 s; the process exits after --max-seconds whatever happens.
+// wire format (harness/deploy/witness_wire.h: the log's identity from its first line, each
+// line with its offset and an HMAC keyed with the token in --key-file), at most
+// --max-bytes per answer, and anything else with 404. One connection at a time, each
+// bounded: 2 KiB of request head within 2 s, the answer sent within 30 s; the process
+// exits after --max-seconds whatever happens.
 #include "harness/deploy/local/tools/witness_log_server.h"
 
 #include <arpa/inet.h>
@@ -149,35 +150,52 @@ long long requested_offset(const std::string& head, const std::string& path) {
   return rest.rfind(" HTTP/1.", 0) == 0 ? from : -1;
 }
 
-// The file's bytes from `from` on, at most `max` of them; its size in `size`.
-bool read_from(const std::string& file, long long from, std::size_t max, std::string& bytes,
-               long long& size) {
+// What one answer is made of: the file's identity (from its first bytes), its size, and
+// its bytes from the offset asked, at most the answer's bound of them.
+struct LogSlice {
+  std::string id;
+  long long size = 0;
+  std::string bytes;
+};
+
+// At most `max` bytes of the open file from `at`; false on a read error.
+bool pread_bounded(int f, long long at, std::size_t max, std::string& out) {
+  out.assign(max, '\0');
+  const ssize_t n = max == 0 ? 0 : ::pread(f, out.data(), out.size(), at);
+  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return n >= 0;
+}
+
+bool read_from(const std::string& file, long long from, std::size_t max, LogSlice& slice) {
   const int f = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
   if (f < 0 || ::fstat(f, &st) != 0) {
     if (f >= 0) ::close(f);
     return false;
   }
-  size = st.st_size;
-  bytes.assign(from < size ? std::min<std::size_t>(max, static_cast<std::size_t>(size - from)) : 0, '\0');
-  const ssize_t n = bytes.empty() ? 0 : ::pread(f, bytes.data(), bytes.size(), from);
+  slice.size = st.st_size;
+  std::string head;
+  const std::size_t want =
+      from < slice.size ? std::min<std::size_t>(max, static_cast<std::size_t>(slice.size - from)) : 0;
+  const bool ok = pread_bounded(f, 0, isoharness::deploy::kWitnessLogIdBytes, head) &&
+                  pread_bounded(f, from, want, slice.bytes);
   ::close(f);
-  bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return n >= 0;
+  slice.id = isoharness::deploy::witness_log_id(head);
+  return ok;
 }
 
 void answer(int fd, const LogServerOptions& o) {
   const std::string head = read_head(fd);
   const auto until = LogClock::now() + std::chrono::seconds(30);
   const long long from = requested_offset(head, o.path);
-  std::string bytes;
-  long long size = 0;
-  if (from < 0 || !read_from(o.file, from, o.max_bytes, bytes, size)) {
+  LogSlice slice;
+  if (from < 0 || !read_from(o.file, from, o.max_bytes, slice)) {
     const std::string no = "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     send_all_until(fd, no.data(), no.size(), until);
     return;
   }
-  const std::string body = isoharness::deploy::frame_witness_log(o.key, bytes, from, size, o.max_bytes);
+  const std::string body =
+      isoharness::deploy::frame_witness_log(o.key, slice.id, slice.bytes, from, slice.size, o.max_bytes);
   const std::string ok = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n";
   if (send_all_until(fd, ok.data(), ok.size(), until)) send_all_until(fd, body.data(), body.size(), until);
 }
