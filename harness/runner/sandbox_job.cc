@@ -55,8 +55,26 @@ UploadRecord upload_agent(LiveSandbox& sandbox) {
   return up;
 }
 
+// The targets the plan closes get the short deadline (`--blocked`), when the witnesses judge
+// egress: a drop point's record, not the sandbox's timeout, shows such an attempt was
+// stopped, and the arrival witness's window outlasts the probe. Under `witness: none` the
+// sandbox's report is the only evidence, and a slow way out must have the whole egress
+// deadline to show that it connects.
+void add_blocked_targets(const RunSettings& settings, const nlohmann::json& expect,
+                         const std::vector<deploy::EgressTarget>& targets, std::vector<std::string>& argv) {
+  if (settings.witness_waived || settings.blocked_deadline.count() <= 0 ||
+      settings.blocked_deadline >= settings.egress_deadline)
+    return;
+  std::vector<std::string> blocked;
+  for (const auto& target : targets)
+    if (!verify::egress_target_allowed(expect, target)) blocked.insert(blocked.end(), {"--blocked", target.name});
+  if (blocked.empty()) return;
+  argv.insert(argv.end(), {"--blocked-deadline-ms", std::to_string(settings.blocked_deadline.count())});
+  argv.insert(argv.end(), blocked.begin(), blocked.end());
+}
+
 // isoprobe posture's command line: deadlines, the agent to digest, every target, the nonce.
-std::vector<std::string> posture_argv(const RunSettings& settings,
+std::vector<std::string> posture_argv(const RunSettings& settings, const nlohmann::json& expect,
                                       const std::vector<deploy::EgressTarget>& targets,
                                       const std::string& nonce) {
   std::vector<std::string> argv = {
@@ -74,6 +92,7 @@ std::vector<std::string> posture_argv(const RunSettings& settings,
     argv.emplace_back("--target");
     argv.push_back(target_flag(target));
   }
+  add_blocked_targets(settings, expect, targets, argv);
   return argv;
 }
 
@@ -182,7 +201,7 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
 
   const std::vector<deploy::EgressTarget> targets = job_targets(settings, job);
   const std::string nonce = draw_nonce();
-  std::vector<std::string> argv = posture_argv(settings, targets, nonce);
+  std::vector<std::string> argv = posture_argv(settings, job.item->expect.get(), targets, nonce);
   add_sibling_targets(sandbox.handle().facts, argv);
   NoneSiblingProbes none_siblings(job.item->values.get(), sandbox.handle().facts, settings.targets,
                                   settings.egress_deadline);

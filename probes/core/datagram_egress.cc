@@ -1,7 +1,7 @@
 // One state per target: open a socket (for icmp: an ICMP datagram socket, else a raw
-// one), send, wait for an answer, resend up to three times. The loop ends when every
-// target has an answer or the deadline passes; what is left then reads "timeout" (udp,
-// icmp) or "dns_failed" (exfil).
+// one), send, wait for an answer, resend up to three times. A target whose deadline (its
+// own, TargetSpec::deadline, or the egress deadline) passes without an answer reads
+// "timeout" (udp, icmp) or "dns_failed" (exfil); the loop ends when every target is done.
 #include "probes/core/datagram_egress.h"
 
 #include <arpa/inet.h>
@@ -36,6 +36,7 @@ struct Datagram {
   std::string payload;
   std::string query_name;  // exfil
   std::uint16_t id = 0;
+  Clock::time_point deadline;  // the egress deadline, or the target's own when sooner
 };
 
 std::string errno_text(int e) {
@@ -208,6 +209,13 @@ void on_readable(Datagram& d) {
   }
 }
 
+// The deadline passed with no answer.
+void give_up(Datagram& d) {
+  finish(d, d.spec->proto == TargetProto::exfil ? "dns_failed" : "timeout", 0,
+         "no answer to " + std::to_string(d.sends) +
+             " datagram(s) before the deadline (only an outside witness can tell whether they arrived)");
+}
+
 std::string ability(int domain, int type, int protocol) {
   const int fd = ::socket(domain, type | SOCK_CLOEXEC, protocol);
   if (fd < 0) return errno_text(errno);
@@ -243,6 +251,8 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
     work[i].spec = &targets[i];
     work[i].out = EgressOutcome{targets[i].name, targets[i].host, std::string(proto_name(targets[i].proto)),
                                 targets[i].port};
+    const auto own = targets[i].deadline;
+    work[i].deadline = own ? std::min(deadline, Clock::now() + *own) : deadline;
     start(work[i], resolver, resolver_note, nonce, rng);
   }
   std::vector<pollfd> fds;
@@ -254,8 +264,10 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
     auto wake = deadline;
     for (std::size_t i = 0; i < work.size(); ++i) {
       Datagram& d = work[i];
+      if (!d.done && now >= d.deadline) give_up(d);
       if (!d.done && d.sends < kMaxSends && now >= d.next_send) send_once(d);
       if (d.done) continue;
+      wake = std::min(wake, d.deadline);
       if (d.sends < kMaxSends) wake = std::min(wake, d.next_send);
       fds.push_back(pollfd{d.fd, POLLIN, 0});
       owner.push_back(i);
@@ -270,10 +282,7 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
   std::vector<EgressOutcome> out;
   out.reserve(work.size());
   for (Datagram& d : work) {
-    if (!d.done)
-      finish(d, d.spec->proto == TargetProto::exfil ? "dns_failed" : "timeout", 0,
-             "no answer to " + std::to_string(d.sends) +
-                 " datagram(s) before the deadline (only an outside witness can tell whether they arrived)");
+    if (!d.done) give_up(d);
     out.push_back(std::move(d.out));
   }
   return out;

@@ -62,6 +62,13 @@ Observation run(Context& ctx) {
   auto outcomes = run_egress(streams, resolver, note, deadline, nonce);
   for (auto& r : sent.get()) outcomes.push_back(std::move(r));
   ev.add_line("nonce: " + nonce);
+  std::optional<std::chrono::milliseconds> own;
+  int shortened = 0;
+  for (const auto& t : opts.targets)
+    if (t.deadline) own = t.deadline, ++shortened;
+  if (own)
+    ev.add_line(std::to_string(shortened) + " target(s) the harness expects stopped given up after " +
+                std::to_string(own->count()) + " ms");
   nlohmann::json targets = nlohmann::json::array();
   for (const auto& r : outcomes) {
     targets.push_back({{"name", r.name},
