@@ -163,7 +163,9 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
                    const std::vector<deploy::EgressTarget>& targets, NoneSiblingProbes& none_siblings,
                    PostureRecord& out) {
   const nlohmann::json& posture = run.read.value();
+  const auto asked = Clock::now();
   out.witness = ctx.backend.witness(sandbox.handle(), run.nonce, run.from, run.to);
+  sandbox.timings()["witness_s"] = seconds_since(asked);
   out.claims = verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets,
                                        std::string(policy::level_name(job.item->level)),
                                        out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
@@ -194,7 +196,11 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
            std::string& resolver_instance) {
   sandbox.connect(45s);
   const RunSettings& settings = ctx.settings;
-  if (!settings.existing_sandbox) rec.freshness = judge_freshness(sandbox, rec.attempt, resolver_instance);
+  if (!settings.existing_sandbox) {
+    const auto t = Clock::now();
+    rec.freshness = judge_freshness(sandbox, rec.attempt, resolver_instance);
+    sandbox.timings()["freshness_s"] = seconds_since(t);
+  }
   rec.upload = upload_agent(sandbox);
   std::optional<BoardMembership> membership;  // leaves the board before the sandbox goes
   const std::optional<PeerServeStart> serve = become_peer(ctx, job, sandbox, rec.name, membership);
@@ -219,7 +225,11 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
     rec.peer_checks = std::move(peers.checks);
     rec.peers = std::move(peers.summary);
   }
-  if (!settings.existing_sandbox) rec.markers = leave_markers(ctx, sandbox, rec.name);
+  if (!settings.existing_sandbox) {
+    const auto t = Clock::now();
+    rec.markers = leave_markers(ctx, sandbox, rec.name);
+    sandbox.timings()["markers_s"] = seconds_since(t);
+  }
 }
 
 // Deploys once the context's gate lets it (a job's later attempts and jobs with more

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -64,10 +65,9 @@ Expected<std::string> witness_token(const scenario::WitnessSettings& w) {
 
 // Reads what the log gained since the cursor, in answers of at most what is left of one
 // run's byte bound. "" when it caught up, else why the log cannot be judged on this run.
-std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& host,
-                                  const std::string& token) const {
+std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& host, const std::string& token,
+                                  std::size_t& budget) const {
   const auto& w = *profile_.witness;
-  std::size_t budget = w.max_log_bytes;
   for (int round = 0; round < 64 && budget >= 4096; ++round) {
     const std::string path = w.log_path + "?from=" + std::to_string(cursor.offset);
     auto got = http_get_bounded(host, w.log_port, path, budget, std::chrono::seconds(w.log_timeout_s));
@@ -83,11 +83,42 @@ std::string HawkBackend::catch_up(WitnessLogCursor& cursor, const std::string& h
                      w.max_log_bytes);
 }
 
-WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
-                                      long long from_ms, long long to_ms) const {
+std::string HawkBackend::witness_host(const SandboxHandle& handle) const {
   const auto& w = *profile_.witness;
-  const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
-  const std::string url = fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
+  return w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
+}
+
+std::string HawkBackend::witness_url(const std::string& host) const {
+  const auto& w = *profile_.witness;
+  return fmt::format("http://{}:{}{}", host, w.log_port, w.log_path);
+}
+
+// What the probe sent last may still be on its way: the wait ends once the operator's log
+// shows a heartbeat it wrote after the wait began (every arrival before it is logged above
+// it), else after settle_ms. Without a readable log with heartbeats, settle_ms in full.
+void HawkBackend::settle(const SandboxHandle& handle, std::size_t& budget) const {
+  const auto max_wait = std::chrono::milliseconds(profile_.witness ? profile_.witness->settle_ms
+                                                                    : kDefaultSettleMs);
+  const std::string host = profile_.witness ? witness_host(handle) : "";
+  const auto token = profile_.witness ? witness_token(*profile_.witness) : Expected<std::string>(Error{""});
+  if (!profile_.witness || !is_ipv4(host) || !token) {
+    std::this_thread::sleep_for(max_wait);
+    return;
+  }
+  const std::string url = witness_url(host);
+  const auto beats = [&]() -> long long {
+    std::lock_guard lock(witness_mutex_);
+    WitnessLogCursor& cursor = cursors_[url];
+    return catch_up(cursor, host, *token, budget).empty() ? cursor.beats : -1;
+  };
+  wait_for_fresh_heartbeat(beats, std::chrono::milliseconds(kSettlePollMs), max_wait);
+}
+
+WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
+                                      long long to_ms, std::size_t& budget) const {
+  const auto& w = *profile_.witness;
+  const std::string host = witness_host(handle);
+  const std::string url = witness_url(host);
   const std::string who =
       fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
                   w.canary6.empty() ? "" : ", " + w.canary6, w.zone.empty() ? "" : ", zone " + w.zone, url);
@@ -97,7 +128,7 @@ WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::st
   if (!token) return unreadable(who, nonce, token.error().message);
   std::lock_guard lock(witness_mutex_);
   WitnessLogCursor& cursor = cursors_[url];
-  const std::string behind = catch_up(cursor, host, *token);
+  const std::string behind = catch_up(cursor, host, *token, budget);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
   WitnessView view =
@@ -118,15 +149,20 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
   const int slack_ms = profile_.witness ? profile_.witness->clock_slack_ms : kDefaultClockSlackMs;
   const long long from_ms = unix_ms(from) - slack_ms;
   const long long to_ms = unix_ms(to) + slack_ms;
-  // What the probe sent last may still be on its way; let the witnesses record it.
-  const int settle_ms = profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs;
-  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  // The drop point is asked at once, beside the arrival witness: the drops it must show are
+  // of each way out's first packets, sent as the probe began, not as it ended.
+  std::future<DropView> drops;
+  if (profile_.hubble)
+    drops = std::async(std::launch::async, [&] { return hubble_drops(handle, from_ms, to_ms); });
+  // One run's byte bound for every read of the operator's log, the settling ones included.
+  std::size_t budget = profile_.witness ? profile_.witness->max_log_bytes : 0;
+  settle(handle, budget);
   WitnessView view =
       profile_.witness
-          ? arrival_view(handle, nonce, from_ms, to_ms)
+          ? arrival_view(handle, nonce, from_ms, to_ms, budget)
           : unreadable("no arrival witness", nonce,
                        "the profile names no operator witness (witness:): arrivals are not observed");
-  if (profile_.hubble) view.drops = hubble_drops(handle, from_ms, to_ms);
+  if (drops.valid()) view.drops = drops.get();
   return view;
 }
 

@@ -12,6 +12,7 @@ void absorb(WitnessLogCursor& cursor, const WitnessFrames& frames, std::size_t m
   log.ready = log.ready || fresh.ready;
   if (log.full_since_ms < 0) log.full_since_ms = fresh.full_since_ms;
   log.malformed += fresh.malformed;
+  cursor.beats += static_cast<long long>(fresh.heartbeats.size());
   log.records.insert(log.records.end(), fresh.records.begin(), fresh.records.end());
   if (log.records.size() <= max_records) return;
   const auto drop = static_cast<long>(log.records.size() - max_records);

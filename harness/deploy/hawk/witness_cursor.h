@@ -18,6 +18,7 @@ struct WitnessLogCursor {
   WitnessLog log;                  // the records read so far, in log order
   long long forgotten_to_ms = -1;  // records up to this time were dropped to keep the bound
   std::size_t rejected = 0;        // lines that failed their MAC or their place, in all
+  long long beats = 0;             // the "ready" and "heartbeat" lines read so far, in all
 };
 
 // Takes one answer's accepted lines into the cursor and moves it past them.
