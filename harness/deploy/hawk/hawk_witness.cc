@@ -101,6 +101,7 @@ void HawkBackend::settle(const SandboxHandle& handle, std::size_t& budget) const
                                                                     : kDefaultSettleMs);
   const std::string host = profile_.witness ? witness_host(handle) : "";
   const auto token = profile_.witness ? witness_token(*profile_.witness) : Expected<std::string>(Error{""});
+  if (max_wait.count() <= 0) return;
   if (!profile_.witness || !is_ipv4(host) || !token) {
     std::this_thread::sleep_for(max_wait);
     return;
