@@ -67,7 +67,8 @@ void add_blocked_targets(const RunSettings& settings, const nlohmann::json& expe
     return;
   std::vector<std::string> blocked;
   for (const auto& target : targets)
-    if (!verify::egress_target_allowed(expect, target)) blocked.insert(blocked.end(), {"--blocked", target.name});
+    if (!verify::egress_target_allowed(expect, target))
+      blocked.insert(blocked.end(), {"--blocked", target.name});
   if (blocked.empty()) return;
   argv.insert(argv.end(), {"--blocked-deadline-ms", std::to_string(settings.blocked_deadline.count())});
   argv.insert(argv.end(), blocked.begin(), blocked.end());

@@ -59,7 +59,7 @@ struct Work {
   // host network stack): how often, and when to look at the socket again.
   int early_wakeups = 0;
   Clock::time_point recheck_at;
-  std::string nonce;  // sent as the first bytes of the connection (empty: nothing is sent)
+  std::string nonce;           // sent as the first bytes of the connection (empty: nothing is sent)
   Clock::time_point deadline;  // the egress deadline, or the target's own when sooner
 };
 
@@ -359,12 +359,10 @@ void finish_at_deadline(Work& w) {
   }
 }
 
-}  // namespace
-
-std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
-                                      const std::optional<ResolverSpec>& resolver,
-                                      const std::string& resolver_note, Clock::time_point deadline,
-                                      const std::string& nonce) {
+// Every target's state, each started (its socket open, its first packet sent).
+std::vector<Work> start_all(const std::vector<TargetSpec>& targets,
+                            const std::optional<ResolverSpec>& resolver, const std::string& resolver_note,
+                            Clock::time_point deadline, const std::string& nonce) {
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Work> work(targets.size());
@@ -380,6 +378,16 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     w.deadline = target_deadline(targets[i], Clock::now(), deadline);
     start(w, resolver, resolver_note, rng);
   }
+  return work;
+}
+
+}  // namespace
+
+std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
+                                      const std::optional<ResolverSpec>& resolver,
+                                      const std::string& resolver_note, Clock::time_point deadline,
+                                      const std::string& nonce) {
+  std::vector<Work> work = start_all(targets, resolver, resolver_note, deadline, nonce);
   std::vector<pollfd> fds;
   std::vector<std::size_t> owner;
   // Bounded: every round either makes progress or sleeps until a timer; the deadline

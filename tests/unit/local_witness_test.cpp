@@ -64,7 +64,8 @@ TEST_CASE("witness log: the wait for a fresh heartbeat ends at one, and is bound
   // The log gains a heartbeat on the third read: the wait ends there, long before its bound.
   int reads = 0;
   auto t = Clock::now();
-  CHECK(wait_for_fresh_heartbeat([&] { return ++reads < 3 ? 4LL : 5LL; }, milliseconds(5), milliseconds(5000)));
+  CHECK(
+      wait_for_fresh_heartbeat([&] { return ++reads < 3 ? 4LL : 5LL; }, milliseconds(5), milliseconds(5000)));
   CHECK(reads == 3);
   CHECK(Clock::now() - t < milliseconds(2000));
   // Heartbeats already in the log at the first read prove nothing about what came after it.
@@ -76,8 +77,8 @@ TEST_CASE("witness log: the wait for a fresh heartbeat ends at one, and is bound
   CHECK(reads <= 14);  // every period, not in a busy loop
   // An unreadable first read is no baseline: the first count read is.
   reads = 0;
-  CHECK_FALSE(wait_for_fresh_heartbeat([&] { return ++reads == 1 ? -1LL : 3LL; }, milliseconds(5),
-                                       milliseconds(60)));
+  CHECK_FALSE(
+      wait_for_fresh_heartbeat([&] { return ++reads == 1 ? -1LL : 3LL; }, milliseconds(5), milliseconds(60)));
   reads = 0;
   CHECK(wait_for_fresh_heartbeat([&] { return ++reads == 1 ? -1LL : (reads == 2 ? 3LL : 4LL); },
                                  milliseconds(5), milliseconds(5000)));

@@ -97,8 +97,8 @@ std::string HawkBackend::witness_url(const std::string& host) const {
 // shows a heartbeat it wrote after the wait began (every arrival before it is logged above
 // it), else after settle_ms. Without a readable log with heartbeats, settle_ms in full.
 void HawkBackend::settle(const SandboxHandle& handle, std::size_t& budget) const {
-  const auto max_wait = std::chrono::milliseconds(profile_.witness ? profile_.witness->settle_ms
-                                                                    : kDefaultSettleMs);
+  const auto max_wait =
+      std::chrono::milliseconds(profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs);
   const std::string host = profile_.witness ? witness_host(handle) : "";
   const auto token = profile_.witness ? witness_token(*profile_.witness) : Expected<std::string>(Error{""});
   if (max_wait.count() <= 0) return;
@@ -115,8 +115,8 @@ void HawkBackend::settle(const SandboxHandle& handle, std::size_t& budget) const
   wait_for_fresh_heartbeat(beats, std::chrono::milliseconds(kSettlePollMs), max_wait);
 }
 
-WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
-                                      long long to_ms, std::size_t& budget) const {
+WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
+                                      long long from_ms, long long to_ms, std::size_t& budget) const {
   const auto& w = *profile_.witness;
   const std::string host = witness_host(handle);
   const std::string url = witness_url(host);

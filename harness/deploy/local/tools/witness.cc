@@ -331,7 +331,8 @@ bool serve_ready(Log& log, const Options& o, std::vector<pollfd>& fds, int timeo
   for (int i = 0; i < 64 && (fds[0].revents & POLLIN); ++i) {  // drain, bounded per round
     sockaddr_ll from{};
     socklen_t flen = sizeof from;
-    ssize_t n = ::recvfrom(fds[0].fd, pkt, sizeof pkt, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &flen);
+    ssize_t n =
+        ::recvfrom(fds[0].fd, pkt, sizeof pkt, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &flen);
     if (n < 0) break;
     if (from.sll_pkttype == PACKET_OUTGOING) continue;
     if (from.sll_protocol == htons(ETH_P_IP)) record_ipv4(log, pkt, static_cast<std::size_t>(n));
