@@ -1,5 +1,6 @@
 // One state per target: open a socket (for icmp: an ICMP datagram socket, else a raw
-// one), send, wait for an answer, resend up to three times. A target whose deadline (its
+// one), send, wait for an answer, resend up to three times (500 ms apart, or a third of
+// the target's own deadline apart when that is shorter). A target whose deadline (its
 // own, TargetSpec::deadline, or the egress deadline) passes without an answer reads
 // "timeout" (udp, icmp) or "dns_failed" (exfil); the loop ends when every target is done.
 #include "probes/core/datagram_egress.h"
@@ -37,6 +38,9 @@ struct Datagram {
   std::string query_name;  // exfil
   std::uint16_t id = 0;
   Clock::time_point deadline;  // the egress deadline, or the target's own when sooner
+  // Between sends: kResend, or a third of the target's own deadline when that is shorter,
+  // so a target with a short deadline still sends kMaxSends datagrams (one may be lost).
+  Clock::duration resend = kResend;
 };
 
 std::string errno_text(int e) {
@@ -155,7 +159,7 @@ void start(Datagram& d, const std::optional<ResolverSpec>& resolver, const std::
 
 void send_once(Datagram& d) {
   ++d.sends;
-  d.next_send = Clock::now() + kResend;
+  d.next_send = Clock::now() + d.resend;
   if (::send(d.fd, d.payload.data(), d.payload.size(), MSG_NOSIGNAL) >= 0) return;
   const int e = errno;
   if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR) return;
@@ -253,6 +257,7 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
                                 targets[i].port};
     const auto own = targets[i].deadline;
     work[i].deadline = own ? std::min(deadline, Clock::now() + *own) : deadline;
+    if (own) work[i].resend = std::min<Clock::duration>(kResend, *own / kMaxSends);
     start(work[i], resolver, resolver_note, nonce, rng);
   }
   std::vector<pollfd> fds;

@@ -131,7 +131,9 @@ void start_connect(Work& w) {
 void send_query(Work& w) {
   ssize_t n = ::send(w.fd, w.query.data(), w.query.size(), MSG_NOSIGNAL);
   ++w.sends;
-  w.next_send = Clock::now() + std::chrono::milliseconds(1000);
+  // One retransmit, 1 s on, or halfway to a shorter own deadline (so it is sent at all).
+  const auto half = w.spec->deadline ? *w.spec->deadline / 2 : std::chrono::milliseconds(1000);
+  w.next_send = Clock::now() + std::min<Clock::duration>(std::chrono::milliseconds(1000), half);
   if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     int e = errno;
     finish(w, "dns_failed", e, "send to resolver: " + errno_text(e));
