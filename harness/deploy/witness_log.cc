@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <thread>
 
 namespace isoharness::deploy {
 namespace {
@@ -128,6 +129,23 @@ WitnessView select_covered_records(const WitnessLog& log, const std::string& sou
     view.note = gap;
   }
   return view;
+}
+
+bool wait_for_fresh_heartbeat(const std::function<long long()>& beats, std::chrono::milliseconds period,
+                              std::chrono::milliseconds max_wait) {
+  using Clock = std::chrono::steady_clock;
+  const auto give_up = Clock::now() + max_wait;
+  period = std::max(period, std::chrono::milliseconds(1));
+  long long first = -1;
+  for (int round = 0; round < 100000; ++round) {  // the time bound ends it; the count is a guard
+    const long long now_beats = beats();
+    if (first < 0) first = now_beats;
+    if (first >= 0 && now_beats > first) return true;
+    const auto now = Clock::now();
+    if (now >= give_up) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(period, give_up - now));
+  }
+  return false;
 }
 
 }  // namespace isoharness::deploy

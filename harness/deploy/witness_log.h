@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,5 +57,16 @@ std::string heartbeat_gap(const WitnessLog& log, long long from_ms, long long to
 WitnessView select_covered_records(const WitnessLog& log, const std::string& source,
                                    const std::string& source6, const std::string& nonce, long long from_ms,
                                    long long to_ms, long long cover_from_ms, long long cover_to_ms);
+
+// Waits, bounded, until a witness writes a heartbeat after the wait began: `beats` reads
+// what the log gained and returns how many heartbeats the log has shown so far (-1: it could
+// not be read). It is called at once, then every `period`, until the count rises above the
+// first readable count, or `max_wait` has passed. A heartbeat that was not in the log at the
+// first read was written after it, whatever the witness's clock says; the witness logs in
+// order, so whatever reached it before then is in the log above that heartbeat. True when it
+// saw one; false when it waited max_wait (a dead or silent witness: the log is judged as it
+// is, and the coverage rule finds it wanting).
+bool wait_for_fresh_heartbeat(const std::function<long long()>& beats, std::chrono::milliseconds period,
+                              std::chrono::milliseconds max_wait);
 
 }  // namespace isoharness::deploy

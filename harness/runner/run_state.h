@@ -37,6 +37,9 @@ struct RunSettings {
   verify::HostFacts host;
   std::chrono::milliseconds posture_deadline{std::chrono::seconds(90)};
   std::chrono::milliseconds egress_deadline{3000};  // the deployment profile's egress_deadline_ms
+  // The wait on each target the plan closes (the profile's egress_blocked_deadline_ms), when
+  // the witnesses judge egress; 0: every target gets egress_deadline (posture_argv).
+  std::chrono::milliseconds blocked_deadline{0};
   // The deployment profile says `witness: none`: egress checks rest on the sandbox's report.
   bool witness_waived = false;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and

@@ -198,6 +198,7 @@ RunOutcome run(const RunConfig& config) {
 
   use_test_seams(config, session.settings());
   session.settings().egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);
+  session.settings().blocked_deadline = std::chrono::milliseconds(profile.egress_blocked_deadline_ms);
   session.settings().peers_per_sandbox = profile.peers_per_sandbox;
   int total_sandboxes = static_cast<int>(refusals.size());
   for (const auto& j : jobs) total_sandboxes += j.attempts;

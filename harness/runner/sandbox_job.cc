@@ -55,8 +55,27 @@ UploadRecord upload_agent(LiveSandbox& sandbox) {
   return up;
 }
 
+// The targets the plan closes get the short deadline (`--blocked`), when the witnesses judge
+// egress: a drop point's record, not the sandbox's timeout, shows such an attempt was
+// stopped, and the arrival witness's window outlasts the probe. Under `witness: none` the
+// sandbox's report is the only evidence, and a slow way out must have the whole egress
+// deadline to show that it connects.
+void add_blocked_targets(const RunSettings& settings, const nlohmann::json& expect,
+                         const std::vector<deploy::EgressTarget>& targets, std::vector<std::string>& argv) {
+  if (settings.witness_waived || settings.blocked_deadline.count() <= 0 ||
+      settings.blocked_deadline >= settings.egress_deadline)
+    return;
+  std::vector<std::string> blocked;
+  for (const auto& target : targets)
+    if (!verify::egress_target_allowed(expect, target))
+      blocked.insert(blocked.end(), {"--blocked", target.name});
+  if (blocked.empty()) return;
+  argv.insert(argv.end(), {"--blocked-deadline-ms", std::to_string(settings.blocked_deadline.count())});
+  argv.insert(argv.end(), blocked.begin(), blocked.end());
+}
+
 // isoprobe posture's command line: deadlines, the agent to digest, every target, the nonce.
-std::vector<std::string> posture_argv(const RunSettings& settings,
+std::vector<std::string> posture_argv(const RunSettings& settings, const nlohmann::json& expect,
                                       const std::vector<deploy::EgressTarget>& targets,
                                       const std::string& nonce) {
   std::vector<std::string> argv = {
@@ -74,6 +93,7 @@ std::vector<std::string> posture_argv(const RunSettings& settings,
     argv.emplace_back("--target");
     argv.push_back(target_flag(target));
   }
+  add_blocked_targets(settings, expect, targets, argv);
   return argv;
 }
 
@@ -144,7 +164,9 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
                    const std::vector<deploy::EgressTarget>& targets, NoneSiblingProbes& none_siblings,
                    PostureRecord& out) {
   const nlohmann::json& posture = run.read.value();
+  const auto asked = Clock::now();
   out.witness = ctx.backend.witness(sandbox.handle(), run.nonce, run.from, run.to);
+  sandbox.timings()["witness_s"] = seconds_since(asked);
   out.claims =
       verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
                               out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
@@ -175,14 +197,18 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
            std::string& resolver_instance) {
   sandbox.connect(45s);
   const RunSettings& settings = ctx.settings;
-  if (!settings.existing_sandbox) rec.freshness = judge_freshness(sandbox, rec.attempt, resolver_instance);
+  if (!settings.existing_sandbox) {
+    const auto t = Clock::now();
+    rec.freshness = judge_freshness(sandbox, rec.attempt, resolver_instance);
+    sandbox.timings()["freshness_s"] = seconds_since(t);
+  }
   rec.upload = upload_agent(sandbox);
   std::optional<BoardMembership> membership;  // leaves the board before the sandbox goes
   const std::optional<PeerServeStart> serve = become_peer(ctx, job, sandbox, rec.name, membership);
 
   const std::vector<deploy::EgressTarget> targets = job_targets(settings, job);
   const std::string nonce = draw_nonce();
-  std::vector<std::string> argv = posture_argv(settings, targets, nonce);
+  std::vector<std::string> argv = posture_argv(settings, job.item->expect.get(), targets, nonce);
   add_sibling_targets(sandbox.handle().facts, argv);
   NoneSiblingProbes none_siblings(job.item->values.get(), sandbox.handle().facts, settings.targets,
                                   settings.egress_deadline);
@@ -200,7 +226,11 @@ void probe(const Job& job, JobContext& ctx, LiveSandbox& sandbox, AttemptRecord&
     rec.peer_checks = std::move(peers.checks);
     rec.peers = std::move(peers.summary);
   }
-  if (!settings.existing_sandbox) rec.markers = leave_markers(ctx, sandbox, rec.name);
+  if (!settings.existing_sandbox) {
+    const auto t = Clock::now();
+    rec.markers = leave_markers(ctx, sandbox, rec.name);
+    sandbox.timings()["markers_s"] = seconds_since(t);
+  }
 }
 
 // Deploys once the context's gate lets it (a job's later attempts and jobs with more

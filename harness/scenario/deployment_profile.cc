@@ -58,6 +58,23 @@ void read_egress_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& er
   p.egress_deadline_ms = d.get<int>();
 }
 
+// egress_blocked_deadline_ms (the wait on a way out the plan closes): whole milliseconds,
+// kMinBlockedDeadlineMs .. kMaxEgressDeadlineMs.
+template <typename Err>
+void read_blocked_deadline(const nlohmann::json& v, DeploymentProfile& p, Err& err) {
+  if (!v.contains("egress_blocked_deadline_ms")) return;
+  const auto& d = v["egress_blocked_deadline_ms"];
+  if (!d.is_number_integer() || d.get<long long>() < kMinBlockedDeadlineMs ||
+      d.get<long long>() > kMaxEgressDeadlineMs) {
+    err("/egress_blocked_deadline_ms",
+        "egress_blocked_deadline_ms must be a whole number of milliseconds from " +
+            std::to_string(kMinBlockedDeadlineMs) + " to " + std::to_string(kMaxEgressDeadlineMs) + ", got " +
+            brief_json(d));
+    return;
+  }
+  p.egress_blocked_deadline_ms = d.get<int>();
+}
+
 // peers_per_sandbox: a whole number from 0 to 16.
 template <typename Err>
 void read_peers_per_sandbox(const nlohmann::json& v, DeploymentProfile& p, Err& err) {
@@ -208,6 +225,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   read_runtime_classes(v, p, err);
   read_handlers_and_node_classes(v, p, err);
   read_egress_deadline(v, p, err);
+  read_blocked_deadline(v, p, err);
   read_peers_per_sandbox(v, p, err);
   read_node_mounts(v, p, err);
   if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);

@@ -135,6 +135,8 @@ struct Scenario {
 
 inline constexpr int kDefaultEgressDeadlineMs = 3000;
 inline constexpr int kMaxEgressDeadlineMs = 20000;  // isoprobe's egress probe itself stops at 30 s
+inline constexpr int kDefaultBlockedDeadlineMs = 300;
+inline constexpr int kMinBlockedDeadlineMs = 50;
 
 // The `hawk:` section of a deployment profile (backend hawk): how the harness drives the
 // platform's CLI and logs in through its jumphost.
@@ -307,6 +309,12 @@ struct DeploymentProfile {
   // target is reported as a timeout only when it passes, so every sandbox waits this long;
   // it must cover the slowest allowed target's answer on this deployment.
   int egress_deadline_ms = kDefaultEgressDeadlineMs;
+  // egress_blocked_deadline_ms: how long isoprobe waits on each way out the plan closes,
+  // when the deployment's witnesses judge egress: the drop point's record proves the attempt
+  // left and was stopped, and the arrival witness would still record a late arrival, so the
+  // sandbox's own timeout adds nothing. Capped by egress_deadline_ms; under `witness: none`
+  // (the sandbox's word is all there is) every target gets egress_deadline_ms.
+  int egress_blocked_deadline_ms = kDefaultBlockedDeadlineMs;
   // peers_per_sandbox: how many other live sandboxes (other evals') each sandbox tries on
   // 2222 and the peer-serve port (harness/verify/peer_checks.h); 0 .. 16, 0 = none.
   int peers_per_sandbox = 2;

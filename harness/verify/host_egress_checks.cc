@@ -14,6 +14,13 @@
 namespace isoharness::verify::detail {
 namespace {
 
+// The transport the plan scopes a target's protocol by.
+policy::EgressTransport transport_of(const std::string& proto) {
+  if (proto == "udp") return policy::EgressTransport::udp;
+  if (proto == "tcp" || proto == "tls" || proto.starts_with("http")) return policy::EgressTransport::tcp;
+  return policy::EgressTransport::other;
+}
+
 // Observed names for people: comma-separated, "(none)" when there are none.
 std::string listed(const std::vector<std::string>& names) {
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
@@ -155,13 +162,6 @@ std::string egress_why(const nlohmann::json& expect, const deploy::EgressTarget&
                    "allowDomainsPorts, to the listed names only)";
 }
 
-// The transport the plan scopes a target's protocol by.
-policy::EgressTransport transport_of(const std::string& proto) {
-  if (proto == "udp") return policy::EgressTransport::udp;
-  if (proto == "tcp" || proto == "tls" || proto.starts_with("http")) return policy::EgressTransport::tcp;
-  return policy::EgressTransport::other;
-}
-
 // The probe's result for the target, or nullptr.
 const nlohmann::json* egress_result(const nlohmann::json* eg, const std::string& name) {
   const nlohmann::json* result = nullptr;
@@ -186,8 +186,7 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
   for (const auto& target : in.targets) {
     const std::string control = "egress:" + target.name;
     // The plan decides what may be reached (one rule, the policy engine's).
-    const bool allowed = policy::egress_permitted_on(
-        in.expect, {target.role, target.domain, target.host, transport_of(target.proto), target.port});
+    const bool allowed = egress_target_allowed(in.expect, target);
     const std::string why = egress_why(in.expect, target, allowed);
     const nlohmann::json* result = egress_result(eg, target.name);
     if (!result) {
@@ -211,3 +210,12 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out) {
 }
 
 }  // namespace isoharness::verify::detail
+
+namespace isoharness::verify {
+
+bool egress_target_allowed(const nlohmann::json& expect, const deploy::EgressTarget& target) {
+  return policy::egress_permitted_on(
+      expect, {target.role, target.domain, target.host, detail::transport_of(target.proto), target.port});
+}
+
+}  // namespace isoharness::verify

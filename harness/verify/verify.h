@@ -100,6 +100,11 @@ CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<Ru
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).
 std::string untrusted_reason(const std::string& control, const std::string& because);
 
+// Whether the plan opens this way out: the one decision egress:<name> is judged against
+// (policy::egress_permitted_on, by the target's role, name, address, transport and port).
+// The runner asks it too, to give the targets the plan closes a short deadline.
+bool egress_target_allowed(const nlohmann::json& expect, const deploy::EgressTarget& target);
+
 // The keys of the plan's expect block the checks read, each once. A check whose key is
 // missing from the plan fails, naming it; the plan writes exactly these keys.
 std::vector<std::string> expect_keys_read();

@@ -1,7 +1,8 @@
 // One state per target: open a socket (for icmp: an ICMP datagram socket, else a raw
-// one), send, wait for an answer, resend up to three times. The loop ends when every
-// target has an answer or the deadline passes; what is left then reads "timeout" (udp,
-// icmp) or "dns_failed" (exfil).
+// one), send, wait for an answer, resend up to three times (500 ms apart, or a third of
+// the target's own deadline apart when that is shorter). A target whose deadline (its
+// own, TargetSpec::deadline, or the egress deadline) passes without an answer reads
+// "timeout" (udp, icmp) or "dns_failed" (exfil); the loop ends when every target is done.
 #include "probes/core/datagram_egress.h"
 
 #include <arpa/inet.h>
@@ -36,6 +37,10 @@ struct Datagram {
   std::string payload;
   std::string query_name;  // exfil
   std::uint16_t id = 0;
+  Clock::time_point deadline;  // the egress deadline, or the target's own when sooner
+  // Between sends: kResend, or a third of the target's own deadline when that is shorter,
+  // so a target with a short deadline still sends kMaxSends datagrams (one may be lost).
+  Clock::duration resend = kResend;
 };
 
 std::string errno_text(int e) {
@@ -154,7 +159,7 @@ void start(Datagram& d, const std::optional<ResolverSpec>& resolver, const std::
 
 void send_once(Datagram& d) {
   ++d.sends;
-  d.next_send = Clock::now() + kResend;
+  d.next_send = Clock::now() + d.resend;
   if (::send(d.fd, d.payload.data(), d.payload.size(), MSG_NOSIGNAL) >= 0) return;
   const int e = errno;
   if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR) return;
@@ -208,6 +213,13 @@ void on_readable(Datagram& d) {
   }
 }
 
+// The deadline passed with no answer.
+void give_up(Datagram& d) {
+  finish(d, d.spec->proto == TargetProto::exfil ? "dns_failed" : "timeout", 0,
+         "no answer to " + std::to_string(d.sends) +
+             " datagram(s) before the deadline (only an outside witness can tell whether they arrived)");
+}
+
 std::string ability(int domain, int type, int protocol) {
   const int fd = ::socket(domain, type | SOCK_CLOEXEC, protocol);
   if (fd < 0) return errno_text(errno);
@@ -243,6 +255,9 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
     work[i].spec = &targets[i];
     work[i].out = EgressOutcome{targets[i].name, targets[i].host, std::string(proto_name(targets[i].proto)),
                                 targets[i].port};
+    const auto own = targets[i].deadline;
+    work[i].deadline = own ? std::min(deadline, Clock::now() + *own) : deadline;
+    if (own) work[i].resend = std::min<Clock::duration>(kResend, *own / kMaxSends);
     start(work[i], resolver, resolver_note, nonce, rng);
   }
   std::vector<pollfd> fds;
@@ -254,8 +269,10 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
     auto wake = deadline;
     for (std::size_t i = 0; i < work.size(); ++i) {
       Datagram& d = work[i];
+      if (!d.done && now >= d.deadline) give_up(d);
       if (!d.done && d.sends < kMaxSends && now >= d.next_send) send_once(d);
       if (d.done) continue;
+      wake = std::min(wake, d.deadline);
       if (d.sends < kMaxSends) wake = std::min(wake, d.next_send);
       fds.push_back(pollfd{d.fd, POLLIN, 0});
       owner.push_back(i);
@@ -270,10 +287,7 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
   std::vector<EgressOutcome> out;
   out.reserve(work.size());
   for (Datagram& d : work) {
-    if (!d.done)
-      finish(d, d.spec->proto == TargetProto::exfil ? "dns_failed" : "timeout", 0,
-             "no answer to " + std::to_string(d.sends) +
-                 " datagram(s) before the deadline (only an outside witness can tell whether they arrived)");
+    if (!d.done) give_up(d);
     out.push_back(std::move(d.out));
   }
   return out;

@@ -5,7 +5,8 @@
 // the harness has one.
 //
 // Every target is sent at once from one poll() loop under one deadline; each datagram is
-// sent at most three times, 500 ms apart; every socket is closed on every path.
+// sent at most three times, 500 ms apart (a target with its own, shorter deadline: a third
+// of it apart); every socket is closed on every path.
 #pragma once
 
 #include <optional>

@@ -4,9 +4,10 @@
 // A name-scoped target (tls, or an http form with @SERVERNAME) counts as "connected" only
 // when the far side answered: a name-checking proxy accepts the TCP connection and then
 // resets it, closes it, or (Cilium's HTTP proxy) answers 403 ("denied").
-// Each poll() round waits for any socket or for the nearest timer (retransmit or the
-// deadline). When the deadline passes, unfinished targets get "timeout" (or
-// "dns_failed" when the resolver never answered). Every socket is closed on every path.
+// Each poll() round waits for any socket or for the nearest timer (retransmit or a
+// deadline). When a target's deadline passes (its own, TargetSpec::deadline, or the egress
+// deadline), it gets "timeout" if unfinished (or "dns_failed" when the resolver never
+// answered) and its socket is closed. Every socket is closed on every path.
 #include "probes/core/egress.h"
 
 #include <arpa/inet.h>
@@ -58,8 +59,15 @@ struct Work {
   // host network stack): how often, and when to look at the socket again.
   int early_wakeups = 0;
   Clock::time_point recheck_at;
-  std::string nonce;  // sent as the first bytes of the connection (empty: nothing is sent)
+  std::string nonce;           // sent as the first bytes of the connection (empty: nothing is sent)
+  Clock::time_point deadline;  // the egress deadline, or the target's own when sooner
 };
+
+// When a target started at `now` is given up: the target's own deadline, if it has one and
+// it comes first, else the egress deadline.
+Clock::time_point target_deadline(const TargetSpec& t, Clock::time_point now, Clock::time_point all) {
+  return t.deadline ? std::min(all, now + *t.deadline) : all;
+}
 
 sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
   sockaddr_in sa{};
@@ -123,7 +131,9 @@ void start_connect(Work& w) {
 void send_query(Work& w) {
   ssize_t n = ::send(w.fd, w.query.data(), w.query.size(), MSG_NOSIGNAL);
   ++w.sends;
-  w.next_send = Clock::now() + std::chrono::milliseconds(1000);
+  // One retransmit, 1 s on, or halfway to a shorter own deadline (so it is sent at all).
+  const auto half = w.spec->deadline ? *w.spec->deadline / 2 : std::chrono::milliseconds(1000);
+  w.next_send = Clock::now() + std::min<Clock::duration>(std::chrono::milliseconds(1000), half);
   if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     int e = errno;
     finish(w, "dns_failed", e, "send to resolver: " + errno_text(e));
@@ -351,12 +361,10 @@ void finish_at_deadline(Work& w) {
   }
 }
 
-}  // namespace
-
-std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
-                                      const std::optional<ResolverSpec>& resolver,
-                                      const std::string& resolver_note, Clock::time_point deadline,
-                                      const std::string& nonce) {
+// Every target's state, each started (its socket open, its first packet sent).
+std::vector<Work> start_all(const std::vector<TargetSpec>& targets,
+                            const std::optional<ResolverSpec>& resolver, const std::string& resolver_note,
+                            Clock::time_point deadline, const std::string& nonce) {
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Work> work(targets.size());
@@ -369,8 +377,19 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     w.out.proto = std::string(proto_name(targets[i].proto));
     w.out.server_name = targets[i].server_name;
     w.nonce = nonce;
+    w.deadline = target_deadline(targets[i], Clock::now(), deadline);
     start(w, resolver, resolver_note, rng);
   }
+  return work;
+}
+
+}  // namespace
+
+std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
+                                      const std::optional<ResolverSpec>& resolver,
+                                      const std::string& resolver_note, Clock::time_point deadline,
+                                      const std::string& nonce) {
+  std::vector<Work> work = start_all(targets, resolver, resolver_note, deadline, nonce);
   std::vector<pollfd> fds;
   std::vector<std::size_t> owner;
   // Bounded: every round either makes progress or sleeps until a timer; the deadline
@@ -383,7 +402,9 @@ std::vector<EgressOutcome> run_egress(const std::vector<TargetSpec>& targets,
     auto wake = deadline;
     for (std::size_t i = 0; i < work.size(); ++i) {
       Work& w = work[i];
+      if (w.phase != Phase::done && now >= w.deadline) finish_at_deadline(w);
       if (w.phase == Phase::done) continue;
+      wake = std::min(wake, w.deadline);
       if (w.phase == Phase::resolve) {
         if (now >= w.next_send && w.sends < 2) send_query(w);
         if (w.phase == Phase::done) continue;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,10 @@ struct TargetSpec {
   std::optional<std::array<std::uint8_t, 16>> ipv6;
   // The name presented (TLS server name / HTTP Host) when it is not host; "" = host.
   std::string server_name;
+  // This target's own deadline, counted from its start, when it is shorter than the egress
+  // deadline: a target the harness expects to be stopped (`--blocked`), whose attempt the
+  // outside witnesses judge, not how long the sandbox waited. Unset: the egress deadline.
+  std::optional<std::chrono::milliseconds> deadline;
   // The name the request identifies: server_name, else host.
   const std::string& presented_name() const { return server_name.empty() ? host : server_name; }
 };

@@ -24,6 +24,18 @@ std::string drawn_nonce() {
   return n;
 }
 
+// The run's nonce, and a line for the targets given their own, shorter deadline (--blocked).
+void add_run_lines(const std::string& nonce, const std::vector<TargetSpec>& targets, Evidence& ev) {
+  ev.add_line("nonce: " + nonce);
+  std::optional<std::chrono::milliseconds> own;
+  int shortened = 0;
+  for (const auto& t : targets)
+    if (t.deadline) own = t.deadline, ++shortened;
+  if (own)
+    ev.add_line(std::to_string(shortened) + " target(s) the harness expects stopped given up after " +
+                std::to_string(own->count()) + " ms");
+}
+
 Observation run(Context& ctx) {
   Observation o;
   const auto& opts = ctx.options;
@@ -61,7 +73,7 @@ Observation run(Context& ctx) {
   });
   auto outcomes = run_egress(streams, resolver, note, deadline, nonce);
   for (auto& r : sent.get()) outcomes.push_back(std::move(r));
-  ev.add_line("nonce: " + nonce);
+  add_run_lines(nonce, opts.targets, ev);
   nlohmann::json targets = nlohmann::json::array();
   for (const auto& r : outcomes) {
     targets.push_back({{"name", r.name},

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -48,6 +49,22 @@ std::vector<std::string> read_specs(const std::vector<std::string>& targets, con
   return errors;
 }
 
+// `--blocked NAME`: the named targets get their own, shorter deadline. Every problem.
+std::vector<std::string> apply_blocked(const std::vector<std::string>& blocked, long blocked_deadline_ms,
+                                       PostureOptions& options) {
+  std::vector<std::string> errors;
+  if (!blocked.empty() && blocked_deadline_ms <= 0) errors.push_back("--blocked needs --blocked-deadline-ms");
+  for (const auto& name : blocked) {
+    auto it = std::find_if(options.targets.begin(), options.targets.end(),
+                           [&name](const TargetSpec& t) { return t.name == name; });
+    if (it == options.targets.end())
+      errors.push_back("--blocked " + name + ": no --target of that name");
+    else if (blocked_deadline_ms > 0)
+      it->deadline = std::chrono::milliseconds(blocked_deadline_ms);
+  }
+  return errors;
+}
+
 }  // namespace
 
 int posture_main(int argc, char** argv) {
@@ -64,6 +81,14 @@ int posture_main(int argc, char** argv) {
       ->check(CLI::Range(100L, 600000L));
   app.add_option("--egress-deadline-ms", egress_deadline_ms, "deadline for all egress checks together")
       ->check(CLI::Range(10L, 600000L));
+  std::vector<std::string> blocked;
+  long blocked_deadline_ms = 0;
+  app.add_option("--blocked", blocked,
+                 "NAME of a --target the harness expects to be stopped: it gets --blocked-deadline-ms, "
+                 "repeatable");
+  app.add_option("--blocked-deadline-ms", blocked_deadline_ms,
+                 "deadline of each --blocked target, from its start (capped by --egress-deadline-ms)")
+      ->check(CLI::Range(10L, 600000L));
   std::string nonce;
   app.add_option("--nonce", nonce,
                  "8-32 lower-case hex digits the udp, icmp and exfil targets carry, for an outside witness");
@@ -76,7 +101,8 @@ int posture_main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   PostureOptions options;
-  const std::vector<std::string> errors = read_specs(targets, resolver, nonce, options);
+  std::vector<std::string> errors = read_specs(targets, resolver, nonce, options);
+  for (auto& e : apply_blocked(blocked, blocked_deadline_ms, options)) errors.push_back(std::move(e));
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "isoprobe posture: %s\n", e.c_str());
     return 2;

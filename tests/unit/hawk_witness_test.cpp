@@ -336,6 +336,49 @@ TEST_CASE("witness wire format: each line's MAC and place checked, the token nev
   CHECK(deploy::read_witness_frames(small, key, 0, "").lines == "W1 1 ready - - 0 - -\n");
 }
 
+TEST_CASE("hawk backend witness: the wait after the probe ends at the witness's next heartbeat", "[hawk]") {
+  const auto now = std::chrono::system_clock::now();
+  const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::string token = "operator-shared-token-0123456789";
+  ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN", token.c_str(), 1);
+  const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
+                          "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
+  const std::string beat = "W1 " + std::to_string(ms + 5) + " heartbeat - - 0 - -\n";
+  const auto size = static_cast<long long>(log.size());
+  const auto size2 = size + static_cast<long long>(beat.size());
+  const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
+  // First read: the log as the probe ended; second: a heartbeat written after it; third:
+  // the view's own read, nothing new.
+  const std::string id = deploy::witness_log_id(log);
+  TinyServer server({ok + deploy::frame_witness_log(token, id, log, 0, size, 1 << 20),
+                     ok + deploy::frame_witness_log(token, id, beat, size, size2, 1 << 20),
+                     ok + deploy::frame_witness_log(token, id, "", size2, size2, 1 << 20)});
+  auto p = scenario::parse_deployment(
+      kBase +
+          "witness: { canary: 203.0.113.40, settle_ms: 4000, log: { timeout_s: 1, token_env: "
+          "ISOHARNESS_UNIT_WITNESS_TOKEN, http: \"http://jumphost:" +
+          std::to_string(server.port) + "/witness.log\" } }\n",
+      "w.yaml");
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-witness-settle-unit";
+  HawkOptions o;
+  o.work_dir = dir;
+  o.runner = [](const auto&, const auto&) -> Expected<RunResult> { return make_error("no CLI here"); };
+  HawkBackend backend(p, o);
+  deploy::SandboxHandle h;
+  h.route.jump.host = "127.0.0.1";
+  h.route.sandbox.host = "192.0.2.193";
+  const auto asked = std::chrono::steady_clock::now();
+  auto view = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  REQUIRE(view);
+  CHECK(view->complete);
+  CHECK(view->records.size() == 1);
+  CHECK(server.requests.size() == 3);
+  CHECK(waited < 2s);  // not settle_ms: the fresh heartbeat ended the wait
+  ::unsetenv("ISOHARNESS_UNIT_WITNESS_TOKEN");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten window not judged", "[hawk]") {
   WitnessLogCursor cursor;
   deploy::WitnessFrames f;
@@ -344,6 +387,7 @@ TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten windo
   absorb(cursor, f, 2);
   CHECK(cursor.offset == 60);
   CHECK(cursor.log.ready);
+  CHECK(cursor.beats == 1);  // the ready line: the witness's first sign of life
   CHECK(cursor.log.records.size() == 1);
   f.lines = "W1 20 udp 192.0.2.9 203.0.113.40 53 00ff -\nW1 30 udp 192.0.2.9 203.0.113.40 53 00ff -\n";
   f.next_offset = 140;
@@ -351,9 +395,17 @@ TEST_CASE("witness cursor: records kept across reads, bounded, a forgotten windo
   absorb(cursor, f, 2);
   CHECK(cursor.offset == 140);
   CHECK(cursor.rejected == 1);
+  CHECK(cursor.beats == 1);
   REQUIRE(cursor.log.records.size() == 2);
   CHECK(cursor.log.records.front().unix_ms == 20);
   CHECK(cursor.forgotten_to_ms == 10);
+  // Heartbeats are counted as they come (the wait for a fresh one compares counts).
+  f.lines = "W1 40 heartbeat - - 0 - -\nW1 50 heartbeat - - 0 - -\n";
+  f.next_offset = 200;
+  f.rejected = 0;
+  absorb(cursor, f, 2);
+  CHECK(cursor.beats == 3);
+  CHECK(cursor.log.records.size() == 2);
 }
 
 TEST_CASE("witness wire format: the log's identity, a replaced or truncated log, a forged identity",

@@ -58,6 +58,35 @@ TEST_CASE("witness log: heartbeats must cover the probe's window", "[local]") {
              Catch::Contains("no heartbeat before"));
 }
 
+TEST_CASE("witness log: the wait for a fresh heartbeat ends at one, and is bounded without", "[local]") {
+  using std::chrono::milliseconds;
+  using Clock = std::chrono::steady_clock;
+  // The log gains a heartbeat on the third read: the wait ends there, long before its bound.
+  int reads = 0;
+  auto t = Clock::now();
+  CHECK(
+      wait_for_fresh_heartbeat([&] { return ++reads < 3 ? 4LL : 5LL; }, milliseconds(5), milliseconds(5000)));
+  CHECK(reads == 3);
+  CHECK(Clock::now() - t < milliseconds(2000));
+  // Heartbeats already in the log at the first read prove nothing about what came after it.
+  reads = 0;
+  t = Clock::now();
+  CHECK_FALSE(wait_for_fresh_heartbeat([&] { return ++reads, 7LL; }, milliseconds(10), milliseconds(120)));
+  CHECK(Clock::now() - t >= milliseconds(120));
+  CHECK(reads >= 2);
+  CHECK(reads <= 14);  // every period, not in a busy loop
+  // An unreadable first read is no baseline: the first count read is.
+  reads = 0;
+  CHECK_FALSE(
+      wait_for_fresh_heartbeat([&] { return ++reads == 1 ? -1LL : 3LL; }, milliseconds(5), milliseconds(60)));
+  reads = 0;
+  CHECK(wait_for_fresh_heartbeat([&] { return ++reads == 1 ? -1LL : (reads == 2 ? 3LL : 4LL); },
+                                 milliseconds(5), milliseconds(5000)));
+  CHECK(reads == 3);
+  // A log that cannot be read at all: the bound, then false.
+  CHECK_FALSE(wait_for_fresh_heartbeat([] { return -1LL; }, milliseconds(5), milliseconds(30)));
+}
+
 TEST_CASE("witness log: a source that spent its quota makes its views incomplete", "[local]") {
   const WitnessLog log = parse_witness_log(
       "W1 1000 ready - - 0 - -\n"

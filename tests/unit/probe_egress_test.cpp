@@ -239,6 +239,52 @@ TEST_CASE(
   CHECK(results["mute"].detail.find("no HTTP status line") != std::string::npos);
 }
 
+TEST_CASE("egress: a target with its own deadline is given up then, the others wait for the egress deadline",
+          "[probe]") {
+  enter_own_netns();
+  Servers servers;
+  Fd full(loopback_socket(SOCK_STREAM, 0));  // backlog 0, never accepted: SYNs go unanswered
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(bound_port(full.fd));
+  std::vector<std::unique_ptr<Fd>> fillers;
+  for (int i = 0; i < 3; ++i) {
+    fillers.push_back(std::make_unique<Fd>(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)));
+    (void)::connect(fillers.back()->fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Fd quiet(loopback_socket(SOCK_DGRAM, 0));  // bound, never read: no answer
+  const std::string stuck = "127.0.0.1:" + std::to_string(bound_port(full.fd));
+  const std::string silent = "127.0.0.1:" + std::to_string(bound_port(quiet.fd)) + "/udp";
+  std::vector<TargetSpec> streams = {target("stuck-short=" + stuck), target("stuck-long=" + stuck),
+                                     target("silent-name=silent.test:80")};
+  std::vector<TargetSpec> datagrams = {target("udp-short=" + silent), target("udp-long=" + silent)};
+  streams[0].deadline = std::chrono::milliseconds(150);
+  streams[2].deadline = std::chrono::milliseconds(150);
+  datagrams[0].deadline = std::chrono::milliseconds(150);
+  const auto all = std::chrono::milliseconds(1200);
+  ResolverSpec resolver{0x7f000001u, servers.dns_port()};
+  auto r = by_name(run_egress(streams, resolver, "", Clock::now() + all));
+  auto d = by_name(run_datagram_egress(datagrams, resolver, "", "0123456789abcdef", Clock::now() + all));
+  // The short ones end at their own deadline, with what a deadline says.
+  CHECK(r["stuck-short"].result == "timeout");
+  CHECK(r["stuck-short"].elapsed_ms >= 140);
+  CHECK(r["stuck-short"].elapsed_ms < 700);
+  CHECK(r["silent-name"].result == "dns_failed");
+  CHECK(r["silent-name"].elapsed_ms < 700);
+  CHECK(d["udp-short"].result == "timeout");
+  CHECK(d["udp-short"].elapsed_ms < 700);
+  // Still three datagrams, spread over the short deadline: one lost is not all lost.
+  CHECK_THAT(d["udp-short"].detail, Catch::Contains("no answer to 3 datagram(s)"));
+  CHECK(servers.dns_queries >= 2);  // the silent name's query, and its retransmit before the deadline
+  // The others wait for the egress deadline.
+  CHECK(r["stuck-long"].result == "timeout");
+  CHECK(r["stuck-long"].elapsed_ms >= 1100);
+  CHECK(d["udp-long"].result == "timeout");
+  CHECK(d["udp-long"].elapsed_ms >= 1100);
+}
+
 TEST_CASE("egress: no resolver means names fail; literals need none", "[probe]") {
   enter_own_netns();
   Fd listener(loopback_socket(SOCK_STREAM, 8));

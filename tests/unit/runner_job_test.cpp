@@ -474,3 +474,71 @@ TEST_CASE("RunState: held sandboxes stay within the live limit; a stop ends the 
   for (int i = 0; i < 5; ++i) unbounded.enter_held();
   CHECK(unbounded.most_held() == 5);
 }
+
+namespace {
+
+// The names the posture command line gives the short deadline ("--blocked NAME"), and that
+// deadline ("" when none).
+std::pair<std::set<std::string>, std::string> blocked_on(const std::vector<std::string>& argv) {
+  std::set<std::string> names;
+  std::string deadline;
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--blocked") names.insert(argv[i + 1]);
+    if (argv[i] == "--blocked-deadline-ms") deadline = argv[i + 1];
+  }
+  return {names, deadline};
+}
+
+// The posture command line of one attempt of an item that allows target.example.com.
+std::vector<std::string> posture_argv_of(test::FakeRun& run) {
+  auto plan = test::plan_yaml(
+      "eval_set:\n  isolation: {level: standard, allow_domains: [target.example.com]}\n  tasks:\n"
+      "    - name: t\n      items:\n        - name: i\n");
+  REQUIRE(plan.accepted());
+  Job job{"standard", std::make_shared<policy::PlanItem>(plan.items.at(0)), "runc", "tier", 1, {}, nullptr};
+  run.box.posture = [&](const std::vector<std::string>&) {
+    return answer(strict_gvisor_posture(run.box).dump());
+  };
+  test::FakeBackend backend({}, runsc_facts);
+  JobContext ctx = run.ctx(backend);
+  REQUIRE(run_job(job, ctx) == 1);
+  for (const auto& argv : run.box.commands)
+    if (std::find(argv.begin(), argv.end(), "posture") != argv.end()) return argv;
+  FAIL("no posture command ran");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("run_job: the targets the plan closes get the short deadline, only where witnesses judge",
+          "[runner]") {
+  SECTION("witnesses judge: every closed target, no open one") {
+    test::FakeRun run;
+    use_world(run);
+    run.settings.witness_waived = false;  // the fake run's default is witness: none
+    run.settings.egress_deadline = std::chrono::milliseconds(2000);
+    run.settings.blocked_deadline = std::chrono::milliseconds(300);
+    const auto [names, deadline] = blocked_on(posture_argv_of(run));
+    CHECK(deadline == "300");
+    CHECK(names.count("metadata") == 1);
+    CHECK(names.count("cidr-host") == 1);
+    CHECK(names.count("target") == 0);  // allow_domains opens it: it keeps the egress deadline
+  }
+  SECTION("witness: none: the sandbox's report is all there is, every target waits the whole deadline") {
+    test::FakeRun run;
+    use_world(run);
+    run.settings.blocked_deadline = std::chrono::milliseconds(300);
+    run.settings.witness_waived = true;
+    const auto [names, deadline] = blocked_on(posture_argv_of(run));
+    CHECK(names.empty());
+    CHECK(deadline.empty());
+  }
+  SECTION("no short deadline set, or none shorter than the egress deadline") {
+    test::FakeRun run;
+    use_world(run);
+    run.settings.witness_waived = false;
+    run.settings.egress_deadline = std::chrono::milliseconds(300);
+    run.settings.blocked_deadline = std::chrono::milliseconds(300);
+    CHECK(blocked_on(posture_argv_of(run)).first.empty());
+  }
+}

@@ -270,6 +270,19 @@ TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets
              Catch::Contains("got 60000"));
 }
 
+TEST_CASE("deployment profiles: egress_blocked_deadline_ms sets the wait on closed ways out", "[scenario]") {
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_blocked_deadline_ms ==
+        kDefaultBlockedDeadlineMs);
+  CHECK(parse_deployment("egress_blocked_deadline_ms: 800\n", "d.yaml").egress_blocked_deadline_ms == 800);
+  CHECK_THAT(error_of([] { parse_deployment("name: x\negress_blocked_deadline_ms: soon\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:2:1: egress_blocked_deadline_ms must be a whole number of milliseconds "
+                             "from 50 to"));
+  CHECK_THAT(error_of([] { parse_deployment("egress_blocked_deadline_ms: 10\n", "d.yaml"); }),
+             Catch::Contains("got 10"));
+  CHECK_THAT(error_of([] { parse_deployment("egress_blocked_deadline_ms: 60000\n", "d.yaml"); }),
+             Catch::Contains("got 60000"));
+}
+
 TEST_CASE("deployment profiles: node_mounts are the node mounts every sandbox shows by design",
           "[scenario]") {
   using Mounts = std::vector<std::string>;

@@ -40,6 +40,8 @@ namespace isoharness::deploy::hawk {
 // before reading, as the witness section's defaults.
 inline constexpr int kDefaultClockSlackMs = 1000;
 inline constexpr int kDefaultSettleMs = 300;
+// How often the operator's log is read while the harness waits for its next heartbeat.
+inline constexpr int kSettlePollMs = 50;
 
 struct HawkOptions {
   std::string run_id;
@@ -89,8 +91,9 @@ class HawkBackend final : public Backend {
   void pause_between_tries(std::chrono::milliseconds pause) const;
   std::string wait_for_ssh_line(const HawkCli& cli, const std::string& id) const;
   void remove(const HawkCli& cli, const std::string& id) noexcept;
+  void settle(const SandboxHandle& handle, std::size_t& budget) const;
   WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
-                           long long to_ms) const;
+                           long long to_ms, std::size_t& budget) const;
   Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
   DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
 

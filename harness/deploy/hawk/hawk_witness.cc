@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -71,6 +72,8 @@ struct LogSource {
   LogReader read;
 };
 
+LogSource log_source(const scenario::WitnessSettings& w, const SandboxHandle& handle);
+
 // log.http: GETs of the framed, MAC'd answer (deploy/witness_wire.h).
 LogSource http_source(const scenario::WitnessSettings& w, const SandboxHandle& handle) {
   const std::string host = w.log_host == "jumphost" ? handle.route.jump.host : w.log_host;
@@ -114,19 +117,52 @@ LogSource ssh_source(const scenario::WitnessSettings& w) {
   return s;
 }
 
+LogSource log_source(const scenario::WitnessSettings& w, const SandboxHandle& handle) {
+  return w.log_ssh ? ssh_source(w) : http_source(w, handle);
+}
+
 }  // namespace
 
+// What the probe sent last may still be on its way: the wait ends once the operator's log
+// shows a heartbeat it wrote after the wait began (every arrival before it is logged above
+// it), else after settle_ms. Without a readable log with heartbeats, settle_ms in full.
+void HawkBackend::settle(const SandboxHandle& handle, std::size_t& budget) const {
+  const auto max_wait =
+      std::chrono::milliseconds(profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs);
+  if (max_wait.count() <= 0) return;
+  if (!profile_.witness) {
+    std::this_thread::sleep_for(max_wait);
+    return;
+  }
+  const LogSource source = log_source(*profile_.witness, handle);
+  if (!source.problem.empty()) {
+    std::this_thread::sleep_for(max_wait);
+    return;
+  }
+  const auto beats = [&]() -> long long {
+    std::lock_guard lock(witness_mutex_);
+    WitnessLogCursor& cursor = cursors_[source.url];
+    std::size_t used = 0;
+    const bool caught_up = catch_up(cursor, budget, source.read, &used).empty();
+    budget -= std::min(budget, used);
+    return caught_up ? cursor.beats : -1;
+  };
+  wait_for_fresh_heartbeat(beats, std::chrono::milliseconds(kSettlePollMs), max_wait);
+}
+
 WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::string& nonce,
-                                      long long from_ms, long long to_ms) const {
+                                      long long from_ms, long long to_ms, std::size_t& budget) const {
   const auto& w = *profile_.witness;
-  const LogSource source = w.log_ssh ? ssh_source(w) : http_source(w, handle);
+  const LogSource source = log_source(w, handle);
   const std::string who = fmt::format("the operator's witness (canary {}{}{}; log {})", w.canary,
                                       w.canary6.empty() ? "" : ", " + w.canary6,
                                       w.zone.empty() ? "" : ", zone " + w.zone, source.url);
   if (!source.problem.empty()) return unreadable(who, nonce, source.problem);
   std::lock_guard lock(witness_mutex_);
   WitnessLogCursor& cursor = cursors_[source.url];
-  const std::string behind = catch_up(cursor, w.max_log_bytes, source.read);
+  std::size_t used = 0;
+  const std::string behind = catch_up(cursor, budget, source.read, &used);
+  budget -= std::min(budget, used);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   const std::string& sandbox = handle.route.sandbox.host;
   WitnessView view =
@@ -147,15 +183,20 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
   const int slack_ms = profile_.witness ? profile_.witness->clock_slack_ms : kDefaultClockSlackMs;
   const long long from_ms = unix_ms(from) - slack_ms;
   const long long to_ms = unix_ms(to) + slack_ms;
-  // What the probe sent last may still be on its way; let the witnesses record it.
-  const int settle_ms = profile_.witness ? profile_.witness->settle_ms : kDefaultSettleMs;
-  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  // The drop point is asked at once, beside the arrival witness: the drops it must show are
+  // of each way out's first packets, sent as the probe began, not as it ended.
+  std::future<DropView> drops;
+  if (profile_.hubble)
+    drops = std::async(std::launch::async, [&] { return hubble_drops(handle, from_ms, to_ms); });
+  // One run's byte bound for every read of the operator's log, the settling ones included.
+  std::size_t budget = profile_.witness ? profile_.witness->max_log_bytes : 0;
+  settle(handle, budget);
   WitnessView view =
       profile_.witness
-          ? arrival_view(handle, nonce, from_ms, to_ms)
+          ? arrival_view(handle, nonce, from_ms, to_ms, budget)
           : unreadable("no arrival witness", nonce,
                        "the profile names no operator witness (witness:): arrivals are not observed");
-  if (profile_.hubble) view.drops = hubble_drops(handle, from_ms, to_ms);
+  if (drops.valid()) view.drops = drops.get();
   return view;
 }
 

@@ -20,6 +20,7 @@ void absorb(WitnessLogCursor& cursor, const WitnessFrames& frames, std::size_t m
   if (log.full_since_ms < 0) log.full_since_ms = fresh.full_since_ms;
   log.malformed += fresh.malformed;
   log.quotas.insert(log.quotas.end(), fresh.quotas.begin(), fresh.quotas.end());
+  cursor.beats += static_cast<long long>(fresh.heartbeats.size());
   log.records.insert(log.records.end(), fresh.records.begin(), fresh.records.end());
   if (log.records.size() <= max_records) return;
   const auto drop = static_cast<long>(log.records.size() - max_records);
@@ -36,8 +37,10 @@ void restart(WitnessLogCursor& cursor, const std::string& log_id) {
   ++cursor.restarts;
 }
 
-std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read) {
-  std::size_t budget = max_bytes;
+namespace {
+
+std::string read_until_caught_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read,
+                                 std::size_t& budget) {
   int restarts = 0;
   for (int round = 0; round < 64 && budget >= 4096; ++round) {
     auto got = read(cursor.offset, cursor.log_id, budget);
@@ -55,6 +58,16 @@ std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogR
     if (frames.lines.empty()) return "the witness log's answer brought no whole line";
   }
   return fmt::format("the witness log is further behind than one probe run reads ({} bytes)", max_bytes);
+}
+
+}  // namespace
+
+std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read,
+                     std::size_t* used) {
+  std::size_t budget = max_bytes;
+  std::string behind = read_until_caught_up(cursor, max_bytes, read, budget);
+  if (used) *used = max_bytes - budget;
+  return behind;
 }
 
 }  // namespace isoharness::deploy::hawk

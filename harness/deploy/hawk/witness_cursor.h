@@ -27,6 +27,7 @@ struct WitnessLogCursor {
   std::size_t rejected = 0;        // lines that failed their MAC or their place, in all
   long long newest_ms = -1;        // the latest time of any line read from this log
   int restarts = 0;                // how often the log at this address was found replaced
+  long long beats = 0;             // the "ready" and "heartbeat" lines read so far, in all
 };
 
 // Takes one answer's accepted lines into the cursor and moves it past them.
@@ -50,6 +51,8 @@ using LogReader =
 // Reads what the log gained since the cursor, in reads of at most what is left of
 // `max_bytes` (one probe run's bound), starting again from byte 0 once when the log was
 // replaced. "" when it caught up, else why the log cannot be judged on this run.
-std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read);
+// `used`, when given, is set to the bytes the reads took.
+std::string catch_up(WitnessLogCursor& cursor, std::size_t max_bytes, const LogReader& read,
+                     std::size_t* used = nullptr);
 
 }  // namespace isoharness::deploy::hawk

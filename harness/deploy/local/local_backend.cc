@@ -420,15 +420,22 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
   auto ms = [](std::chrono::system_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   };
-  // What the probe sent last is in the world already; give the witness a moment to log it,
-  // then read until its heartbeats cover the probe's window (a witness that died does not
-  // catch up: the view stays incomplete, saying since when it was silent).
+  // What the probe sent last is in the world already: once the witness writes a heartbeat
+  // after this read began, everything that reached it before is logged (tools/witness.cc).
+  // Then read until its heartbeats cover the probe's window (a witness that died does not
+  // catch up: no fresh heartbeat, and the view stays incomplete, saying since when it was
+  // silent).
   constexpr std::size_t kMaxLog = std::size_t{48} << 20;
   constexpr int kReads = 6;
-  std::this_thread::sleep_for(300ms);
   weaken_witness_log(handle_weakenings(handle), world_->witness_log_path());
   WitnessView view;
   std::string text;
+  wait_for_fresh_heartbeat(
+      [&] {
+        text = read_file_bounded(world_->witness_log_path(), kMaxLog);
+        return static_cast<long long>(parse_witness_log(text).heartbeats.size());
+      },
+      std::chrono::milliseconds(50), std::chrono::milliseconds(kHeartbeatMs * 2));
   for (int read = 0; read < kReads; ++read) {
     if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
     text = read_file_bounded(world_->witness_log_path(), kMaxLog);

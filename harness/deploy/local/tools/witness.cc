@@ -15,7 +15,9 @@
 // them, after which one "quota" line names it and it is logged no more, so one sandbox
 // cannot fill the log for the others; every datagram read is at most 64 KiB; the process
 // exits after --max-seconds. A "heartbeat" line every kHeartbeatMs says it is alive: a probe
-// window its heartbeats do not cover is not judged on (harness/deploy/witness_log.h).
+// window its heartbeats do not cover is not judged on (harness/deploy/witness_log.h). Before
+// each heartbeat it logs what is waiting on its sockets, so a reader that sees a heartbeat
+// written after it asked knows that whatever had reached the witness by then is logged.
 #include "harness/deploy/local/tools/witness.h"
 
 #include <arpa/inet.h>
@@ -334,6 +336,27 @@ std::string random_hex() {
   return hex;
 }
 
+// One round: waits up to timeout_ms for any socket, then logs the packets and answers the
+// queries that are there (at most 64 packets). Whether anything was there.
+bool serve_ready(Log& log, const Options& o, std::vector<pollfd>& fds, int timeout_ms) {
+  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return false;
+  static unsigned char pkt[65536];
+  for (int i = 0; i < 64 && (fds[0].revents & POLLIN); ++i) {  // drain, bounded per round
+    sockaddr_ll from{};
+    socklen_t flen = sizeof from;
+    ssize_t n =
+        ::recvfrom(fds[0].fd, pkt, sizeof pkt, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &flen);
+    if (n < 0) break;
+    if (from.sll_pkttype == PACKET_OUTGOING) continue;
+    if (from.sll_protocol == htons(ETH_P_IP)) record_ipv4(log, pkt, static_cast<std::size_t>(n));
+    if (from.sll_protocol == htons(ETH_P_IPV6)) record_ipv6(log, pkt, static_cast<std::size_t>(n));
+  }
+  if (fds[1].revents & POLLIN) serve_dns(log, fds[1].fd, o.zone, o.canary);
+  for (std::size_t i = 2; i < fds.size(); ++i)
+    if (fds[i].revents & POLLIN) serve_udp_echo(fds[i].fd);
+  return true;
+}
+
 }  // namespace
 
 int cmd_witness(const std::vector<std::string>& args) {
@@ -353,25 +376,16 @@ int cmd_witness(const std::vector<std::string>& args) {
   (void)!::write(log.fd, ready.data(), ready.size());
   const auto until = Clock::now() + std::chrono::seconds(o.max_seconds);
   auto next_beat = Clock::now() + std::chrono::milliseconds(kHeartbeatMs);
-  unsigned char pkt[65536];
   while (Clock::now() < until) {
     if (Clock::now() >= next_beat) {
+      // Whatever reached the sockets before the heartbeat is logged above it (bounded: a
+      // flood past the bound is logged after it, and its source soon runs out of its share).
+      for (int round = 0; round < 16 && serve_ready(log, o, fds, 0); ++round) {
+      }
       write_line(log, "heartbeat", "-", "-", 0, "", "");
       next_beat = Clock::now() + std::chrono::milliseconds(kHeartbeatMs);
     }
-    if (::poll(fds.data(), fds.size(), static_cast<int>(kHeartbeatMs)) <= 0) continue;
-    for (int i = 0; i < 64 && (fds[0].revents & POLLIN); ++i) {  // drain, bounded per round
-      sockaddr_ll from{};
-      socklen_t flen = sizeof from;
-      ssize_t n = ::recvfrom(fds[0].fd, pkt, sizeof pkt, 0, reinterpret_cast<sockaddr*>(&from), &flen);
-      if (n < 0) break;
-      if (from.sll_pkttype == PACKET_OUTGOING) continue;
-      if (from.sll_protocol == htons(ETH_P_IP)) record_ipv4(log, pkt, static_cast<std::size_t>(n));
-      if (from.sll_protocol == htons(ETH_P_IPV6)) record_ipv6(log, pkt, static_cast<std::size_t>(n));
-    }
-    if (fds[1].revents & POLLIN) serve_dns(log, fds[1].fd, o.zone, o.canary);
-    for (std::size_t i = 2; i < fds.size(); ++i)
-      if (fds[i].revents & POLLIN) serve_udp_echo(fds[i].fd);
+    serve_ready(log, o, fds, static_cast<int>(kHeartbeatMs));
   }
   return 0;
 }
