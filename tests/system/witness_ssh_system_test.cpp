@@ -128,8 +128,15 @@ TEST_CASE("hawk backend witness: the operator's log read over SSH, incrementally
   const std::string path = w.dir + "/witness.log";
   const long long ms = now_ms();
   const auto now = std::chrono::system_clock::now();
+  // Heartbeats through each window the test reads: the witness was alive then.
+  const auto beats = [&](long long from, long long to, long long step) {
+    std::string out;
+    for (long long t = from; t <= to; t += step) out += line(t, "heartbeat - - 0 - -");
+    return out;
+  };
   const std::string first = line(ms - 60000, "ready - - 0 00000000000000aa -") +
-                            line(ms - 50000, "tcp-syn 192.0.2.193 203.0.113.40 443 - -");
+                            line(ms - 50000, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
+                            beats(ms - 56000, ms - 44000, 1400);
   write_log(path, first);
   test::TempDir dir("ih-witness-ssh");
   deploy::hawk::HawkBackend backend(ssh_profile(path, w.route.jump.host_key), options(dir.str()));
@@ -144,7 +151,9 @@ TEST_CASE("hawk backend witness: the operator's log read over SSH, incrementally
   CHECK_THAT(old->witness, Catch::Contains("sftp://root@" + w.route.jump.host));
 
   // The log grows: only what it gained is read, and the new record is there.
-  std::ofstream(path, std::ios::app) << line(ms - 40000, "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -");
+  std::ofstream(path, std::ios::app) << line(ms - 40000,
+                                             "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -") +
+                                            beats(ms - 41500, ms - 38500, 1000);
   auto grown = backend.witness(h, "0123456789abcdef", now - 41s, now - 39s);
   REQUIRE(grown);
   CHECK(grown->complete);
@@ -154,7 +163,8 @@ TEST_CASE("hawk backend witness: the operator's log read over SSH, incrementally
                       line(ms - 10000, "heartbeat - - 0 - -") +
                       line(ms, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
                       line(ms, "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -") +
-                      line(ms, "icmp-echo 192.0.2.99 203.0.113.40 0 0123456789abcdef -"));
+                      line(ms, "icmp-echo 192.0.2.99 203.0.113.40 0 0123456789abcdef -") +
+                      beats(ms - 1200, ms + 1000, 200));
   auto replaced = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
   REQUIRE(replaced);
   INFO(replaced->note);

@@ -221,12 +221,15 @@ TEST_CASE("hawk backend witness: the operator's log read, matched on the route's
           "[hawk]") {
   const auto now = std::chrono::system_clock::now();
   const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
-                          "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" + "W1 " +
-                          std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -\n" +
-                          "W1 " + std::to_string(ms) +
-                          " udp 192.0.2.99 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
-                          std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
+  const std::string log =
+      "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
+      "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" + "W1 " +
+      std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -\n" + "W1 " +
+      std::to_string(ms) + " udp 192.0.2.99 203.0.113.40 53 ffffffffffffffff -\n" + "W1 " +
+      std::to_string(ms - 30000) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n" +
+      // heartbeats through the probe's window: the witness was alive
+      "W1 " + std::to_string(ms - 1200) + " heartbeat - - 0 - -\n" + "W1 " + std::to_string(ms - 100) +
+      " heartbeat - - 0 - -\n" + "W1 " + std::to_string(ms + 1000) + " heartbeat - - 0 - -\n";
   const std::string token = "operator-shared-token-0123456789";
   ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN", token.c_str(), 1);
   const std::string more =
@@ -336,14 +339,55 @@ TEST_CASE("witness wire format: each line's MAC and place checked, the token nev
   CHECK(deploy::read_witness_frames(small, key, 0, "").lines == "W1 1 ready - - 0 - -\n");
 }
 
+TEST_CASE(
+    "hawk backend witness: an operator's witness that went silent before the window ends is not judged on",
+    "[hawk]") {
+  const auto now = std::chrono::system_clock::now();
+  const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::string token = "operator-shared-token-0123456789";
+  ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN3", token.c_str(), 1);
+  // Alive until 1.2 s before the probe's window, then nothing: "nothing arrived" cannot be read
+  // from this log, whatever else it holds.
+  const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
+                          "W1 " + std::to_string(ms - 2200) + " heartbeat - - 0 - -\n";
+  const auto size = static_cast<long long>(log.size());
+  const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
+  const std::string id = deploy::witness_log_id(log);
+  TinyServer server({ok + deploy::frame_witness_log(token, id, log, 0, size, 1 << 20)});
+  auto p = scenario::parse_deployment(
+      kBase +
+          "witness: { canary: 203.0.113.40, settle_ms: 0, log: { timeout_s: 1, token_env: "
+          "ISOHARNESS_UNIT_WITNESS_TOKEN3, http: \"http://jumphost:" +
+          std::to_string(server.port) + "/witness.log\" } }\n",
+      "w.yaml");
+  const std::string dir = std::filesystem::temp_directory_path() / "isoharness-hawk-witness-silent-unit";
+  HawkOptions o;
+  o.work_dir = dir;
+  o.runner = [](const auto&, const auto&) -> Expected<RunResult> { return make_error("no CLI here"); };
+  HawkBackend backend(p, o);
+  deploy::SandboxHandle h;
+  h.route.jump.host = "127.0.0.1";
+  h.route.sandbox.host = "192.0.2.193";
+  auto view = backend.witness(h, "0123456789abcdef", now - 1s, now + 1s);
+  REQUIRE(view);
+  CHECK_FALSE(view->complete);
+  CHECK(view->records.empty());
+  CHECK_THAT(view->note, Catch::Contains("heartbeat"));
+  ::unsetenv("ISOHARNESS_UNIT_WITNESS_TOKEN3");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("hawk backend witness: the wait after the probe ends at the witness's next heartbeat", "[hawk]") {
   const auto now = std::chrono::system_clock::now();
   const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   const std::string token = "operator-shared-token-0123456789";
   ::setenv("ISOHARNESS_UNIT_WITNESS_TOKEN", token.c_str(), 1);
-  const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +  //
+  const std::string log = "W1 " + std::to_string(ms - 60000) + " ready - - 0 - -\n" +     //
+                          "W1 " + std::to_string(ms - 1200) + " heartbeat - - 0 - -\n" +  //
+                          "W1 " + std::to_string(ms - 600) + " heartbeat - - 0 - -\n" +   //
+                          "W1 " + std::to_string(ms + 300) + " heartbeat - - 0 - -\n" +   //
                           "W1 " + std::to_string(ms) + " tcp-syn 192.0.2.193 203.0.113.40 443 - -\n";
-  const std::string beat = "W1 " + std::to_string(ms + 5) + " heartbeat - - 0 - -\n";
+  const std::string beat = "W1 " + std::to_string(ms + 1005) + " heartbeat - - 0 - -\n";
   const auto size = static_cast<long long>(log.size());
   const auto size2 = size + static_cast<long long>(beat.size());
   const std::string ok = "HTTP/1.0 200 OK\r\n\r\n";
@@ -487,12 +531,19 @@ TEST_CASE("hawk backend witness: a new log at the same address is read from its 
   const auto line = [](long long t, const std::string& rest) {
     return "W1 " + std::to_string(t) + " " + rest + "\n";
   };
+  // Each log's heartbeats cover the window the test reads it for.
+  const auto beats = [&](long long from, long long to, long long step) {
+    std::string out;
+    for (long long t = from; t <= to; t += step) out += line(t, "heartbeat - - 0 - -");
+    return out;
+  };
   const std::string old_log = line(ms - 60000, "ready - - 0 00000000000000aa -") +
-                              line(ms - 50000, "tcp-syn 192.0.2.193 203.0.113.40 443 - -");
-  const std::string new_log = line(ms - 20000, "ready - - 0 00000000000000bb -") +
-                              line(ms - 10000, "heartbeat - - 0 - -") +
-                              line(ms, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
-                              line(ms, "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -");
+                              line(ms - 50000, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
+                              beats(ms - 56000, ms - 44000, 1400);
+  const std::string new_log =
+      line(ms - 20000, "ready - - 0 00000000000000bb -") + line(ms - 10000, "heartbeat - - 0 - -") +
+      line(ms, "tcp-syn 192.0.2.193 203.0.113.40 443 - -") +
+      line(ms, "udp 192.0.2.99 203.0.113.40 53 0123456789abcdef -") + beats(ms - 1200, ms + 1000, 200);
   const auto old_size = static_cast<long long>(old_log.size());
   const auto new_size = static_cast<long long>(new_log.size());
   const std::string old_id = deploy::witness_log_id(old_log), new_id = deploy::witness_log_id(new_log);

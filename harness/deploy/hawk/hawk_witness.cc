@@ -6,8 +6,9 @@
 // same offset (log.ssh, the server's host key pinned), starting again from its first byte
 // when the address serves another log or a truncated one; the sandbox is known to it by the
 // address its ssh-command line names (TCP) and by the probe's nonce (UDP, ICMP, DNS). A log
-// that cannot be read, fails its MACs, or is further behind than one run's byte bound is
-// not judged on (the view is incomplete, saying why).
+// that cannot be read, fails its MACs, is further behind than one run's byte bound, or whose
+// heartbeats do not cover the probe's window is not judged on (the view is incomplete,
+// saying why).
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
@@ -164,9 +165,11 @@ WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::st
   const std::string behind = catch_up(cursor, budget, source.read, &used);
   budget -= std::min(budget, used);
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
+  // Judged only where the witness's heartbeats cover the probe's own window (the clock slack
+  // taken back off): a witness that died or stalled leaves the view incomplete.
   const std::string& sandbox = handle.route.sandbox.host;
-  WitnessView view =
-      select_witness_records(cursor.log, is_ipv4(sandbox) ? sandbox : "", "", nonce, from_ms, to_ms);
+  WitnessView view = select_covered_records(cursor.log, is_ipv4(sandbox) ? sandbox : "", "", nonce, from_ms,
+                                            to_ms, from_ms + w.clock_slack_ms, to_ms - w.clock_slack_ms);
   view.witness = who;
   if (!behind.empty() || from_ms <= cursor.forgotten_to_ms) {
     view.complete = false;

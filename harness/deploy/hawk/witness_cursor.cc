@@ -21,6 +21,12 @@ void absorb(WitnessLogCursor& cursor, const WitnessFrames& frames, std::size_t m
   log.malformed += fresh.malformed;
   log.quotas.insert(log.quotas.end(), fresh.quotas.begin(), fresh.quotas.end());
   cursor.beats += static_cast<long long>(fresh.heartbeats.size());
+  // The heartbeats' times, for whether the witness was alive through a probe's window; the
+  // oldest go first past the bound (a window before the oldest kept one is then not covered).
+  log.heartbeats.insert(log.heartbeats.end(), fresh.heartbeats.begin(), fresh.heartbeats.end());
+  if (log.heartbeats.size() > max_records)
+    log.heartbeats.erase(log.heartbeats.begin(),
+                         log.heartbeats.begin() + static_cast<long>(log.heartbeats.size() - max_records));
   log.records.insert(log.records.end(), fresh.records.begin(), fresh.records.end());
   if (log.records.size() <= max_records) return;
   const auto drop = static_cast<long>(log.records.size() - max_records);
