@@ -280,11 +280,14 @@ std::string read_banner_once(const sockaddr_in& sa, const std::string& device,
 // given at most --attempt-ms: on a lossy link a dropped SYN would otherwise leave the one
 // connection to TCP's exponential SYN backoff (retries 1, 3, 7, 15 s after the first), so
 // three or four drops in a row would use up the whole deadline; a new connection per
-// attempt sends a new SYN every attempt-ms instead.
+// attempt sends a new SYN every attempt-ms instead. An established connection waits at most
+// --banner-ms for its banner (a loaded sshd may take seconds) and is then replaced by a
+// fresh one, so one connection stuck on a lossy link cannot hold the wait to its deadline;
+// the last connection that fits gets whatever time is left.
 int cmd_wait_banner(const std::vector<std::string>& args) {
   std::string addr, device, prefix = "SSH-";
   int port = 22;
-  long deadline_ms = 10000, attempt_ms = 1000;
+  long deadline_ms = 10000, attempt_ms = 1000, banner_ms = 5000;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--addr")
       addr = args[i + 1];
@@ -294,6 +297,8 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
       deadline_ms = parse_long(args[i + 1], "--deadline-ms");
     else if (args[i] == "--attempt-ms")
       attempt_ms = std::max(50L, parse_long(args[i + 1], "--attempt-ms"));
+    else if (args[i] == "--banner-ms")
+      banner_ms = std::max(100L, parse_long(args[i + 1], "--banner-ms"));
     else if (args[i] == "--device")
       device = args[i + 1];
     else if (args[i] == "--prefix")
@@ -307,8 +312,12 @@ int cmd_wait_banner(const std::vector<std::string>& args) {
   std::string last_error = "deadline passed before the first attempt";
   int attempts = 0;
   for (; attempts < 100000 && Clock::now() < until; ++attempts) {
-    const auto attempt_until = std::min(until, Clock::now() + std::chrono::milliseconds(attempt_ms));
-    const std::string line = read_banner_once(sa, device, attempt_until, until, last_error);
+    const auto now = Clock::now();
+    const auto attempt_until = std::min(until, now + std::chrono::milliseconds(attempt_ms));
+    const auto banner_until = until - now < std::chrono::milliseconds(2 * banner_ms)
+                                  ? until
+                                  : now + std::chrono::milliseconds(banner_ms);
+    const std::string line = read_banner_once(sa, device, attempt_until, banner_until, last_error);
     if (!prefix.empty() && line.rfind(prefix, 0) == 0) {
       std::printf("%s\n", line.c_str());
       return 0;
