@@ -40,6 +40,9 @@ namespace isoharness::deploy::hawk {
 // before reading, as the witness section's defaults.
 inline constexpr int kDefaultClockSlackMs = 1000;
 inline constexpr int kDefaultSettleMs = 300;
+// How many times the arrival view reads the operator's log, a heartbeat period apart, for a
+// heartbeat that covers the probe's window's end.
+inline constexpr int kCoverReads = 6;
 // How often the operator's log is read while the harness waits for its next heartbeat.
 inline constexpr int kSettlePollMs = 50;
 

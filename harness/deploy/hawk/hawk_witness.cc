@@ -159,17 +159,36 @@ WitnessView HawkBackend::arrival_view(const SandboxHandle& handle, const std::st
                                       w.canary6.empty() ? "" : ", " + w.canary6,
                                       w.zone.empty() ? "" : ", zone " + w.zone, source.url);
   if (!source.problem.empty()) return unreadable(who, nonce, source.problem);
-  std::lock_guard lock(witness_mutex_);
+  const long long cover_to = to_ms - w.clock_slack_ms;
+  std::unique_lock lock(witness_mutex_);
   WitnessLogCursor& cursor = cursors_[source.url];
-  std::size_t used = 0;
-  const std::string behind = catch_up(cursor, budget, source.read, &used);
-  budget -= std::min(budget, used);
+  std::string behind;
+  // Read until a heartbeat at or after the window's end is in (a loaded witness may write it
+  // late): while its last heartbeat falls inside the window, a few reads a heartbeat period
+  // apart, the lock let go in between. A dead witness writes none, and its view stays
+  // incomplete.
+  for (int read = 0; read < kCoverReads; ++read) {
+    if (read > 0) {
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
+      lock.lock();
+    }
+    std::size_t used = 0;
+    behind = catch_up(cursor, budget, source.read, &used);
+    budget -= std::min(budget, used);
+    // Done when caught up to the window's end, or when the witness was already silent at its
+    // start (nothing to wait for).
+    const auto& beats = cursor.log.heartbeats;
+    if (!behind.empty() || beats.empty() || beats.back() >= cover_to ||
+        beats.back() < from_ms + w.clock_slack_ms)
+      break;
+  }
   // TCP carries no nonce: the witness knows the sandbox by the address its ssh-command names.
   // Judged only where the witness's heartbeats cover the probe's own window (the clock slack
   // taken back off): a witness that died or stalled leaves the view incomplete.
   const std::string& sandbox = handle.route.sandbox.host;
   WitnessView view = select_covered_records(cursor.log, is_ipv4(sandbox) ? sandbox : "", "", nonce, from_ms,
-                                            to_ms, from_ms + w.clock_slack_ms, to_ms - w.clock_slack_ms);
+                                            to_ms, from_ms + w.clock_slack_ms, cover_to);
   view.witness = who;
   if (!behind.empty() || from_ms <= cursor.forgotten_to_ms) {
     view.complete = false;
