@@ -52,11 +52,9 @@ void allow_target_domain(json& values) {
   values["allowDomains"] = json::array({"target.example.com"});
 }
 
-// long-function: table. The catalogue itself: one designated initializer per weakening,
-// no logic between them; splitting it would only scatter the list.
-std::vector<Weakening> build() {
+// The process: capabilities, no_new_privs, seccomp.
+void append_privileges(std::vector<Weakening>& w) {
   const auto everywhere = applicable_everywhere();
-  std::vector<Weakening> w;
   w.push_back({.name = "cap_sys_admin_kept",
                .what = "CAP_SYS_ADMIN kept (drop ALL, add SYS_ADMIN)",
                .caught_by = {"capability:CAP_SYS_ADMIN", "capability_bounding", "capabilities"},
@@ -99,6 +97,11 @@ std::vector<Weakening> build() {
                                    "runtime"),
        .edit_values = [](json& s) { s["runtimeClassName"] = policy::kClusterDefault; },
        .quick = true});
+}
+
+// The user the sandbox runs as and its root filesystem.
+void append_user_and_root(std::vector<Weakening>& w) {
+  const auto everywhere = applicable_everywhere();
   w.push_back({.name = "root_under_non_root",
                .what = "uid 0 under non_root",
                .caught_by = {"uid"},
@@ -116,6 +119,11 @@ std::vector<Weakening> build() {
                .caught_by = {"root_filesystem", "root_not_writable"},
                .not_applicable = everywhere,
                .edit_values = [](json& s) { security(s)["readOnlyRootFilesystem"] = false; }});
+}
+
+// Ways out the node's policy must close, and the allow list's scope.
+void append_egress_and_allow_list(std::vector<Weakening>& w) {
+  const auto everywhere = applicable_everywhere();
   w.push_back({.name = "egress_metadata",
                .what = "egress to the metadata address",
                .caught_by = {"egress:metadata"},
@@ -155,6 +163,11 @@ std::vector<Weakening> build() {
                .not_applicable = everywhere,
                .backend = {"nft:allow-unlisted-host"},
                .judge = kJudgeWitness});
+}
+
+// Other sandboxes, the cluster API and DNS under strict.
+void append_peers_and_cluster(std::vector<Weakening>& w) {
+  const auto everywhere = applicable_everywhere();
   w.push_back({.name = "other_sandbox_reachable",
                .what = "another sandbox of the node reachable",
                .caught_by = {"egress:peer-sandbox", "egress:peer-sandbox6"},
@@ -186,6 +199,11 @@ std::vector<Weakening> build() {
                .not_applicable = everywhere,
                .backend = {"nft:allow-dns"},
                .judge = kJudgeWitness});
+}
+
+// What of the host a runtime or spec can hand the sandbox.
+void append_host_leaks(std::vector<Weakening>& w) {
+  const auto everywhere = applicable_everywhere();
   w.push_back({.name = "runtime_socket_mounted",
                .what = "a container runtime's socket mounted in",
                .caught_by = {"runtime_socket"},
@@ -227,6 +245,10 @@ std::vector<Weakening> build() {
                                            "runsc does not pass linux.devices into the sandbox: /dev holds "
                                            "only gVisor's own devices (observed: no kmsg)"),
                .backend = {"oci:host-device"}});
+}
+
+// Kernel addresses, and the sibling weakening left out here.
+void append_kernel_and_siblings(std::vector<Weakening>& w) {
   w.push_back({.name = "kallsyms_unmasked",
                .what = "/proc/kallsyms addresses readable (CAP_SYSLOG kept)",
                .caught_by = {"kallsyms"},
@@ -251,6 +273,11 @@ std::vector<Weakening> build() {
        .not_applicable = everywhere_not("the selftest scenario (scenarios/selftest/hardened.yaml) has no "
                                         "network_mode none sibling to open yet; sibling_system_test applies "
                                         "none-sibling-reachable and sees sibling:scorer fail")});
+}
+
+// Ways out only the outside witness sees, and a reused disk.
+void append_witnessed_ways_out(std::vector<Weakening>& w) {
+  const auto everywhere = applicable_everywhere();
   // Ways out a policy written for TCP connects leaves open, each to be caught by the world's
   // outside witness (the sandbox's own report is not needed to catch them: judge witness).
   w.push_back({.name = "egress_udp_open",
@@ -287,6 +314,19 @@ std::vector<Weakening> build() {
                .not_applicable = everywhere,
                .backend = {"oci:reused-home"},
                .attempts = 2});
+}
+
+// The catalogue, in report order: one designated initializer per weakening, grouped by
+// what each weakens.
+std::vector<Weakening> build() {
+  std::vector<Weakening> w;
+  append_privileges(w);
+  append_user_and_root(w);
+  append_egress_and_allow_list(w);
+  append_peers_and_cluster(w);
+  append_host_leaks(w);
+  append_kernel_and_siblings(w);
+  append_witnessed_ways_out(w);
   append_escape_weakenings(w);
   append_evidence_weakenings(w);
   return w;

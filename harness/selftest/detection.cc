@@ -63,6 +63,14 @@ Seen collect(const json& sandboxes, const std::vector<std::string>& weakenings, 
   return seen;
 }
 
+// Counts a caught cell in the runtime's and the selftest's tallies.
+json mark_caught(json cell, json& summary, json& rt) {
+  rt["caught"] = rt.value("caught", 0) + 1;
+  summary["caught"] = summary["caught"].get<int>() + 1;
+  cell["status"] = "caught";
+  return cell;
+}
+
 // A weakening of the verifier's own evidence (kJudgeEvidence): caught when none of its
 // controls passed (in any of the cell's sandboxes) and one at least ended unwitnessed or
 // failed; missed when one passed on evidence the weakening took away.
@@ -76,12 +84,7 @@ json judge_evidence_cell(const Weakening& w, const std::string& runtime, const S
   cell["judge"] = w.judge;
   cell["caught_by"] = passed.empty() ? withheld : std::vector<std::string>();
   cell["unwitnessed_controls"] = seen.unwitnessed;
-  if (passed.empty() && !withheld.empty()) {
-    rt["caught"] = rt.value("caught", 0) + 1;
-    summary["caught"] = summary["caught"].get<int>() + 1;
-    cell["status"] = "caught";
-    return cell;
-  }
+  if (passed.empty() && !withheld.empty()) return mark_caught(std::move(cell), summary, rt);
   summary["missed"].push_back(w.name + " (" + runtime + ")");
   cell["status"] = "missed";
   std::string names;
@@ -127,12 +130,7 @@ json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput
                      (seen.unwitnessed.size() > 1 ? " and others" : "") + " lacked witness evidence";
     return cell;
   }
-  if (!catching.empty()) {
-    rt["caught"] = rt.value("caught", 0) + 1;
-    summary["caught"] = summary["caught"].get<int>() + 1;
-    cell["status"] = "caught";
-    return cell;
-  }
+  if (!catching.empty()) return mark_caught(std::move(cell), summary, rt);
   summary["missed"].push_back(w.name + " (" + runtime + ")");
   cell["status"] = "missed";
   std::string others;
