@@ -184,6 +184,19 @@ TEST_CASE("hubble drops: flows that do not cover the window, were cut or lost ev
   CHECK_THAT(late.note, Catch::Contains("end"));
   CHECK(select_drops(f, kHubbleSandbox, kHubbleTargets, kHubbleT0, kHubbleT0 + 9000, false)
             .complete);  // a command covers the end
+  // The clock slack widens what is attributed, not what must be watched: flows from 1,900 ms
+  // before T0 to 5,900 ms after cover a probe of [T0 - 1,800, T0 + 5,800] asked with 600 ms
+  // of slack, but not one of [T0 - 2,000, T0 + 6,000] asked with 400 ms.
+  CHECK(select_drops(f, kHubbleSandbox, kHubbleTargets, kHubbleT0 - 2400, kHubbleT0 + 6400, true, 600)
+            .complete);
+  const auto slack_start =
+      select_drops(f, kHubbleSandbox, kHubbleTargets, kHubbleT0 - 2400, kHubbleT0 + 5000, true, 400);
+  CHECK_FALSE(slack_start.complete);
+  CHECK_THAT(slack_start.note, Catch::Contains("start 100 ms after"));
+  const auto slack_end =
+      select_drops(f, kHubbleSandbox, kHubbleTargets, kHubbleT0 - 1000, kHubbleT0 + 6400, true, 400);
+  CHECK_FALSE(slack_end.complete);
+  CHECK_THAT(slack_end.note, Catch::Contains("end 100 ms before"));
   const auto lost = select_drops(parse_hubble_flows(hubble_fixture("lost-events.jsonl")), kHubbleSandbox,
                                  kHubbleTargets, kHubbleT0, kHubbleT0 + 200, false);
   CHECK_FALSE(lost.complete);

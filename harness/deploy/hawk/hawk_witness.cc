@@ -209,7 +209,7 @@ std::optional<WitnessView> HawkBackend::witness(const SandboxHandle& handle, con
   // of each way out's first packets, sent as the probe began, not as it ended.
   std::future<DropView> drops;
   if (profile_.hubble)
-    drops = std::async(std::launch::async, [&] { return hubble_drops(handle, from_ms, to_ms); });
+    drops = std::async(std::launch::async, [&] { return hubble_drops(handle, from_ms, to_ms, slack_ms); });
   // One run's byte bound for every read of the operator's log, the settling ones included.
   std::size_t budget = profile_.witness ? profile_.witness->max_log_bytes : 0;
   settle(handle, budget);

@@ -208,7 +208,7 @@ std::string coverage_gap(const HubbleFlows& flows, long long from_ms, long long 
 
 DropView select_drops(const HubbleFlows& flows, const FlowSubject& subject,
                       const std::vector<EgressTarget>& targets, long long from_ms, long long to_ms,
-                      bool need_end) {
+                      bool need_end, long long cover_slack_ms) {
   DropView view;
   view.witness = "hubble";
   for (const auto& f : flows.flows) {
@@ -228,7 +228,7 @@ DropView select_drops(const HubbleFlows& flows, const FlowSubject& subject,
     r.way_out = way_out_of(f, targets);
     view.records.push_back(std::move(r));
   }
-  view.note = coverage_gap(flows, from_ms, to_ms, need_end);
+  view.note = coverage_gap(flows, from_ms + cover_slack_ms, to_ms - cover_slack_ms, need_end);
   view.complete = view.note.empty();
   return view;
 }

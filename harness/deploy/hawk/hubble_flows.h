@@ -93,10 +93,13 @@ bool policy_denied(std::string_view reason);
 // one as forwarded; each named after the egress target whose address (host or
 // witness_address), port and protocol it matches. Other verdicts and other drop reasons are
 // not evidence of the policy and are left out. complete is false with a note when the
-// flows are truncated, Hubble lost events, or the flows do not reach back to from_ms
-// (and, with `need_end`, forward to to_ms).
+// flows are truncated, Hubble lost events, or the flows do not reach back to the probe's own
+// start, from_ms + cover_slack_ms (and, with `need_end`, forward to its own end, to_ms -
+// cover_slack_ms). The window's clock slack widens what is attributed, not what must be
+// watched: the sandbox's SSH session, which Hubble sees, comes before the probe it runs,
+// while the slack before the probe may reach back past the sandbox's first packet.
 DropView select_drops(const HubbleFlows& flows, const FlowSubject& subject,
                       const std::vector<EgressTarget>& targets, long long from_ms, long long to_ms,
-                      bool need_end);
+                      bool need_end, long long cover_slack_ms = 0);
 
 }  // namespace isoharness::deploy::hawk

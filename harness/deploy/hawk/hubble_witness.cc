@@ -93,7 +93,8 @@ Expected<std::string> HawkBackend::hubble_text(long long from_ms, long long to_m
   return std::move(got->out);
 }
 
-DropView HawkBackend::hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms) const {
+DropView HawkBackend::hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms,
+                                   long long slack_ms) const {
   const auto& h = *profile_.hubble;
   const std::string who = h.file.empty() ? "hubble (" + render_argv(h.command) + ")"
                                          : "hubble (flows exported to " + h.file + ")";
@@ -107,7 +108,7 @@ DropView HawkBackend::hubble_drops(const SandboxHandle& handle, long long from_m
   auto text = hubble_text(from_ms, to_ms);
   if (!text) return unreadable_drop_view(who, "the Hubble flows could not be read: " + text.error().message);
   const HubbleFlows flows = parse_hubble_flows(*text, {.max_bytes = h.max_bytes, .max_lines = h.max_lines});
-  DropView view = select_drops(flows, subject, options_.targets, from_ms, to_ms, !h.file.empty());
+  DropView view = select_drops(flows, subject, options_.targets, from_ms, to_ms, !h.file.empty(), slack_ms);
   view.witness = who;
   return view;
 }
