@@ -164,12 +164,12 @@ void print_sandbox_up(const LocalArgs& a, const deploy::SandboxHandle& h, const 
                   {"port", h.route.sandbox.port},
                   {"user", h.route.sandbox.user},
                   {"host_key", h.route.sandbox.host_key}}},
-                {"facts", h.facts},
+                {"facts", h.facts.to_json()},
                 {"context", context}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("sandbox %s is up in %.2f s: runtime %s, node class %s, run %s\n", h.name.c_str(), up.seconds,
-                h.facts.value("runtime", "").c_str(), a.node_class.c_str(), run_id.c_str());
+                h.facts.runtime.c_str(), a.node_class.c_str(), run_id.c_str());
     std::printf("jumphost  %s@%s:%d  %s\n", h.route.jump.user.c_str(), h.route.jump.host.c_str(),
                 h.route.jump.port, h.route.jump.host_key.c_str());
     std::printf("sandbox   %s@%s:%d  %s\n", h.route.sandbox.user.c_str(), h.route.sandbox.host.c_str(),

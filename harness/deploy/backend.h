@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/sandbox_facts.h"
+
 namespace isoharness::deploy {
 
 // One SSH endpoint with the host key the caller must pin.
@@ -104,8 +106,12 @@ struct WitnessView {
 inline constexpr int kSiblingProbePort = 8080;
 
 // A sibling as a backend that knows only its name reports it (no address, no exec).
-inline nlohmann::json sibling_by_name(const std::string& service, const std::string& seen_in) {
-  return {{"service", service}, {"port", kSiblingProbePort}, {"address", ""}, {"seen_in", seen_in}};
+inline SandboxFacts sibling_by_name(const std::string& service, const std::string& seen_in) {
+  SandboxFacts f;
+  f.service = service;
+  f.port = kSiblingProbePort;
+  f.seen_in = seen_in;
+  return f;
 }
 
 struct SandboxRequest {
@@ -134,14 +140,11 @@ struct SandboxRequest {
 struct SandboxHandle {
   std::string name;
   SshRoute route;
-  // What the backend did, recorded in the result: runtime ("runc"/"runsc"), runtime
-  // binary and version, platform ("ptrace"), network mode ("host-in-netns"), node class,
-  // cpus, address, and anything else a reader needs to interpret the observations.
-  // facts["siblings"]: the item's other services, each its own sandbox, as a list of
-  // {service, network_mode ("default"/"none"/"bridge"), address, port (its listener),
-  // exec (argv prefix with which the harness runs a command inside it), probe (isoprobe's
-  // path inside it), ...}; absent or empty when the item has only `default`.
-  nlohmann::json facts;
+  // What the backend did, recorded in the result: the fields other modules read, typed
+  // (runtime, addresses, the item's other services as `siblings`, each its own sandbox's
+  // facts, ...), and in `extra` anything else a reader needs to interpret the
+  // observations (platform, network mode, cpus, ...).
+  SandboxFacts facts;
 };
 
 // What a platform did with a config it must refuse ("fail loudly").

@@ -117,27 +117,22 @@ verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
       "pgrep -a -f " + kMarkerPattern + " -> exit " + std::to_string(pgrep.exit_code)};
 }
 
-std::string str(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // fresh_dns when it is not asked: n/a, with what was seen and why; nullopt when it is.
-std::optional<verify::CheckResult> dns_not_asked(const json& resolver) {
+std::optional<verify::CheckResult> dns_not_asked(const deploy::ItemResolverFacts& resolver) {
   auto na = [](const char* observed, const char* reason) {
     return verify::CheckResult{"fresh_dns", CheckStatus::na, "this attempt's own resolver",
                                observed,    reason,          ""};
   };
-  if (str(resolver, "instance_name").empty() || str(resolver, "instance").empty())
+  if (resolver.instance_name.empty() || resolver.instance.empty())
     return na("the backend names none", "the backend gives no per-attempt resolver instance to ask for");
-  if (!resolver.value("agent_may_ask", true))
+  if (!resolver.agent_may_ask)
     return na("no resolver reachable", "the agent's service has network_mode none: it may ask no resolver");
   return std::nullopt;
 }
 
-verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
+verify::CheckResult fresh_dns(const deploy::ItemResolverFacts& resolver, const FramedPart& getent,
                               const std::string& previous_instance, int attempt, std::string* seen) {
-  const std::string name = str(resolver, "instance_name"), own = str(resolver, "instance");
+  const std::string &name = resolver.instance_name, &own = resolver.instance;
   std::string got = getent.exit_code == 0 ? getent.out.substr(0, getent.out.find_first_of(" \t\n")) : "";
   got = sandbox_text(got, 64);
   *seen = got;
@@ -163,13 +158,13 @@ verify::CheckResult fresh_dns(const json& resolver, const FramedPart& getent,
 
 }  // namespace
 
-std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const json& facts,
+std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const deploy::SandboxFacts& facts,
                                                  const std::string& previous_instance, int attempt,
                                                  std::string* seen) {
-  const json resolver = facts.value("item_resolver", json::object());
+  const deploy::ItemResolverFacts resolver = facts.item_resolver.value_or(deploy::ItemResolverFacts{});
   const auto skip_dns = dns_not_asked(resolver);
   const std::string what = "checking the sandbox for an earlier attempt's markers";
-  auto parts = run_script(session, check_script(), {skip_dns ? "" : str(resolver, "instance_name")}, what);
+  auto parts = run_script(session, check_script(), {skip_dns ? "" : resolver.instance_name}, what);
   std::vector<verify::CheckResult> out;
   out.push_back(fresh_file(part(parts, "marker", what), attempt));
   out.push_back(fresh_process(part(parts, "pgrep", what), attempt));

@@ -26,7 +26,7 @@ namespace isoharness::runner {
 // command. previous_instance: what the previous attempt's sandbox resolved; *seen gets
 // what this one resolved. Throws InfraError when the command cannot run or its answer
 // is unusable (as each separate command did).
-std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const nlohmann::json& facts,
+std::vector<verify::CheckResult> check_freshness(SandboxChannel& session, const deploy::SandboxFacts& facts,
                                                  const std::string& previous_instance, int attempt,
                                                  std::string* seen);
 

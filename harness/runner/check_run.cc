@@ -53,7 +53,8 @@ std::string config_value(const std::string& text, std::string_view key) {
 // A sandbox that was there before and stays: deploy hands back its route, destroy does nothing.
 class ExistingSandbox final : public deploy::Backend {
  public:
-  ExistingSandbox(deploy::SshRoute route, std::vector<deploy::EgressTarget> targets, nlohmann::json facts)
+  ExistingSandbox(deploy::SshRoute route, std::vector<deploy::EgressTarget> targets,
+                  deploy::SandboxFacts facts)
       : route_(std::move(route)), targets_(std::move(targets)), facts_(std::move(facts)) {}
   std::string name() const override { return "existing"; }
   deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
@@ -66,7 +67,7 @@ class ExistingSandbox final : public deploy::Backend {
  private:
   deploy::SshRoute route_;
   std::vector<deploy::EgressTarget> targets_;
-  nlohmann::json facts_;
+  deploy::SandboxFacts facts_;
 };
 
 struct Login {
@@ -191,19 +192,21 @@ RunOutcome check(const CheckConfig& config) {
   settings.credentials.private_key_path = login.identity;
   settings.existing_sandbox = true;
   settings.jump_key_must_be_pinned = login.jump_must_be_pinned;
-  nlohmann::json facts = {{"backend", "existing"},
-                          {"ssh_command", config.ssh_line.substr(0, 4096)},
-                          {"jumphost", login.route.jump.user + "@" + login.route.jump.host + ":" +
-                                           std::to_string(login.route.jump.port)},
-                          {"sandbox", login.route.sandbox.user + "@" + login.route.sandbox.host + ":" +
-                                          std::to_string(login.route.sandbox.port)}};
+  const std::string jumphost =
+      login.route.jump.user + "@" + login.route.jump.host + ":" + std::to_string(login.route.jump.port);
+  deploy::SandboxFacts facts;
+  facts.backend = "existing";
+  facts.extra = {{"ssh_command", config.ssh_line.substr(0, 4096)},
+                 {"jumphost", jumphost},
+                 {"sandbox", login.route.sandbox.user + "@" + login.route.sandbox.host + ":" +
+                                 std::to_string(login.route.sandbox.port)}};
   // The item's other services, as the plan has them: reachable by name (an existing
   // sandbox's siblings have no addresses or exec that the harness could know).
-  facts["siblings"] = nlohmann::json::array();
+  facts.siblings.emplace();
   for (const auto& service : policy::sibling_services(job.item->values.get()))
-    facts["siblings"].push_back(deploy::sibling_by_name(service, "the plan (an existing sandbox)"));
+    facts.siblings->push_back(deploy::sibling_by_name(service, "the plan (an existing sandbox)"));
   std::fprintf(stderr, "isoharness check %s: item %s under %s, through %s\n", session.run_id().c_str(),
-               config.item_id.c_str(), job.runtime.c_str(), facts["jumphost"].get<std::string>().c_str());
+               config.item_id.c_str(), job.runtime.c_str(), jumphost.c_str());
   if (session.start_backend(
           std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile), std::move(facts)))) {
     JobContext ctx = session.jobs();

@@ -291,16 +291,18 @@ void deploy_cell(const ParityInput& in, Cell& cell, const JobContext& ctx, int s
   }
   nlohmann::json node = read_node_view(cell.sandbox->session());
   const auto& facts = cell.sandbox->handle().facts;
-  node["node_name"] = facts.contains("node_name") ? facts["node_name"] : nlohmann::json(nullptr);
+  node["node_name"] = facts.node_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(facts.node_name);
   m.cells_json.push_back({{"cell", cell.key},
                           {"runtime", cell.runtime},
                           {"node_class", cell.node_class},
                           {"item_id", cell.item->id},
-                          {"facts", facts},
+                          {"facts", facts.to_json()},
                           {"node", node},
                           {"timings", cell.sandbox->timings()}});
   std::fprintf(stderr, "cell %-16s ready (%s; boot_id %s, cpus %s)\n", cell.key.c_str(),
-               facts.value("runtime_binary", facts.value("backend", cell.runtime)).c_str(),
+               !facts.runtime_binary.empty() ? facts.runtime_binary.c_str()
+               : !facts.backend.empty()      ? facts.backend.c_str()
+                                             : cell.runtime.c_str(),
                node["boot_id"].is_string() ? node["boot_id"].get<std::string>().substr(0, 8).c_str() : "?",
                node["cpus_allowed"].is_string() ? node["cpus_allowed"].get<std::string>().c_str() : "?");
 }

@@ -298,7 +298,7 @@ AttemptRecord run_attempt(const Job& job, int attempt, JobContext& ctx, std::str
   const auto started = Clock::now();
   try {
     auto sandbox = deploy_gated(ctx, job, attempt, make_request(job, attempt, rec.name, ctx.settings));
-    rec.facts = sandbox->handle().facts;
+    rec.facts = sandbox->handle().facts.to_json();
     try {
       probe(job, ctx, *sandbox, rec, resolver_instance);
     } catch (const std::exception& e) {

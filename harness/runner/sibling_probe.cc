@@ -14,38 +14,26 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-std::string str(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::vector<std::string> strings(const json& list) {
-  std::vector<std::string> out;
-  if (list.is_array())
-    for (const auto& s : list)
-      if (s.is_string()) out.push_back(s.get<std::string>());
-  return out;
-}
-
 // Runs isoprobe inside one `none` sibling through the runtime's exec (argv from the
 // backend's facts, never from the sandbox) and judges what it saw.
-std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const json& sibling,
+std::vector<verify::CheckResult> probe_none_sibling(const deploy::SandboxFacts& facts,
+                                                    const deploy::SandboxFacts& sibling,
                                                     const std::vector<deploy::EgressTarget>& world_targets,
                                                     std::chrono::milliseconds egress_deadline,
                                                     std::optional<NoneSiblingSeen>& seen) {
   verify::NoneSiblingObservation o;
-  o.service = str(sibling, "service");
-  if (!sibling.contains("exec"))
+  o.service = sibling.service;
+  if (sibling.exec.empty())
     return {verify::none_sibling_not_entered(
-        o.service, "the backend (" + str(sibling, "seen_in") + ") offers no way into a service")};
+        o.service, "the backend (" + sibling.seen_in + ") offers no way into a service")};
   auto probe = verify::isolation_probe(facts, sibling, world_targets);
   o.asked = probe.names;
-  std::vector<std::string> argv = strings(sibling.value("exec", json::array()));
-  if (argv.empty() || str(sibling, "probe").empty()) {
-    o.exec_detail = "the backend gave no exec command for service " + o.service;
+  std::vector<std::string> argv = sibling.exec;
+  if (sibling.probe.empty()) {
+    o.exec_detail = "the backend gave no isoprobe path inside service " + o.service;
     return verify::verify_none_sibling(o);
   }
-  argv.insert(argv.end(), {str(sibling, "probe"), "posture", "--compact", "--deadline-ms", "20000",
+  argv.insert(argv.end(), {sibling.probe, "posture", "--compact", "--deadline-ms", "20000",
                            "--egress-deadline-ms", std::to_string(egress_deadline.count())});
   argv.insert(argv.end(), probe.args.begin(), probe.args.end());
   RunOptions opts;
@@ -70,22 +58,20 @@ std::vector<verify::CheckResult> probe_none_sibling(const json& facts, const jso
 
 }  // namespace
 
-void add_sibling_targets(const json& facts, std::vector<std::string>& argv) {
-  for (const auto& flag : verify::sibling_target_flags(facts.value("siblings", json::array()))) {
+void add_sibling_targets(const deploy::SandboxFacts& facts, std::vector<std::string>& argv) {
+  for (const auto& flag : verify::sibling_target_flags(facts.sibling_list())) {
     argv.push_back("--target");
     argv.push_back(flag);
   }
 }
 
-NoneSiblingProbes::NoneSiblingProbes(const json& planned_values, const json& facts,
+NoneSiblingProbes::NoneSiblingProbes(const json& planned_values, const deploy::SandboxFacts& facts,
                                      const std::vector<deploy::EgressTarget>& world_targets,
                                      std::chrono::milliseconds egress_deadline) {
-  const json siblings = facts.value("siblings", json::array());
   // The plan's services (CONTRACTS §1 always has them); networkIsolated marks a `none` one.
   const json& services = planned_values.at("services");
-  for (const auto& sibling : siblings) {
-    if (!sibling.is_object()) continue;
-    const std::string service = str(sibling, "service");
+  for (const auto& sibling : facts.sibling_list()) {
+    const std::string& service = sibling.service;
     if (!services.contains(service) || !policy::service_network_isolated(services[service])) continue;
     running_.emplace_back(
         service, std::async(std::launch::async, [facts, sibling, world_targets, egress_deadline] {
@@ -110,11 +96,10 @@ void NoneSiblingProbes::collect(SiblingRecord& into) {
   }
 }
 
-SiblingRecord check_siblings(const json& planned_values, const json& facts, const json& agent_posture,
-                             NoneSiblingProbes& none_siblings) {
-  const json siblings = facts.value("siblings", json::array());
+SiblingRecord check_siblings(const json& planned_values, const deploy::SandboxFacts& facts,
+                             const json& agent_posture, NoneSiblingProbes& none_siblings) {
   SiblingRecord out;
-  out.checks = verify::verify_siblings_from_agent(planned_values, siblings, agent_posture);
+  out.checks = verify::verify_siblings_from_agent(planned_values, facts.sibling_list(), agent_posture);
   none_siblings.collect(out);
   return out;
 }

@@ -19,7 +19,7 @@
 namespace isoharness::runner {
 
 // Appends "--target sibling-<svc>=..." for every sibling in the handle's facts.
-void add_sibling_targets(const nlohmann::json& facts, std::vector<std::string>& argv);
+void add_sibling_targets(const deploy::SandboxFacts& facts, std::vector<std::string>& argv);
 
 // isoprobe inside each `networkIsolated: true` (network_mode none) sibling (exec through the runtime, argv
 // from the backend's facts), started on construction so that it runs beside the agent's own probe instead of
@@ -27,7 +27,7 @@ void add_sibling_targets(const nlohmann::json& facts, std::vector<std::string>& 
 // waits for any not collected.
 class NoneSiblingProbes {
  public:
-  NoneSiblingProbes(const nlohmann::json& planned_values, const nlohmann::json& facts,
+  NoneSiblingProbes(const nlohmann::json& planned_values, const deploy::SandboxFacts& facts,
                     const std::vector<deploy::EgressTarget>& world_targets,
                     std::chrono::milliseconds egress_deadline);
   ~NoneSiblingProbes();
@@ -46,7 +46,7 @@ class NoneSiblingProbes {
 
 // The sibling checks: from the agent's posture, then from inside each `none` sibling.
 // planned_values: the plan item's values.
-SiblingRecord check_siblings(const nlohmann::json& planned_values, const nlohmann::json& facts,
+SiblingRecord check_siblings(const nlohmann::json& planned_values, const deploy::SandboxFacts& facts,
                              const nlohmann::json& agent_posture, NoneSiblingProbes& none_siblings);
 
 }  // namespace isoharness::runner

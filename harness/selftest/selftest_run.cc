@@ -105,12 +105,12 @@ void start_peer(const Planned& p, runner::RunSession& session, std::optional<run
   if (!p.jobs.needs_peer || p.jobs.base.empty()) return;
   const runner::Job& job = p.jobs.base.count("runc") ? p.jobs.base.at("runc") : p.jobs.base.begin()->second;
   peer.emplace(session.jobs(), runner::make_request(job, 1, "peer", session.settings()));
-  const std::string address = peer->handle().facts.value("address", std::string());
+  const std::string address = peer->handle().facts.address;
   if (address.empty()) throw InfraError("selftest: the peer sandbox has no address in its facts");
   auto& targets = session.settings().targets;
   targets.push_back({kPeerTarget, address, 2222, "tcp", "", "sandbox"});
   // Other sandboxes over IPv6 too, where the peer has an IPv6 address (its sshd listens on both).
-  const std::string address6 = peer->handle().facts.value("address6", std::string());
+  const std::string address6 = peer->handle().facts.address6;
   if (!address6.empty()) targets.push_back({kPeerTarget6, address6, 2222, "tcp", "", "sandbox"});
 }
 
@@ -126,8 +126,10 @@ void serve_as_peer(runner::RunSession& session, runner::LiveSandbox& peer,
     throw InfraError("selftest: the peer sandbox's serve does not listen: " + serve.detail);
   runner::JobContext ctx = session.jobs();
   runner::PeerBoard* board = ctx.peers;
-  board->join({"peer", peer.handle().facts.value("item_id", std::string("selftest-peer")), "selftest-peer",
-               serve.ipv4, serve.ipv6, peer.handle().route});
+  board->join(
+      {"peer",
+       (peer.handle().facts.item_id.empty() ? std::string("selftest-peer") : peer.handle().facts.item_id),
+       "selftest-peer", serve.ipv4, serve.ipv6, peer.handle().route});
   membership.emplace(board, "peer", 30s);
 }
 

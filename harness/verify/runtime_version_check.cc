@@ -33,19 +33,16 @@ std::string word_after(const std::string& text, const std::string& marker) {
   return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
-RuncSeen seen_in(const nlohmann::json& facts) {
+RuncSeen seen_in(const deploy::SandboxFacts& facts) {
   RuncSeen seen;
-  const auto& image = facts.contains("node_image") ? facts["node_image"] : nlohmann::json();
-  if (image.is_object()) {
-    seen.upstream = runc_version_as_debian(common::json_string_or(image, "runc_version"));
-    seen.package = common::json_string_or(image, "runc_package");
-    seen.observed =
-        fmt::format("node image {} (declared by the deployment profile): runc {}{}",
-                    common::json_string_or(image, "name"), common::json_string_or(image, "runc_version"),
-                    seen.package.empty() ? "" : ", package " + seen.package);
+  if (const auto& image = facts.node_image) {
+    seen.upstream = runc_version_as_debian(image->runc_version);
+    seen.package = image->runc_package;
+    seen.observed = fmt::format("node image {} (declared by the deployment profile): runc {}{}", image->name,
+                                image->runc_version, seen.package.empty() ? "" : ", package " + seen.package);
     return seen;
   }
-  seen.observed = common::json_string_or(facts, "runtime_version");
+  seen.observed = facts.runtime_version;
   seen.upstream = runc_version_as_debian(word_after(seen.observed, "runc version "));
   // A distribution's build names its package version where upstream names a commit.
   const std::string commit = word_after(seen.observed, "commit: ");
@@ -71,19 +68,16 @@ void judge(const RuncEscape& e, const RuncSeen& seen, std::string& checked, std:
 
 }  // namespace
 
-CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table,
+CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const Expected<RuncEscapeTable>& table,
                                   const AcceptedEscapes& accepted) {
-  const bool is_object = facts.is_object();
-  const std::string runtime = common::json_string_or(facts, "runtime");
-  if (runtime == "runsc")
+  if (facts.runtime == "runsc")
     return detail::not_applicable("runtime_version", "gVisor: runc's escapes do not apply to runsc",
-                                  common::json_string_or(facts, "runtime_version"));
-  const bool declared = is_object && facts.contains("node_image") && facts["node_image"].is_object();
-  if (!declared && common::json_string_or(facts, "runtime_version").empty())
+                                  facts.runtime_version);
+  if (!facts.node_image && facts.runtime_version.empty())
     return detail::not_applicable("runtime_version",
                                   "not observable from inside the sandbox: the deployment reports no runtime "
                                   "version (declare the nodes' image and runc in the profile's node_image:)");
-  const RuncSeen seen = seen_in(is_object ? facts : nlohmann::json::object());
+  const RuncSeen seen = seen_in(facts);
   if (!table)
     return detail::make("runtime_version", false, "runc judged against the runc escape table", seen.observed,
                         "runtime_version: cannot judge: " + table.error().message);
@@ -116,7 +110,7 @@ CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<Ru
   return detail::make("runtime_version", true, expected, seen.observed, "checked " + checked);
 }
 
-CheckResult check_runtime_version(const nlohmann::json& facts, const AcceptedEscapes& accepted) {
+CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const AcceptedEscapes& accepted) {
   return check_runtime_version(facts, shipped_runc_escapes(), accepted);
 }
 

@@ -15,21 +15,16 @@ std::string str(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-int port_of(const json& sibling) {
-  auto it = sibling.find("port");
-  return it != sibling.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-
 std::string planned_mode(const json& values, const std::string& service) {
   const json* services = values.is_object() && values.contains("services") ? &values["services"] : nullptr;
   if (!services || !services->is_object() || !services->contains(service)) return "default";
   return policy::service_network_isolated((*services)[service]) ? "none" : "default";
 }
 
-const json* find_sibling(const json& siblings, const std::string& service) {
-  if (!siblings.is_array()) return nullptr;
+const deploy::SandboxFacts* find_sibling(const std::vector<deploy::SandboxFacts>& siblings,
+                                         const std::string& service) {
   for (const auto& s : siblings)
-    if (str(s, "service") == service) return &s;
+    if (s.service == service) return &s;
   return nullptr;
 }
 
@@ -58,12 +53,11 @@ std::string describe(const json* o) {
 
 }  // namespace
 
-std::vector<std::string> sibling_target_flags(const json& siblings_facts) {
+std::vector<std::string> sibling_target_flags(const std::vector<deploy::SandboxFacts>& siblings) {
   std::vector<std::string> out;
-  if (!siblings_facts.is_array()) return out;
-  for (const auto& s : siblings_facts) {
-    const std::string service = str(s, "service"), address = str(s, "address");
-    const int port = port_of(s);
+  for (const auto& s : siblings) {
+    const std::string &service = s.service, &address = s.address;
+    const int port = s.port;
     if (service.empty() || port <= 0) continue;
     out.push_back("sibling-" + service + "=" + service + ":" + std::to_string(port) + "/tcp");
     // A platform that does not tell the sibling's address: by name only.
@@ -73,7 +67,8 @@ std::vector<std::string> sibling_target_flags(const json& siblings_facts) {
   return out;
 }
 
-std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, const json& siblings_facts,
+std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values,
+                                                    const std::vector<deploy::SandboxFacts>& siblings,
                                                     const json& agent_posture) {
   std::vector<CheckResult> out;
   if (!planned_values.is_object() || !planned_values.contains("services") ||
@@ -89,20 +84,20 @@ std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, 
     const std::string expected = allowed ? "reachable by name and address (network_mode " + mode + ")"
                                          : "unreachable by name and address (network_mode " +
                                                (agent_none ? std::string("none on the agent") : mode) + ")";
-    const json* fact = find_sibling(siblings_facts, service);
+    const deploy::SandboxFacts* fact = find_sibling(siblings, service);
     if (!fact) {
       out.push_back(
           make(control, false, expected, "not deployed",
                "sibling: service " + service + " is in the plan but the backend did not deploy it"));
       continue;
     }
-    const bool by_name_only = str(*fact, "address").empty();
+    const bool by_name_only = fact->address.empty();
     const json* by_name = outcome(agent_posture, "sibling-" + service);
     const json* by_addr = by_name_only ? nullptr : outcome(agent_posture, "sibling-" + service + "-addr");
     const std::string observed =
         "by name: " + describe(by_name) +
         (by_name_only ? std::string("; by address: not tried (the backend does not tell sibling addresses)")
-                      : "; by address " + str(*fact, "address") + ": " + describe(by_addr));
+                      : "; by address " + fact->address + ": " + describe(by_addr));
     if (!by_name || (!by_name_only && !by_addr)) {
       out.push_back(make(control, false, expected, observed,
                          "sibling: the agent's probe did not report on service " + service, evidence));
@@ -120,9 +115,9 @@ std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, 
       reason = "sibling: service " + service + " (network_mode " + mode +
                ") should be reachable from the agent but is not";
     } else {
-      std::string how = !name_ok && !addr_ok ? "by name and by address " + str(*fact, "address")
+      std::string how = !name_ok && !addr_ok ? "by name and by address " + fact->address
                         : !name_ok           ? std::string("by name")
-                                             : "by address " + str(*fact, "address");
+                                             : "by address " + fact->address;
       reason = "sibling: service " + service + " has network_mode none but the agent reaches it " + how;
     }
     out.push_back(make(control, name_ok && addr_ok, expected, observed, reason, evidence));
@@ -130,7 +125,7 @@ std::vector<CheckResult> verify_siblings_from_agent(const json& planned_values, 
   return out;
 }
 
-IsolationProbe isolation_probe(const json& agent_facts, const json& sibling,
+IsolationProbe isolation_probe(const deploy::SandboxFacts& agent_facts, const deploy::SandboxFacts& sibling,
                                const std::vector<deploy::EgressTarget>& world_targets) {
   IsolationProbe p;
   auto target = [&p](const std::string& name, const std::string& spec) {
@@ -138,21 +133,17 @@ IsolationProbe isolation_probe(const json& agent_facts, const json& sibling,
     p.args.push_back(name + "=" + spec);
     p.names.push_back(name);
   };
-  const std::string agent = str(agent_facts, "address");
-  if (!agent.empty()) target("agent", agent + ":2222/tcp");
-  if (agent_facts.contains("siblings") && agent_facts["siblings"].is_array())
-    for (const auto& other : agent_facts["siblings"])
-      if (str(other, "service") != str(sibling, "service") && !str(other, "address").empty() &&
-          port_of(other) > 0)
-        target("sibling-" + str(other, "service"),
-               str(other, "address") + ":" + std::to_string(port_of(other)) + "/tcp");
-  const json resolver = agent_facts.contains("item_resolver") ? agent_facts["item_resolver"] : json::object();
-  if (!str(resolver, "address").empty()) {
-    target("item-resolver", str(resolver, "address") + ":53/tcp");
-    if (!str(sibling, "service").empty()) {
-      target("item-dns", str(sibling, "service") + ":53/dns");
+  if (!agent_facts.address.empty()) target("agent", agent_facts.address + ":2222/tcp");
+  for (const auto& other : agent_facts.sibling_list())
+    if (other.service != sibling.service && !other.address.empty() && other.port > 0)
+      target("sibling-" + other.service, other.address + ":" + std::to_string(other.port) + "/tcp");
+  const std::string resolver = agent_facts.item_resolver ? agent_facts.item_resolver->address : "";
+  if (!resolver.empty()) {
+    target("item-resolver", resolver + ":53/tcp");
+    if (!sibling.service.empty()) {
+      target("item-dns", sibling.service + ":53/dns");
       p.args.push_back("--resolver");
-      p.args.push_back(str(resolver, "address"));
+      p.args.push_back(resolver);
     }
   }
   // Connections only (datagram targets are the agent's, judged by the witness); an IPv6

@@ -18,14 +18,14 @@
 namespace isoharness::verify {
 
 // isoprobe --target values with which the agent tries every deployed sibling
-// (siblings_facts: the handle's facts["siblings"]): "sibling-<svc>" by name and
-// "sibling-<svc>-addr" by address, both tcp to the sibling's listener.
-std::vector<std::string> sibling_target_flags(const nlohmann::json& siblings_facts);
+// (the handle's facts.siblings): "sibling-<svc>" by name and "sibling-<svc>-addr" by
+// address, both tcp to the sibling's listener.
+std::vector<std::string> sibling_target_flags(const std::vector<deploy::SandboxFacts>& siblings);
 
 // One check per planned service other than default, control "sibling:<svc>", from the
 // agent's posture (its egress observation).
 std::vector<CheckResult> verify_siblings_from_agent(const nlohmann::json& planned_values,
-                                                    const nlohmann::json& siblings_facts,
+                                                    const std::vector<deploy::SandboxFacts>& siblings,
                                                     const nlohmann::json& agent_posture);
 
 // What a `none` sibling tries from inside: the agent, every other sibling, every world
@@ -35,7 +35,7 @@ struct IsolationProbe {
   std::vector<std::string> args;   // isoprobe posture arguments (--target ..., --resolver ...)
   std::vector<std::string> names;  // the target names, for verify_none_sibling
 };
-IsolationProbe isolation_probe(const nlohmann::json& agent_facts, const nlohmann::json& sibling,
+IsolationProbe isolation_probe(const deploy::SandboxFacts& agent_facts, const deploy::SandboxFacts& sibling,
                                const std::vector<deploy::EgressTarget>& world_targets);
 
 // What the harness saw when it ran isoprobe inside a `none` sibling through the runtime.

@@ -91,9 +91,9 @@ nlohmann::json to_json(const CheckResult& check);
 // `accepted_runtime_escapes:`). An open escape listed there does not fail the check; the
 // check's reason names it and the reason, so every report shows it.
 using AcceptedEscapes = std::map<std::string, std::string>;
-CheckResult check_runtime_version(const nlohmann::json& facts, const AcceptedEscapes& accepted = {});
+CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const AcceptedEscapes& accepted = {});
 // The same against a given table (tests).
-CheckResult check_runtime_version(const nlohmann::json& facts, const Expected<RuncEscapeTable>& table,
+CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const Expected<RuncEscapeTable>& table,
                                   const AcceptedEscapes& accepted = {});
 
 // The reason a check gets when it would pass but rests on a posture document the control

@@ -120,9 +120,9 @@ TEST_CASE("strict under runsc and standard under runc are reachable through the 
           "[system][local]") {
   const auto& strict = sandbox("strict", values("values_strict_gvisor.json"), "tier");
   const auto& standard = sandbox("standard", values("values_standard_runc.json"), "tier");
-  CHECK(strict.facts["runtime"] == "runsc");
-  CHECK(strict.facts["network_mode"] == "host-in-netns");
-  CHECK(standard.facts["runtime"] == "runc");
+  CHECK(strict.facts.runtime == "runsc");
+  CHECK(strict.facts.extra["network_mode"] == "host-in-netns");
+  CHECK(standard.facts.runtime == "runc");
   CHECK(strict.route.jump.host_key.rfind("ssh-ed25519 ", 0) == 0);
   CHECK(strict.route.sandbox.host_key != standard.route.sandbox.host_key);
 
@@ -200,7 +200,7 @@ TEST_CASE("strict reaches nothing and resolves no name", "[system][local]") {
 TEST_CASE("allowDomains [target.example.com] reaches the target and nothing else", "[system][local]") {
   const auto& other = sandbox("strict", values("values_strict_gvisor.json"), "tier");
   const auto& h = sandbox("domains", values("values_strict_allow_domains.json"), "tier");
-  CHECK(h.facts["egress"]["addresses"] == json({"203.0.113.10"}));
+  CHECK(h.facts.extra["egress"]["addresses"] == json({"203.0.113.10"}));
   auto r = reach(h, other.route.sandbox.host);
   std::map<std::string, std::string> expected = {
       {"target", "open"},        {"target-tls", "open"},  {"blocked", "closed"},    {"metadata", "closed"},
@@ -256,7 +256,7 @@ TEST_CASE("non_root and read_only_root: uid 1000, / read-only, /tmp and home wri
 TEST_CASE("node classes: tier pins one CPU, non-tier shares CPUs with a bounded noisy neighbour",
           "[system][local]") {
   const auto& standard = sandbox("standard", values("values_standard_runc.json"), "tier");
-  CHECK(standard.facts["cpus"] == "1");
+  CHECK(standard.facts.extra["cpus"] == "1");
   RunResult r = in_sandbox(standard, "nproc; cat /sys/fs/cgroup/cpuset/cpuset.cpus");
   INFO(r.describe() << r.out << r.err);
   REQUIRE(r.ok());
@@ -264,7 +264,7 @@ TEST_CASE("node classes: tier pins one CPU, non-tier shares CPUs with a bounded 
 
   Shared& s = shared();
   const auto& noisy = sandbox("noisy", values("values_standard_runc.json"), "non-tier");
-  CHECK(noisy.facts["noisy_neighbour"] == true);
+  CHECK(noisy.facts.extra["noisy_neighbour"] == true);
   auto neighbours = [&] {
     int n = 0;
     for (const auto& l : leftovers_of(dl::kDefaultStateRoot, s.backend->run_id()))
@@ -376,7 +376,7 @@ TEST_CASE("the adopt helper reports the program's exit and reaps what it left ru
 TEST_CASE("a container's processes are the adopter's children, and go with the sandbox", "[system][local]") {
   Shared& s = shared();
   const deploy::SandboxHandle h = s.backend->deploy(request("adopted", values("values_strict_gvisor.json")));
-  const std::string container = h.facts.value("container_id", "");
+  const std::string container = h.facts.extra.value("container_id", "");
   REQUIRE_FALSE(container.empty());
   const auto running = processes_naming(container);
   REQUIRE_FALSE(running.empty());  // runsc's sandbox process names its container

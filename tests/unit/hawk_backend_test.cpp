@@ -265,9 +265,9 @@ TEST_CASE("hawk backend: start, wait, route, delete", "[hawk]") {
     CHECK(h.route.jump.host_key == profile.hawk->jumphost_host_key);
     CHECK(h.route.sandbox.port == 2222);
     CHECK(h.route.sandbox.host_key.empty());  // first use, through the pinned jumphost
-    CHECK(h.facts["runtime_requested"] == "gvisor");
-    REQUIRE(h.facts["platform_findings"].size() == 1);
-    CHECK(h.facts["platform_findings"][0]["code"] == "platform_unknown_config_keys");
+    CHECK(h.facts.extra["runtime_requested"] == "gvisor");
+    REQUIRE(h.facts.extra["platform_findings"].size() == 1);
+    CHECK(h.facts.extra["platform_findings"][0]["code"] == "platform_unknown_config_keys");
     REQUIRE(fake.calls.size() >= 4);
     CHECK(fake.calls[0] == std::vector<std::string>{"/opt/hawk", "human", "eval", "start", fake.calls[0][4],
                                                     "--human", "alice", "--skip-confirm"});
@@ -311,8 +311,8 @@ TEST_CASE("hawk backend: a node class's placement is submitted, recorded, and it
            {{{"key", "pool"}, {"operator", "Equal"}, {"value", "general"}, {"effect", "NoSchedule"}}})}};
   CHECK(submitted[scenario::kSandboxPlacementKey] == placement);
   CHECK(submitted["tasks"][0]["items"][0]["isolation"]["runtime_class"] == "gvisor");  // untouched otherwise
-  CHECK(h.facts["placement_requested"] == placement);
-  CHECK(h.facts["node_name"] == "node-a");  // the agent's pod, not the runner's or a sibling's
+  CHECK(h.facts.extra["placement_requested"] == placement);
+  CHECK(h.facts.node_name == "node-a");  // the agent's pod, not the runner's or a sibling's
   backend.destroy(h);
 
   SECTION("a class that names no placement submits none") {
@@ -321,8 +321,8 @@ TEST_CASE("hawk backend: a node class's placement is submitted, recorded, and it
     auto h2 = b2.deploy(request());
     json c = json::parse(scenario::read_input_file(plain.calls[0][4]));
     CHECK_FALSE(c.contains(scenario::kSandboxPlacementKey));
-    CHECK(h2.facts["placement_requested"].is_null());
-    CHECK_FALSE(h2.facts.contains("node_name"));  // the platform's status names no node
+    CHECK(h2.facts.extra["placement_requested"].is_null());
+    CHECK(h2.facts.node_name.empty());  // the platform's status names no node
     b2.destroy(h2);
   }
 }
@@ -494,9 +494,9 @@ TEST_CASE("start failures: the quota is back-pressure, others are tried a bounde
     fake.start_script = {{1, "Error: 503 Service Unavailable\n"}, {1, "Error: 503 Service Unavailable\n"}};
     HawkBackend backend(profile, options(fake, dir));
     auto h = backend.deploy(request());
-    CHECK(h.facts["hawk_start_tries"] == 3);
-    CHECK(h.facts["hawk_start_retries"] == 2);
-    CHECK(h.facts["hawk_quota_waits"] == 0);
+    CHECK(h.facts.extra["hawk_start_tries"] == 3);
+    CHECK(h.facts.extra["hawk_start_retries"] == 2);
+    CHECK(h.facts.extra["hawk_quota_waits"] == 0);
     CHECK(g_pauses.size() == 2);
     backend.destroy(h);
   }
@@ -506,9 +506,9 @@ TEST_CASE("start failures: the quota is back-pressure, others are tried a bounde
       fake.start_script.emplace_back(1, "Error: Too many live evals: the limit is 2\n");
     HawkBackend backend(profile, options(fake, dir));
     auto h = backend.deploy(request());
-    CHECK(h.facts["hawk_start_tries"] == 6);
-    CHECK(h.facts["hawk_quota_waits"] == 5);
-    CHECK(h.facts["hawk_start_retries"] == 0);
+    CHECK(h.facts.extra["hawk_start_tries"] == 6);
+    CHECK(h.facts.extra["hawk_quota_waits"] == 5);
+    CHECK(h.facts.extra["hawk_start_retries"] == 0);
     REQUIRE(g_pauses.size() == 5);
     for (auto p : g_pauses) CHECK(p.count() >= 1000);
     backend.destroy(h);
@@ -729,7 +729,7 @@ TEST_CASE("hawk backend: the login pre-flight before the first start", "[hawk]")
     auto b = backend.deploy(request());
     CHECK(fake.token_asks == 1);
     CHECK(fake.count("start") == 2);
-    CHECK(a.facts.dump().find("secret") == std::string::npos);
+    CHECK(a.facts.to_json().dump().find("secret") == std::string::npos);
     backend.destroy(a);
     backend.destroy(b);
   }

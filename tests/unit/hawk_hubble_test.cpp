@@ -260,7 +260,7 @@ TEST_CASE("hawk backend witness: drops from Hubble flows, by file and by command
   };
   deploy::SandboxHandle h;
   h.route.sandbox.host = "192.0.2.211";
-  h.facts = {{"sandbox_pod", {{"name", "agent-env-run1-default-0"}, {"namespace", "inspect-run1"}}}};
+  h.facts.sandbox_pod = deploy::PodRef{"agent-env-run1-default-0", "inspect-run1"};
 
   // The command: the window appended, the canary's SYN dropped by policy.
   HawkBackend by_command(

@@ -43,7 +43,7 @@ class FakeBackend : public deploy::Backend {
     h.name = request.name;
     h.route.jump = {"192.0.2.1", 22, "jump", "ssh-ed25519 AAAAjump"};
     h.route.sandbox = {"192.0.2.10", 2222, "agent", "ssh-ed25519 AAAAsandbox"};
-    h.facts = facts_;
+    h.facts = deploy::SandboxFacts::from_json(facts_);
     return h;
   }
   void destroy(const deploy::SandboxHandle&) noexcept override { ++destroyed; }

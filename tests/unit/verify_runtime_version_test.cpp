@@ -29,9 +29,14 @@ const RuncEscape& rv_row(const RuncEscapeTable& t, const std::string& cve) {
   return t.escapes.front();
 }
 
+// Facts as a backend records them in the result, read back the way the result's readers do.
+deploy::SandboxFacts facts_of(const json& recorded) {
+  return deploy::SandboxFacts::from_json(recorded);
+}
+
 CheckResult rv_local(const std::string& version_text) {
   static const auto table = rv_table();
-  return check_runtime_version({{"runtime", "runc"}, {"runtime_version", version_text}}, table);
+  return check_runtime_version(facts_of({{"runtime", "runc"}, {"runtime_version", version_text}}), table);
 }
 
 }  // namespace
@@ -132,11 +137,12 @@ TEST_CASE("runtime_version: a pass names each CVE it checked; open or unknown ve
   CHECK(rv_local("something else").status == CheckStatus::fail);
   CHECK(rv_local("runc version").status == CheckStatus::fail);
   CHECK(rv_local("runc version v1.3.3").status == CheckStatus::fail);
-  CHECK(check_runtime_version({{"runtime", "runsc"}, {"runtime_version", "runsc version 0.0"}}, rv_table())
+  CHECK(check_runtime_version(facts_of({{"runtime", "runsc"}, {"runtime_version", "runsc version 0.0"}}),
+                              rv_table())
             .status == CheckStatus::na);
   // No table: cannot judge, so it fails.
   const auto no_table =
-      check_runtime_version({{"runtime", "runc"}, {"runtime_version", "runc version 1.3.3"}},
+      check_runtime_version(facts_of({{"runtime", "runc"}, {"runtime_version", "runc version 1.3.3"}}),
                             Expected<RuncEscapeTable>(Error{"not found: here"}));
   CHECK(no_table.status == CheckStatus::fail);
   CHECK_THAT(no_table.reason, Catch::Contains("cannot judge") && Catch::Contains("not found: here"));
@@ -145,18 +151,18 @@ TEST_CASE("runtime_version: a pass names each CVE it checked; open or unknown ve
 TEST_CASE("runtime_version on a deployment: the profile's node image, or n/a", "[verify]") {
   const auto table = rv_table();
   json hawk = {{"backend", "hawk"}, {"eval_set_id", "x"}};
-  const auto unknown = check_runtime_version(hawk, table);
+  const auto unknown = check_runtime_version(facts_of(hawk), table);
   CHECK(unknown.status == CheckStatus::na);
   CHECK_THAT(unknown.reason, Catch::Contains("not observable from inside the sandbox"));
   hawk["node_image"] = {{"name", "eks-al2023-1.31"}, {"runc_version", "1.2.8"}, {"runc_package", ""}};
-  const auto declared = check_runtime_version(hawk, table);
+  const auto declared = check_runtime_version(facts_of(hawk), table);
   CHECK(declared.status == CheckStatus::pass);
   CHECK_THAT(declared.observed, Catch::Contains("eks-al2023-1.31") && Catch::Contains("1.2.8"));
   hawk["node_image"] = {
       {"name", "old"}, {"runc_version", "1.1.5+ds1"}, {"runc_package", "1.1.5+ds1-1+deb12u1"}};
-  CHECK(check_runtime_version(hawk, table).status == CheckStatus::fail);
+  CHECK(check_runtime_version(facts_of(hawk), table).status == CheckStatus::fail);
   hawk["node_image"] = {{"name", "odd"}, {"runc_version", "latest"}};
-  CHECK(check_runtime_version(hawk, table).status == CheckStatus::fail);
+  CHECK(check_runtime_version(facts_of(hawk), table).status == CheckStatus::fail);
   // The shipped lookup finds the table from this build tree.
   CHECK(shipped_runc_escapes());
 }
@@ -168,7 +174,7 @@ TEST_CASE("runtime_version: escapes the profile accepts are named as known risks
                          {"runtime_version", "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n"}};
   const AcceptedEscapes all = {
       {"CVE-2025-31133", "test world"}, {"CVE-2025-52565", "test world"}, {"CVE-2025-52881", "test world"}};
-  const auto accepted = check_runtime_version(bookworm, table, all);
+  const auto accepted = check_runtime_version(facts_of(bookworm), table, all);
   CHECK(accepted.status == CheckStatus::pass);
   CHECK_THAT(accepted.reason, Catch::StartsWith("known risk: open to CVE-2025-31133") &&
                                   Catch::Contains("accepted by the deployment profile: test world") &&
@@ -177,12 +183,12 @@ TEST_CASE("runtime_version: escapes the profile accepts are named as known risks
   // One left out: the check fails and names only that one as open.
   AcceptedEscapes two = all;
   two.erase("CVE-2025-52565");
-  const auto partial = check_runtime_version(bookworm, table, two);
+  const auto partial = check_runtime_version(facts_of(bookworm), table, two);
   CHECK(partial.status == CheckStatus::fail);
   CHECK_THAT(partial.reason, Catch::Contains("CVE-2025-52565") && !Catch::Contains("CVE-2025-31133"));
   // Accepting an escape the runtime is not open to changes nothing.
-  const auto fixed =
-      check_runtime_version({{"runtime", "runc"}, {"runtime_version", "runc version 1.3.3"}}, table, all);
+  const auto fixed = check_runtime_version(
+      facts_of({{"runtime", "runc"}, {"runtime_version", "runc version 1.3.3"}}), table, all);
   CHECK(fixed.status == CheckStatus::pass);
   CHECK_THAT(fixed.reason, Catch::StartsWith("checked "));
 }

@@ -38,6 +38,14 @@ json posture_with(const json& targets) {
                                          {"evidence", "egress lines"}}})}};
 }
 
+// Facts as the result records them, read back the way the harness reads a backend's.
+deploy::SandboxFacts facts_of(const json& recorded) {
+  return deploy::SandboxFacts::from_json(recorded);
+}
+std::vector<deploy::SandboxFacts> listed(const json& recorded_siblings) {
+  return facts_of({{"siblings", recorded_siblings}}).sibling_list();
+}
+
 const CheckResult* check_named(const std::vector<CheckResult>& cs, const std::string& control) {
   for (const auto& c : cs)
     if (c.control == control) return &c;
@@ -47,19 +55,19 @@ const CheckResult* check_named(const std::vector<CheckResult>& cs, const std::st
 }  // namespace
 
 TEST_CASE("sibling targets: by name and by address, to each sibling's listener", "[verify]") {
-  auto flags = sibling_target_flags(siblings());
+  auto flags = sibling_target_flags(listed(siblings()));
   CHECK(flags == std::vector<std::string>{
                      "sibling-scorer=scorer:8080/tcp", "sibling-scorer-addr=192.0.2.194:8080/tcp",
                      "sibling-helper=helper:8080/tcp", "sibling-helper-addr=192.0.2.195:8080/tcp"});
-  CHECK(sibling_target_flags(json::array({{{"service", "x"}}})).empty());  // no address, no port
-  CHECK(sibling_target_flags("hostile").empty());
+  CHECK(sibling_target_flags(listed(json::array({{{"service", "x"}}}))).empty());  // no address, no port
+  CHECK(sibling_target_flags(listed("hostile")).empty());
 }
 
 TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
   json good =
       posture_with({target("sibling-scorer", "timeout"), target("sibling-scorer-addr", "timeout"),
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
-  auto cs = verify_siblings_from_agent(values(), siblings(), good);
+  auto cs = verify_siblings_from_agent(values(), listed(siblings()), good);
   REQUIRE(cs.size() == 2);
   REQUIRE(check_named(cs, "sibling:scorer"));
   CHECK(check_named(cs, "sibling:scorer")->status == isoharness::CheckStatus::pass);
@@ -69,7 +77,7 @@ TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
   json leaky =
       posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
-  auto bad = verify_siblings_from_agent(values(), siblings(), leaky);
+  auto bad = verify_siblings_from_agent(values(), listed(siblings()), leaky);
   CHECK(check_named(bad, "sibling:scorer")->status == isoharness::CheckStatus::fail);
   CHECK_THAT(check_named(bad, "sibling:scorer")->reason,
              Catch::Contains("network_mode none but the agent reaches it"));
@@ -77,7 +85,7 @@ TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
   json walled =
       posture_with({target("sibling-scorer", "timeout"), target("sibling-scorer-addr", "timeout"),
                     target("sibling-helper", "dns_failed"), target("sibling-helper-addr", "connected")});
-  auto cut = verify_siblings_from_agent(values(), siblings(), walled);
+  auto cut = verify_siblings_from_agent(values(), listed(siblings()), walled);
   CHECK(check_named(cut, "sibling:helper")->status == isoharness::CheckStatus::fail);
   CHECK_THAT(check_named(cut, "sibling:helper")->reason, Catch::Contains("should be reachable"));
 }
@@ -85,19 +93,19 @@ TEST_CASE("from the agent: the helper reachable, the scorer not", "[verify]") {
 TEST_CASE("from the agent: the plan decides, a missing sibling or observation fails", "[verify]") {
   json only_helper = json::array({siblings()[1]});
   json p = posture_with({target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
-  auto cs = verify_siblings_from_agent(values(), only_helper, p);
+  auto cs = verify_siblings_from_agent(values(), listed(only_helper), p);
   CHECK(check_named(cs, "sibling:scorer")->status == isoharness::CheckStatus::fail);
   CHECK(check_named(cs, "sibling:scorer")->observed == "not deployed");
-  auto none_seen = verify_siblings_from_agent(values(), siblings(), json::object());
+  auto none_seen = verify_siblings_from_agent(values(), listed(siblings()), json::object());
   CHECK(check_named(none_seen, "sibling:helper")->status == isoharness::CheckStatus::fail);
-  CHECK(verify_siblings_from_agent(json::object(), siblings(), p).empty());
+  CHECK(verify_siblings_from_agent(json::object(), listed(siblings()), p).empty());
   // Backend facts that call the scorer "default" change nothing: the plan says none.
   json lying = siblings();
   lying[0]["network_mode"] = "default";
   json leaky =
       posture_with({target("sibling-scorer", "connected"), target("sibling-scorer-addr", "connected"),
                     target("sibling-helper", "connected"), target("sibling-helper-addr", "connected")});
-  CHECK(check_named(verify_siblings_from_agent(values(), lying, leaky), "sibling:scorer")->status ==
+  CHECK(check_named(verify_siblings_from_agent(values(), listed(lying), leaky), "sibling:scorer")->status ==
         isoharness::CheckStatus::fail);
 }
 
@@ -108,7 +116,7 @@ TEST_CASE("inside a none sibling: harness exec answers and nothing is reachable"
       {"target", "target.example.com", 80, "http", "target.example.com", "internet"},
       {"dns", "target.example.com", 53, "dns", "target.example.com", "resolver"},
       {"metadata", "169.254.169.254", 80, "http", "", "metadata"}};
-  IsolationProbe p = isolation_probe(agent, siblings()[0], world);
+  IsolationProbe p = isolation_probe(facts_of(agent), facts_of(siblings()[0]), world);
   CHECK(p.names == std::vector<std::string>{"agent", "sibling-helper", "item-resolver", "item-dns",
                                             "world-target", "world-metadata"});
   CHECK(std::find(p.args.begin(), p.args.end(), "item-dns=scorer:53/dns") != p.args.end());

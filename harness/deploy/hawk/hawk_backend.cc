@@ -52,8 +52,9 @@ std::string pinned_sandbox_key(const SshLine& line) {
   return keys->front().line();
 }
 
-nlohmann::json sibling_facts(const nlohmann::json& values, const std::optional<EvalStatus>& status) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<SandboxFacts> sibling_facts(const nlohmann::json& values,
+                                        const std::optional<EvalStatus>& status) {
+  std::vector<SandboxFacts> out;
   if (!status) return out;
   const auto running = running_services(*status);
   for (const auto& service : policy::sibling_services(values))
@@ -64,11 +65,10 @@ nlohmann::json sibling_facts(const nlohmann::json& values, const std::optional<E
 
 // The node's runtime cannot be seen from inside the sandbox: the profile declares it
 // (node_image:), for runtime_version.
-void add_node_image_fact(const scenario::DeploymentProfile& profile, nlohmann::json& facts) {
+void add_node_image_fact(const scenario::DeploymentProfile& profile, SandboxFacts& facts) {
   if (!profile.node_image) return;
-  facts["node_image"] = {{"name", profile.node_image->name},
-                         {"runc_version", profile.node_image->runc_version},
-                         {"runc_package", profile.node_image->runc_package}};
+  facts.node_image = NodeImageFacts{profile.node_image->name, profile.node_image->runc_version,
+                                    profile.node_image->runc_package};
 }
 
 // A CLI that waits for a person stops everything at once: no later call can do better.
@@ -79,13 +79,13 @@ void throw_if_needs_login(const Error& e) {
 // What `hawk status` says of a started sandbox: which sibling services run, and the node
 // its pod is on where the status names one.
 void add_status_facts(const HawkCli& cli, const std::string& id, const nlohmann::json& values,
-                      nlohmann::json& facts) {
+                      SandboxFacts& facts) {
   auto status = cli.status(id);
   if (!status) throw_if_needs_login(status.error());
-  if (status && !sandbox_node_name(*status).empty()) facts["node_name"] = sandbox_node_name(*status);
+  if (status) facts.node_name = sandbox_node_name(*status);
   if (const Pod* pod = status ? agent_sandbox_pod(*status) : nullptr)
-    facts["sandbox_pod"] = {{"name", pod->name}, {"namespace", pod->namespace_}};
-  facts["siblings"] = sibling_facts(values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
+    facts.sandbox_pod = PodRef{pod->name, pod->namespace_};
+  facts.siblings = sibling_facts(values, status ? std::optional<EvalStatus>(*status) : std::nullopt);
 }
 
 // The end of `hawk logs ID`, framed and marked as the platform's words, for the error of a
@@ -357,7 +357,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
                            "the platform warned about config keys it does not know (so it may not "
                            "apply them; verification shows what the sandbox got): " +
                                started.warning}});
-    h.facts = {
+    nlohmann::json facts = {
         {"backend", "hawk"},
         {"eval_set_id", id},
         {"node_class", request.node_class},
@@ -375,7 +375,8 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
         {"hawk_ready_s", seconds_since(t0)},
         {"platform_findings", findings}};
     const auto* nc = profile_.node_class(request.node_class);
-    h.facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
+    facts["placement_requested"] = nc ? sandbox_placement(nc->node_selector, nc->tolerations) : nullptr;
+    h.facts = SandboxFacts::from_json(facts);
     add_node_image_fact(profile_, h.facts);
     add_status_facts(cli, id, request.values, h.facts);
     return h;
@@ -441,7 +442,7 @@ void HawkBackend::remove(const HawkCli& cli, const std::string& id) noexcept {
 void HawkBackend::destroy(const SandboxHandle& handle) noexcept {
   std::string node_class;
   try {
-    node_class = handle.facts.value("node_class", "");
+    node_class = handle.facts.node_class;
   } catch (...) {
   }
   remove(cli_for(node_class), handle.name);

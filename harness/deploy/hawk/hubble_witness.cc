@@ -59,12 +59,9 @@ FlowSubject HawkBackend::flow_subject(const SandboxHandle& handle) {
   const std::string& host = handle.route.sandbox.host;
   if (is_address_of(host, AF_INET)) s.address = host;
   if (is_address_of(host, AF_INET6)) s.address6 = host;
-  const auto& facts = handle.facts;
-  if (facts.is_object() && facts.contains("sandbox_pod") && facts["sandbox_pod"].is_object()) {
-    const auto& pod = facts["sandbox_pod"];
-    s.pod_name = pod.contains("name") && pod["name"].is_string() ? pod["name"].get<std::string>() : "";
-    s.namespace_ =
-        pod.contains("namespace") && pod["namespace"].is_string() ? pod["namespace"].get<std::string>() : "";
+  if (const auto& pod = handle.facts.sandbox_pod) {
+    s.pod_name = pod->name;
+    s.namespace_ = pod->namespace_;
   }
   return s;
 }

@@ -73,17 +73,16 @@ std::vector<SandboxSpec> sibling_specs_of(const SandboxSpec& spec, const json& v
 }
 
 // What the agent's sandbox record says about the item around it.
-void add_item_facts(DeployedSandbox& sb, const SandboxRequest& request, std::size_t answers, json siblings) {
-  sb.handle.facts["item_id"] = request.item_id;
-  sb.handle.facts["attempt"] = request.attempt;
-  sb.handle.facts["service"] = "default";
-  sb.handle.facts["siblings"] = std::move(siblings);
-  sb.handle.facts["item_resolver"] = {{"address", sb.resolver.address},
-                                      {"instance_name", kResolverInstanceName},
-                                      {"instance", sb.resolver.instance},
-                                      {"answers", answers},
-                                      {"agent_may_ask", !sb.egress.item_resolver.empty()}};
-  if (!request.test_weakenings.empty()) sb.handle.facts["test_weakenings"] = request.test_weakenings;
+void add_item_facts(DeployedSandbox& sb, const SandboxRequest& request, std::size_t answers,
+                    std::vector<SandboxFacts> siblings) {
+  SandboxFacts& f = sb.handle.facts;
+  f.item_id = request.item_id;
+  f.extra["attempt"] = request.attempt;
+  f.service = "default";
+  f.siblings = std::move(siblings);
+  f.item_resolver = ItemResolverFacts{sb.resolver.address, kResolverInstanceName, sb.resolver.instance,
+                                      static_cast<long long>(answers), !sb.egress.item_resolver.empty()};
+  f.test_weakenings = request.test_weakenings;
 }
 
 // The targets the probe tries today (TCP connects, HTTP, name resolution).
@@ -155,16 +154,6 @@ ResolverForwarding resolver_forwarding(const SandboxSpec& spec, const SandboxEgr
   return witness_zone_forwarded(spec.allow_domains) || egress_wants_everything(spec)
              ? ResolverForwarding::witness_zone
              : ResolverForwarding::none;
-}
-
-// The test weakenings the sandbox was deployed with (its facts say so).
-std::vector<std::string> handle_weakenings(const SandboxHandle& handle) {
-  std::vector<std::string> out;
-  const auto it = handle.facts.find("test_weakenings");
-  if (it != handle.facts.end() && it->is_array())
-    for (const auto& n : *it)
-      if (n.is_string()) out.push_back(n.get<std::string>());
-  return out;
 }
 
 }  // namespace
@@ -344,7 +333,7 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
 
   const NodeClass& nc = profile_.node_classes.at(request.node_class);
   LaunchContext ctx = launch_context(static_cast<int>(options_.ssh_ready_timeout.count()));
-  json siblings = json::array();
+  std::vector<SandboxFacts> siblings;
   for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
     launch_sibling(*sb.siblings[i], sibling_specs[i], nc, options_.isoprobe_bundle, ctx);
     siblings.push_back(sb.siblings[i]->handle.facts);
@@ -355,7 +344,7 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
 }
 
 void LocalBackend::retire_if_quota_spent(const WitnessLog& log, const SandboxHandle& handle) const {
-  const std::string address = handle.facts.value("address", "");
+  const std::string& address = handle.facts.address;
   for (const auto& [source, at_ms] : log.quotas)
     if (!address.empty() && source == address) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -427,7 +416,7 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
   // silent).
   constexpr std::size_t kMaxLog = std::size_t{48} << 20;
   constexpr int kReads = 6;
-  weaken_witness_log(handle_weakenings(handle), world_->witness_log_path());
+  weaken_witness_log(handle.facts.test_weakenings, world_->witness_log_path());
   WitnessView view;
   std::string text;
   wait_for_fresh_heartbeat(
@@ -441,8 +430,8 @@ std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, co
     text = read_file_bounded(world_->witness_log_path(), kMaxLog);
     const WitnessLog log = parse_witness_log(text);
     retire_if_quota_spent(log, handle);
-    view = select_covered_records(log, handle.facts.value("address", ""), handle.facts.value("address6", ""),
-                                  nonce, ms(from) - 100, ms(to) + 1000, ms(from), ms(to));
+    view = select_covered_records(log, handle.facts.address, handle.facts.address6, nonce, ms(from) - 100,
+                                  ms(to) + 1000, ms(from), ms(to));
     if (view.complete || text.size() >= kMaxLog) break;
   }
   view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
@@ -461,7 +450,7 @@ DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long fr
   // The name proxy's resets: the drop point of a request stopped for the name it presented.
   constexpr std::size_t kMaxDecisionLog = std::size_t{32} << 20;
   const std::string text = read_file_bounded(world_->name_proxy_decisions_path(), kMaxDecisionLog);
-  DropView proxy = proxy_decisions(text, handle.facts.value("address", ""), from_ms, to_ms);
+  DropView proxy = proxy_decisions(text, handle.facts.address, from_ms, to_ms);
   drops.witness += "; the node's name proxy (its decision on each allow-listed request)";
   if (text.size() >= kMaxDecisionLog || !fs::exists(world_->name_proxy_decisions_path())) {
     proxy.complete = false;
@@ -478,14 +467,14 @@ DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long fr
 DropView LocalBackend::read_nft_drops(const SandboxHandle& handle) const {
   DropView drops;
   drops.witness = "the node's nftables drop point (per-sandbox counters at the policy's drop rules)";
-  const auto index = handle.facts.find("egress_index");
-  if (index == handle.facts.end() || !index->is_number_integer()) {
+  const std::optional<int> index = handle.facts.egress_index;
+  if (!index) {
     drops.complete = false;
     drops.note = "the sandbox's facts name no drop point";
     return drops;
   }
   std::string why;
-  auto now = read_drop_sets(world_->node_ns(), nft_table_name(paths_.run_id), index->get<int>(), why);
+  auto now = read_drop_sets(world_->node_ns(), nft_table_name(paths_.run_id), *index, why);
   if (!now) {
     drops.complete = false;
     drops.note = why;
@@ -493,8 +482,7 @@ DropView LocalBackend::read_nft_drops(const SandboxHandle& handle) const {
   }
   std::lock_guard<std::mutex> lock(drops_mutex_);
   auto& before = drops_seen_[handle.name];
-  drops.records =
-      drop_increase(*now, before, handle.facts.value("address", ""), "dropped by the node's policy");
+  drops.records = drop_increase(*now, before, handle.facts.address, "dropped by the node's policy");
   before = std::move(*now);
   return drops;
 }

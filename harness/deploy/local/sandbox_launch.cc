@@ -348,9 +348,10 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   h.route.jump =
       SshEndpoint{world.host_link().jump_address, world.jump_port(), World::kJumpUser, world.jump_host_key()};
   h.route.sandbox = SshEndpoint{sb.address, 2222, "agent", host_key};
-  h.facts = agent_sandbox_facts(sb, spec, node_class, node_class_name, paths.run_id, seccomp_rules);
-  if (!sb.weakenings.empty()) h.facts["weakenings"] = sb.weakenings;
-  h.facts.update(capability_facts(sb, spec));
+  json facts = agent_sandbox_facts(sb, spec, node_class, node_class_name, paths.run_id, seccomp_rules);
+  if (!sb.weakenings.empty()) facts["weakenings"] = sb.weakenings;
+  facts.update(capability_facts(sb, spec));
+  h.facts = SandboxFacts::from_json(facts);
 }
 
 namespace {
@@ -403,7 +404,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
 
   std::string mode = spec.network_mode.empty() ? "default" : spec.network_mode;
   sb.handle.name = sb.name;
-  sb.handle.facts = {
+  json facts = {
       {"service", spec.service},
       {"network_mode", mode},
       {"sandbox", sb.name},
@@ -423,7 +424,8 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"peers", sb.egress.peers},
       {"resolver", sb.egress.item_resolver.empty() ? json(nullptr) : json(sb.egress.item_resolver)},
   };
-  sb.handle.facts.update(capability_facts(sb, spec));
+  facts.update(capability_facts(sb, spec));
+  sb.handle.facts = SandboxFacts::from_json(facts);
 }
 
 void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
