@@ -41,7 +41,7 @@ json esc_host_path_values(const std::string& source, bool read_only) {
 
 BundleInputs esc_inputs() {
   BundleInputs in;
-  in.runtime = "runc";
+  in.runtime = OciRuntime::runc;
   in.hostname = "s";
   in.netns_path = "/var/run/netns/s";
   in.cgroups_path = "/s";
@@ -132,21 +132,21 @@ TEST_CASE("capabilities add ALL keeps every capability; runsc refuses the ones i
   // bounding set lacks one (as in a container host), else accepted.
   const std::string missing = capabilities_outside_own_bounding_set(s.capabilities);
   if (missing.empty()) {
-    CHECK_NOTHROW(refuse_capabilities_unknown_to("runc", s));
+    CHECK_NOTHROW(refuse_capabilities_unknown_to(OciRuntime::runc, s));
   } else {
-    CHECK_THROWS_WITH(refuse_capabilities_unknown_to("runc", s),
+    CHECK_THROWS_WITH(refuse_capabilities_unknown_to(OciRuntime::runc, s),
                       Catch::Contains("bounding set lacks") && Catch::Contains(missing));
   }
   CHECK(capabilities_outside_own_bounding_set({"CAP_CHOWN"}).empty());
   try {
-    refuse_capabilities_unknown_to("runsc", s);
+    refuse_capabilities_unknown_to(OciRuntime::runsc, s);
     FAIL("runsc must refuse CAP_BPF");
   } catch (const InfraError& e) {
     CHECK_THAT(e.what(), Catch::Contains("securityContext.capabilities.add") && Catch::Contains("CAP_BPF") &&
                              Catch::Contains("CAP_PERFMON"));
   }
   v["services"]["default"]["securityContext"]["capabilities"] = {{"drop", {"ALL"}}, {"add", {"SYS_MODULE"}}};
-  CHECK_NOTHROW(refuse_capabilities_unknown_to("runsc", parse_sandbox_values(v)));
+  CHECK_NOTHROW(refuse_capabilities_unknown_to(OciRuntime::runsc, parse_sandbox_values(v)));
 }
 
 TEST_CASE("oci:cgroup-rw mounts the cgroup filesystem writable", "[local]") {
@@ -156,7 +156,7 @@ TEST_CASE("oci:cgroup-rw mounts the cgroup filesystem writable", "[local]") {
   };
   const auto before = opts();
   CHECK(std::count(before.begin(), before.end(), "ro") == 1);
-  weaken_oci_config({"oci:cgroup-rw"}, config, {"runc", "/tmp/none", "/tmp/none"});
+  weaken_oci_config({"oci:cgroup-rw"}, config, {"/tmp/none", "/tmp/none"});
   const auto after = opts();
   CHECK(std::count(after.begin(), after.end(), "ro") == 0);
   CHECK(std::count(after.begin(), after.end(), "rw") == 1);

@@ -32,7 +32,7 @@ std::string cannot_apply(const json& values) {
 
 json oci_of(const SandboxSpec& spec) {
   BundleInputs in;
-  in.runtime = "runc";
+  in.runtime = OciRuntime::runc;
   in.hostname = "default";
   in.netns_path = "/var/run/netns/x";
   in.cgroups_path = "/ih-x";

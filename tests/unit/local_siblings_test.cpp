@@ -128,7 +128,7 @@ TEST_CASE("the test weakening leaves a none service open like a default one", "[
 TEST_CASE("a sibling's bundle mounts isoprobe read-only and runs its listener", "[local]") {
   SandboxSpec spec = parse_sandbox_values(three_services(), "item", "helper");
   BundleInputs in;
-  in.runtime = "runc";
+  in.runtime = OciRuntime::runc;
   in.hostname = "helper";
   in.netns_path = "/var/run/netns/x";
   in.cgroups_path = "/ih-r1-s1-helper";

@@ -156,8 +156,8 @@ TEST_CASE("malformed values are bad input naming every offending key", "[local]"
 
 TEST_CASE("the runtime comes from the profile's handlers and never falls back", "[local]") {
   LocalProfile p = parse_local_profile(default_local_profile());
-  CHECK(runtime_for(parse_sandbox_values(fixture("values_strict_gvisor.json")), p) == "runsc");
-  CHECK(runtime_for(parse_sandbox_values(fixture("values_standard_runc.json")), p) == "runc");
+  CHECK(runtime_for(parse_sandbox_values(fixture("values_strict_gvisor.json")), p) == OciRuntime::runsc);
+  CHECK(runtime_for(parse_sandbox_values(fixture("values_standard_runc.json")), p) == OciRuntime::runc);
   json v = fixture("values_strict_gvisor.json");
   v["services"]["default"]["runtimeClassName"] = "kata";
   try {
@@ -279,7 +279,7 @@ TEST_CASE("Debian's maintained default profile converts", "[local]") {
 
 TEST_CASE("the OCI config carries every control of the values", "[local]") {
   BundleInputs in;
-  in.runtime = "runc";
+  in.runtime = OciRuntime::runc;
   in.hostname = "sb1";
   in.netns_path = "/var/run/netns/ih-x-s-sb1";
   in.cgroups_path = "/ih-x-sb1";
@@ -305,7 +305,7 @@ TEST_CASE("the OCI config carries every control of the values", "[local]") {
     CHECK(joined);
   }
   SECTION("runsc gets no network namespace (it runs --network=host inside one)") {
-    in.runtime = "runsc";
+    in.runtime = OciRuntime::runsc;
     json c = make_oci_config(parse_sandbox_values(fixture("values_strict_gvisor.json")), in);
     for (const auto& ns : c["linux"]["namespaces"]) CHECK(ns["type"] != "network");
   }

@@ -354,15 +354,12 @@ TEST_CASE("local weakenings: unknown names refused, nft accepts come first, OCI 
 
   SandboxSpec spec;
   spec.scratch = {{"work", "/home/agent"}};
-  BundleInputs bi{"runc", "s9", "/var/run/netns/x", "/ih-x", "1", "/usr", {"/usr/sbin/sshd"}, {}, nullptr};
+  BundleInputs bi{OciRuntime::runc, "s9", "/var/run/netns/x", "/ih-x", "1", "/usr", {"/usr/sbin/sshd"}, {},
+                  nullptr};
   json config = make_oci_config(spec, bi);
   std::string dir = (fs::temp_directory_path() / ("ih-selftest-" + std::to_string(::getpid()))).string();
   fs::create_directories(dir);
-  OciWeakeningTarget t{"runc",
-                       dir,
-                       dir + "/shared",
-                       "/home/agent",
-                       static_cast<std::int64_t>(::getuid()),
+  OciWeakeningTarget t{dir, dir + "/shared", "/home/agent", static_cast<std::int64_t>(::getuid()),
                        static_cast<std::int64_t>(::getgid())};
   weaken_oci_config(
       {"oci:host-pid", "oci:host-uts", "oci:runtime-socket", "oci:reused-home", "oci:host-device"}, config,

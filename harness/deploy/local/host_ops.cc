@@ -120,10 +120,10 @@ void run_detaching(const std::string& helper, const std::vector<std::string>& ar
                    log_tail(log_path));
 }
 
-bool delete_container(const std::string& runtime, const std::string& bin, const std::string& root,
+bool delete_container(OciRuntime runtime, const std::string& bin, const std::string& root,
                       const std::string& id) noexcept {
   try {
-    if (runtime == "runc") run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
+    if (runtime == OciRuntime::runc) run_quietly({bin, "--root", root, "kill", id, "KILL"}, 10s);
     return run_quietly({bin, "--root", root, "delete", "--force", id}, 30s);
   } catch (...) {
     return false;

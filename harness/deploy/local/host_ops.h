@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/common/subprocess.h"
+#include "harness/deploy/local/oci_runtime.h"
 
 namespace isoharness::deploy::local {
 
@@ -36,7 +37,7 @@ void run_detaching(const std::string& helper, const std::vector<std::string>& ar
 // Force-deletes a container through its runtime (runtime "runc" or "runsc", bin its
 // program): runc's is killed with SIGKILL first, since `runc delete --force` of a running
 // container waits for it to stop. True when the delete succeeded. Never throws.
-bool delete_container(const std::string& runtime, const std::string& bin, const std::string& root,
+bool delete_container(OciRuntime runtime, const std::string& bin, const std::string& root,
                       const std::string& id) noexcept;
 
 // Teardown goes on past a failure (the next step may still free something), but leaves a

@@ -291,14 +291,15 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
                                bool weaken_none) {
   auto prepare = [&](DeployedSandbox& d, const SandboxSpec& sp) {
     d.runtime = runtime_for(sp, profile_);
-    d.runtime_bin = find_program(d.runtime);
+    const std::string runtime = oci_runtime_name(d.runtime);
+    d.runtime_bin = find_program(runtime);
     if (d.runtime_bin.empty())
       throw InfraError(
-          "runtime " + d.runtime + " (runtime class " +
+          "runtime " + runtime + " (runtime class " +
           (sp.runtime_class.empty() ? "default" : sp.runtime_class) + ", service " + sp.service +
           ") is not installed; the sandbox is not started and never falls back to another runtime "
           "(apt-get install " +
-          d.runtime + ")");
+          runtime + ")");
     d.container = container_id(paths_.run_id, d.name);
     d.netns = netns_name(paths_.run_id, "s-" + d.name);
     d.address = sandbox_address(d.index);

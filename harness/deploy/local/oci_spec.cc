@@ -119,7 +119,6 @@ void oci_resource_limits(const ServiceSettings& settings, json& resources) {
 }  // namespace
 
 json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
-  ISOHARNESS_CHECK(in.runtime == "runc" || in.runtime == "runsc");
   ISOHARNESS_CHECK(!in.args.empty());
   const json caps = spec.capabilities;
   json process = {
@@ -144,7 +143,7 @@ json make_oci_config(const SandboxSpec& spec, const BundleInputs& in) {
 
   json namespaces =
       json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}});
-  if (in.runtime == "runc") namespaces.push_back({{"type", "network"}, {"path", in.netns_path}});
+  if (in.runtime == OciRuntime::runc) namespaces.push_back({{"type", "network"}, {"path", in.netns_path}});
 
   json resources = {{"devices", json::array({{{"allow", false}, {"access", "rwm"}}})},
                     {"pids", {{"limit", 4096}}}};

@@ -11,12 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "harness/deploy/local/oci_runtime.h"
 #include "harness/deploy/local/sandbox_spec.h"
 
 namespace isoharness::deploy::local {
 
 struct BundleInputs {
-  std::string runtime;  // "runc" or "runsc"
+  OciRuntime runtime = OciRuntime::runc;
   std::string hostname;
   std::string netns_path;         // runc: /var/run/netns/NAME; ignored for runsc
   std::string cgroups_path;       // e.g. "/ih-<run>-<name>.c"

@@ -97,14 +97,14 @@ std::string capabilities_outside_own_bounding_set(const std::vector<std::string>
   return missing;
 }
 
-void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpec& spec) {
-  if (runtime == "runc") {
+void refuse_capabilities_unknown_to(OciRuntime runtime, const SandboxSpec& spec) {
+  if (runtime == OciRuntime::runc) {
     const std::string missing = capabilities_outside_own_bounding_set(spec.capabilities);
     if (!missing.empty())
       throw InfraError("control securityContext.capabilities.add: isoharness's own bounding set lacks " +
                        missing + ", so runc cannot grant it; the sandbox is not started");
   }
-  if (runtime != "runsc") return;
+  if (runtime != OciRuntime::runsc) return;
   std::string unknown;
   for (const char* cap : {"CAP_BPF", "CAP_PERFMON", "CAP_CHECKPOINT_RESTORE"})
     if (std::find(spec.capabilities.begin(), spec.capabilities.end(), cap) != spec.capabilities.end())

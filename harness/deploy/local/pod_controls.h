@@ -17,7 +17,7 @@ namespace isoharness::deploy::local {
 // of the sandbox is created.
 // Under runc, also refuses capabilities outside isoharness's own bounding set: runc can
 // grant only what its caller may hold ("unable to apply caps").
-void refuse_capabilities_unknown_to(const std::string& runtime, const SandboxSpec& spec);
+void refuse_capabilities_unknown_to(OciRuntime runtime, const SandboxSpec& spec);
 
 // The names in `caps` that this process's bounding set (/proc/self/status CapBnd) lacks,
 // comma-separated; "" when it holds them all or cannot be read.

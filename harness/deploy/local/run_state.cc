@@ -75,9 +75,10 @@ std::string unescape_mount_path(const std::string& s) {
   return out;
 }
 
-void remove_containers(const RunPaths& paths, const std::string& runtime, CleanupReport& report) {
-  const std::string root = paths.runtime_root(runtime);
+void remove_containers(const RunPaths& paths, OciRuntime oci, CleanupReport& report) {
+  const std::string root = paths.runtime_root(oci);
   if (!fs::exists(root)) return;
+  const std::string runtime = oci_runtime_name(oci);
   std::string bin = find_program(runtime);
   if (bin.empty()) {
     report.problems.push_back(runtime + " state exists at " + root + " but " + runtime + " is not installed");
@@ -100,7 +101,7 @@ void remove_containers(const RunPaths& paths, const std::string& runtime, Cleanu
   std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const auto& id : ids) {
     if (id.rfind(prefix, 0) != 0) continue;  // never a container this run did not name
-    if (delete_container(runtime, bin, root, id))
+    if (delete_container(oci, bin, root, id))
       report.removed.push_back(runtime + " container " + id);
     else if (fs::exists(root + "/" + id))
       report.problems.push_back(runtime + " container " + id + " could not be deleted");
@@ -296,8 +297,8 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
     report.problems.push_back("no run " + run_id + " recorded under " + state_root);
     return report;
   }
-  remove_containers(paths, "runc", report);
-  remove_containers(paths, "runsc", report);
+  remove_containers(paths, OciRuntime::runc, report);
+  remove_containers(paths, OciRuntime::runsc, report);
   remove_host_resources(run_id, report);
   unmount_under(paths.dir(), report);
   remove_cgroups(run_id, report);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/local/oci_runtime.h"
+
 namespace isoharness::deploy::local {
 
 inline constexpr const char* kDefaultStateRoot = "/run/isoharness";
@@ -20,7 +22,7 @@ struct RunPaths {
   std::string dir() const { return state_root + "/" + run_id; }
   std::string world_dir() const { return dir() + "/world"; }
   std::string sandbox_dir(const std::string& name) const { return dir() + "/sandboxes/" + name; }
-  std::string runtime_root(const std::string& runtime) const { return dir() + "/" + runtime; }
+  std::string runtime_root(OciRuntime runtime) const { return dir() + "/" + oci_runtime_name(runtime); }
 };
 
 bool valid_run_id(const std::string& id);          // [a-z0-9]{1,8}

@@ -201,7 +201,7 @@ void start_container(DeployedSandbox& sb, const LaunchContext& ctx) {
   std::error_code ec;
   fs::create_directories(root, ec);
   std::vector<std::string> argv;
-  if (sb.runtime == "runc") {
+  if (sb.runtime == OciRuntime::runc) {
     argv = {sb.runtime_bin, "--root", root, "run", "--detach", "--bundle", sb.dir, sb.container};
   } else {
     argv = in_netns(sb.netns, {sb.runtime_bin, "--root", root, "--platform=ptrace", "--network=host", "run",
@@ -209,12 +209,13 @@ void start_container(DeployedSandbox& sb, const LaunchContext& ctx) {
   }
   sb.container_started = true;
   run_detaching(ctx.helper_path, argv, sb.dir + "/container.log",
-                "runtime " + sb.runtime + ": start sandbox " + sb.name, sb.adopter_pid, 60s);
+                std::string("runtime ") + oci_runtime_name(sb.runtime) + ": start sandbox " + sb.name,
+                sb.adopter_pid, 60s);
 }
 
 json capability_facts(const DeployedSandbox& sb, const SandboxSpec& spec) {
   std::uint64_t mask = capability_mask(spec.capabilities);
-  if (sb.runtime == "runsc") mask &= ~(std::uint64_t{1} << *capability_number("CAP_NET_RAW"));
+  if (sb.runtime == OciRuntime::runsc) mask &= ~(std::uint64_t{1} << *capability_number("CAP_NET_RAW"));
   return {{"capabilities", spec.capabilities}, {"expected_cap_eff", capability_hex(mask)}};
 }
 
@@ -267,12 +268,12 @@ json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, con
       {"backend", "local"},
       {"run_id", run_id},
       {"container_id", sb.container},
-      {"runtime", sb.runtime},
+      {"runtime", oci_runtime_name(sb.runtime)},
       {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
       {"runtime_binary", sb.runtime_bin},
       {"runtime_version", runtime_version(sb.runtime_bin)},
-      {"platform", sb.runtime == "runsc" ? "ptrace" : "native"},
-      {"network_mode", sb.runtime == "runsc" ? "host-in-netns" : "netns"},
+      {"platform", sb.runtime == OciRuntime::runsc ? "ptrace" : "native"},
+      {"network_mode", sb.runtime == OciRuntime::runsc ? "host-in-netns" : "netns"},
       {"oci_seccomp_inside_gvisor", false},
       {"node_class", node_class_name},
       {"cpus", node_class.cpuset},
@@ -307,7 +308,7 @@ std::vector<std::string> exec_prefix(const DeployedSandbox& sb, const RunPaths& 
                                    sb.container};
   // runsc reaches its sandbox over an abstract unix socket, which lives in the network
   // namespace it was started in: from anywhere else the container reads as "stopped".
-  return sb.runtime == "runsc" ? in_netns(sb.netns, argv) : argv;
+  return sb.runtime == OciRuntime::runsc ? in_netns(sb.netns, argv) : argv;
 }
 
 void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
@@ -330,7 +331,7 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   json config = make_oci_config(spec, in);
   weaken_oci_config(sb.weakenings, config,
-                    {sb.runtime, sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
+                    {sb.dir, sb.weakened_shared_dir, "/home/agent", spec.uid, spec.gid});
   write_file(sb.dir + "/config.json", config.dump(2));
 
   start_noisy_neighbour(sb, node_class, node_class_name, ctx);
@@ -410,7 +411,7 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
       {"sandbox", sb.name},
       {"address", sb.address},
       {"port", kSiblingPort},
-      {"runtime", sb.runtime},
+      {"runtime", oci_runtime_name(sb.runtime)},
       {"runtime_class", spec.runtime_class.empty() ? json(nullptr) : json(spec.runtime_class)},
       {"container_id", sb.container},
       {"netns", sb.netns},

@@ -27,7 +27,7 @@ inline constexpr int kSiblingPort = kSiblingProbePort;
 struct DeployedSandbox {
   std::string name;
   int index = -1;
-  std::string runtime;  // "runc" / "runsc"
+  OciRuntime runtime = OciRuntime::runc;
   std::string runtime_bin;
   std::string container;  // container id
   std::string netns;

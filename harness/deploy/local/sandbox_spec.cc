@@ -455,10 +455,11 @@ LocalProfile parse_local_profile(const json& profile) {
       bad("runtime_handlers", "must map runtime classes to runc or runsc");
     } else {
       for (const auto& [cls, h] : profile["runtime_handlers"].items()) {
-        if (!h.is_string() || (h.get<std::string>() != "runc" && h.get<std::string>() != "runsc"))
+        const auto runtime = h.is_string() ? oci_runtime_from(h.get<std::string>()) : std::nullopt;
+        if (!runtime)
           bad("runtime_handlers." + cls, "must be \"runc\" or \"runsc\"");
         else
-          out.runtime_handlers[cls] = h.get<std::string>();
+          out.runtime_handlers[cls] = *runtime;
       }
     }
   }
@@ -467,8 +468,8 @@ LocalProfile parse_local_profile(const json& profile) {
   return out;
 }
 
-std::string runtime_for(const SandboxSpec& spec, const LocalProfile& profile) {
-  if (spec.runtime_class.empty()) return "runc";
+OciRuntime runtime_for(const SandboxSpec& spec, const LocalProfile& profile) {
+  if (spec.runtime_class.empty()) return OciRuntime::runc;
   auto it = profile.runtime_handlers.find(spec.runtime_class);
   if (it == profile.runtime_handlers.end())
     throw InfraError(

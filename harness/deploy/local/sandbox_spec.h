@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/local/oci_runtime.h"
 #include "harness/deploy/local/service_settings.h"
 
 namespace isoharness::deploy::local {
@@ -66,7 +67,7 @@ struct NodeClass {
 
 struct LocalProfile {
   std::map<std::string, NodeClass> node_classes;
-  std::map<std::string, std::string> runtime_handlers;  // runtime class -> "runc" / "runsc"
+  std::map<std::string, OciRuntime> runtime_handlers;  // runtime class -> its OCI runtime
   // `jumphost_link: {rtt_ms, loss_percent}`: the host <-> jumphost link made far (world.h).
   int link_rtt_ms = 0;
   double link_loss_percent = 0;
@@ -83,9 +84,9 @@ SandboxSpec parse_sandbox_values(const nlohmann::json& values, const std::string
 // (rtt_ms 0..2000, loss_percent 0..50). Throws UserError.
 LocalProfile parse_local_profile(const nlohmann::json& profile);
 
-// The OCI runtime for a spec: "runc" when no runtime class, else the profile's handler.
+// The OCI runtime for a spec: runc when no runtime class, else the profile's handler.
 // Throws InfraError naming the class when the profile has no handler for it.
-std::string runtime_for(const SandboxSpec& spec, const LocalProfile& profile);
+OciRuntime runtime_for(const SandboxSpec& spec, const LocalProfile& profile);
 
 // The profile used when the caller gives none (scenarios/deployments/local.yaml's shape).
 nlohmann::json default_local_profile();

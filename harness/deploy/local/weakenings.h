@@ -90,7 +90,6 @@ bool weakened_sshd_serves_sftp(const std::vector<std::string>& names);
 
 // What an OCI weakening needs to know about the sandbox.
 struct OciWeakeningTarget {
-  std::string runtime;     // "runc" or "runsc"
   std::string bundle_dir;  // removed with the sandbox
   std::string shared_dir;  // outlives the sandbox (removed with the run): a reused disk
   std::string home = "/home/agent";

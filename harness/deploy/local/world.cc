@@ -468,14 +468,14 @@ void World::start_jumphost() {
       load_default_seccomp(options_.seccomp_profile, SeccompTarget{"amd64", options_.kernel_release, {}});
   if (!seccomp) throw InfraError("world: jumphost seccomp: " + seccomp.error().message);
   BundleInputs in;
-  in.runtime = "runc";
+  in.runtime = OciRuntime::runc;
   in.hostname = "jumphost";
   in.netns_path = netns_path(jump_ns());
   in.cgroups_path = "/" + container_id(paths_.run_id, "jumphost");
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   in.seccomp = *seccomp;
   write_file(dir + "/config.json", make_oci_config(spec, in).dump(2));
-  const std::string root = paths_.runtime_root("runc");
+  const std::string root = paths_.runtime_root(OciRuntime::runc);
   fs::create_directories(root);
   run_detaching(options_.helper_path,
                 {find_program("runc"), "--root", root, "run", "--detach", "--bundle", dir,
@@ -564,9 +564,10 @@ void World::teardown() noexcept {
     // The jumphost goes first, while its adopter still reaps its sshd; the run's cleanup
     // would find it otherwise, and wait for PID 1 to reap it.
     if (jump_adopter_ > 0) {
-      log_teardown_step(delete_container("runc", find_program("runc"), paths_.runtime_root("runc"),
-                                         container_id(paths_.run_id, "jumphost")),
-                        "delete the jumphost container");
+      log_teardown_step(
+          delete_container(OciRuntime::runc, find_program("runc"), paths_.runtime_root(OciRuntime::runc),
+                           container_id(paths_.run_id, "jumphost")),
+          "delete the jumphost container");
       reap_adopter(jump_adopter_);
     }
   } catch (...) {
