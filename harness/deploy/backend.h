@@ -13,22 +13,13 @@
 #include <vector>
 
 #include "harness/deploy/sandbox_facts.h"
+#include "harness/transport/ssh_route.h"
 
 namespace isoharness::deploy {
 
-// One SSH endpoint with the host key the caller must pin.
-struct SshEndpoint {
-  std::string host;  // address or name, as seen from the previous hop
-  int port = 22;
-  std::string user;
-  std::string host_key;  // OpenSSH public key line: "ssh-ed25519 AAAA..." (type + base64)
-};
-
-// The path a human baseliner uses: the jumphost, then the sandbox's port 2222.
-struct SshRoute {
-  SshEndpoint jump;
-  SshEndpoint sandbox;
-};
+// The SSH route types live in transport, which connects along them; deploy names them too.
+using SshEndpoint = transport::SshEndpoint;
+using SshRoute = transport::SshRoute;
 
 // A named place the egress probe tries to reach, provided by the backend's world.
 struct EgressTarget {

@@ -8,16 +8,14 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/factory/backend_factory.h"
-#include "harness/deploy/hawk/ssh_line.h"
 #include "harness/policy/chart_values.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/session.h"
 #include "harness/transport/host_key.h"
+#include "harness/transport/ssh_line.h"
 
 namespace isoharness::runner {
 namespace {
-
-namespace hawk = deploy::hawk;
 
 std::string read_bounded(const std::string& path, std::size_t max, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -53,7 +51,7 @@ std::string config_value(const std::string& text, std::string_view key) {
 // A sandbox that was there before and stays: deploy hands back its route, destroy does nothing.
 class ExistingSandbox final : public deploy::Backend {
  public:
-  ExistingSandbox(deploy::SshRoute route, std::vector<deploy::EgressTarget> targets,
+  ExistingSandbox(transport::SshRoute route, std::vector<deploy::EgressTarget> targets,
                   deploy::SandboxFacts facts)
       : route_(std::move(route)), targets_(std::move(targets)), facts_(std::move(facts)) {}
   std::string name() const override { return "existing"; }
@@ -65,20 +63,20 @@ class ExistingSandbox final : public deploy::Backend {
   nlohmann::json context() const override { return {{"backend", "existing"}}; }
 
  private:
-  deploy::SshRoute route_;
+  transport::SshRoute route_;
   std::vector<deploy::EgressTarget> targets_;
   deploy::SandboxFacts facts_;
 };
 
 struct Login {
-  deploy::SshRoute route;
+  transport::SshRoute route;
   std::string identity;
   bool accept_new = false;
   bool jump_must_be_pinned = false;
 };
 
 // The first key known_hosts text lists for host:port, or "".
-std::string known_key(const std::string& text, const std::string& source, const deploy::SshEndpoint& e) {
+std::string known_key(const std::string& text, const std::string& source, const transport::SshEndpoint& e) {
   auto keys = transport::known_hosts_keys(text, source, e.host, e.port);
   if (!keys) throw UserError(keys.error().message);
   for (const auto& k : *keys)
@@ -89,28 +87,28 @@ std::string known_key(const std::string& text, const std::string& source, const 
 // Route, key and host-key pins from the ssh line, the flags and the deployment profile.
 Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& profile) {
   // A host named without a user takes the profile's user, else ours, as OpenSSH would.
-  hawk::SshLineRules rules{.allow_config_file = true, .local_user = hawk::local_user_name()};
+  transport::SshLineRules rules{.allow_config_file = true, .local_user = transport::local_user_name()};
   if (profile.hawk) {
     rules.jump_user = profile.hawk->jumphost_user;
     rules.sandbox_user = profile.hawk->sandbox_user;
   }
-  auto line = hawk::parse_ssh_line(config.ssh_line, rules);
+  auto line = transport::parse_ssh_line(config.ssh_line, rules);
   if (!line) throw UserError("--ssh: " + line.error().message);
   std::string ssh_config;
   if (!line->config_file.empty())
-    ssh_config =
-        read_bounded(hawk::expand_home(line->config_file), std::size_t{64} * 1024, "the ssh config (-F)");
+    ssh_config = read_bounded(transport::expand_home(line->config_file), std::size_t{64} * 1024,
+                              "the ssh config (-F)");
   Login login{line->route, config.identity_file};
   if (login.identity.empty()) login.identity = line->identity_file;
   if (login.identity.empty()) login.identity = config_value(ssh_config, "IdentityFile");
   if (login.identity.empty()) login.identity = "~/.ssh/id_ed25519";
-  login.identity = hawk::expand_home(login.identity);
+  login.identity = transport::expand_home(login.identity);
 
   std::string known_hosts = config.known_hosts;
   if (known_hosts.empty()) known_hosts = line->known_hosts;
   if (known_hosts.empty()) known_hosts = config_value(ssh_config, "UserKnownHostsFile");
   if (!known_hosts.empty()) {
-    const std::string path = hawk::expand_home(known_hosts);
+    const std::string path = transport::expand_home(known_hosts);
     const std::string text = read_bounded(path, 1 << 20, "the known_hosts file");
     login.route.jump.host_key = known_key(text, path, login.route.jump);
     login.route.sandbox.host_key = known_key(text, path, login.route.sandbox);

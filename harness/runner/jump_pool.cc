@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 constexpr int kJumpRetries = 2;
 constexpr auto kJumpRetryPause = 2s;
 
-std::string endpoint_key(const deploy::SshEndpoint& e) {
+std::string endpoint_key(const transport::SshEndpoint& e) {
   return e.user + "@" + e.host + ":" + std::to_string(e.port);
 }
 
@@ -54,7 +54,7 @@ JumpPool::~JumpPool() {
   close();
 }
 
-transport::JumpConnection& JumpPool::jump_for(const deploy::SshEndpoint& jump) {
+transport::JumpConnection& JumpPool::jump_for(const transport::SshEndpoint& jump) {
   std::lock_guard lock(mutex_);
   auto& conn = jumps_[endpoint_key(jump)];
   if (conn && conn->alive()) return *conn;
@@ -108,14 +108,14 @@ std::size_t JumpPool::connections_opened() const {
   return opened_;
 }
 
-Expected<std::unique_ptr<SandboxChannel>> JumpPool::open(const deploy::SshRoute& route,
+Expected<std::unique_ptr<SandboxChannel>> JumpPool::open(const transport::SshRoute& route,
                                                          std::chrono::milliseconds deadline) {
   auto session = jump_for(route.jump).open(route.sandbox, deadline);
   if (!session) return session.error();
   return std::unique_ptr<SandboxChannel>(std::make_unique<SshChannel>(std::move(session.value())));
 }
 
-bool JumpPool::lost(const deploy::SshEndpoint& jump) {
+bool JumpPool::lost(const transport::SshEndpoint& jump) {
   std::lock_guard lock(mutex_);
   auto it = jumps_.find(endpoint_key(jump));
   return it == jumps_.end() || !it->second || !it->second->alive();

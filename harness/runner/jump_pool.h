@@ -31,16 +31,16 @@ class JumpPool : public SandboxReach {
   // The jump connection for this endpoint (opened or reopened as needed). Throws
   // InfraError when it cannot be reached (RunStoppingError when no other jumphost answers
   // either) or its key is not pinned where it must be.
-  transport::JumpConnection& jump_for(const deploy::SshEndpoint& jump);
+  transport::JumpConnection& jump_for(const transport::SshEndpoint& jump);
   // Closes every connection; every key accepted on first use stays in accepted_keys().
   void close();
   std::vector<transport::AcceptedKey> accepted_keys() const;
   // How many jump connections have been opened so far (reopened ones included).
   std::size_t connections_opened() const;
 
-  Expected<std::unique_ptr<SandboxChannel>> open(const deploy::SshRoute& route,
+  Expected<std::unique_ptr<SandboxChannel>> open(const transport::SshRoute& route,
                                                  std::chrono::milliseconds deadline) override;
-  bool lost(const deploy::SshEndpoint& jump) override;
+  bool lost(const transport::SshEndpoint& jump) override;
 
  private:
   const transport::Credentials credentials_;

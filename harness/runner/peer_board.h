@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 
 namespace isoharness::runner {
 
@@ -24,7 +24,7 @@ struct PeerEntry {
   std::string item_id;                  // its plan item
   std::string eval_set;                 // its eval set ("" when the job has none)
   std::vector<std::string> ipv4, ipv6;  // its own report (posture `addresses`)
-  deploy::SshRoute route;               // how the harness reaches it (to read its record)
+  transport::SshRoute route;            // how the harness reaches it (to read its record)
 };
 
 class PeerBoard {

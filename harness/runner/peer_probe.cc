@@ -186,7 +186,7 @@ PeerRecord probe_peers(const JobContext& ctx, const Job& job, LiveSandbox& sandb
   }
   const std::vector<PeerEntry> peers =
       ctx.peers->borrow(name, job.item->id, job.scenario, ctx.settings.peers_per_sandbox);
-  const deploy::SshEndpoint& jump = sandbox.handle().route.jump;
+  const transport::SshEndpoint& jump = sandbox.handle().route.jump;
   for (const auto& p : peers) {
     verify::PeerSeen seen{p.name, p.item_id, p.eval_set, p.ipv4, {}, ""};
     seen.addresses.insert(seen.addresses.end(), p.ipv6.begin(), p.ipv6.end());

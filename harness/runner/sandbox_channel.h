@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/common/expected.h"
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 #include "harness/transport/transport.h"
 
 namespace isoharness::runner {
@@ -40,10 +40,10 @@ class SandboxReach {
   // A session to route.sandbox through route.jump; an error when this try failed (the
   // sandbox's sshd may still be starting). Throws InfraError or RunStoppingError when the
   // jumphost itself cannot be reached.
-  virtual Expected<std::unique_ptr<SandboxChannel>> open(const deploy::SshRoute& route,
+  virtual Expected<std::unique_ptr<SandboxChannel>> open(const transport::SshRoute& route,
                                                          std::chrono::milliseconds deadline) = 0;
   // Whether the harness's own path to this jumphost has died (not the sandbox's doing).
-  virtual bool lost(const deploy::SshEndpoint& jump) = 0;
+  virtual bool lost(const transport::SshEndpoint& jump) = 0;
 };
 
 }  // namespace isoharness::runner

@@ -9,9 +9,9 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/factory/backend_factory.h"
-#include "harness/deploy/hawk/ssh_line.h"
 #include "harness/runner/check_tally.h"
 #include "harness/runner/context.h"
+#include "harness/transport/ssh_line.h"
 #include "reports/reports.h"
 
 namespace isoharness::runner {
@@ -105,7 +105,7 @@ RunSession::~RunSession() {
 // first use, but only through the pinned jumphost.
 void RunSession::use_login(const scenario::DeploymentProfile& profile) {
   if (setup_.command.backend == "hawk" && profile.hawk) {
-    settings_.credentials.private_key_path = deploy::hawk::expand_home(profile.hawk->identity_file);
+    settings_.credentials.private_key_path = transport::expand_home(profile.hawk->identity_file);
     if (profile.hawk->sandbox_host_keys == "first-use") {
       settings_.jump_key_must_be_pinned = !setup_.command.accept_new_host_keys;
       settings_.host_key_policy.accept_new = true;

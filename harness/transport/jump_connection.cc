@@ -34,7 +34,7 @@ JumpConnection::JumpConnection(std::unique_ptr<JumpPump> pump, Credentials crede
 
 JumpConnection::~JumpConnection() = default;
 
-Expected<std::unique_ptr<JumpConnection>> JumpConnection::connect(const deploy::SshEndpoint& jump,
+Expected<std::unique_ptr<JumpConnection>> JumpConnection::connect(const SshEndpoint& jump,
                                                                   const Credentials& credentials,
                                                                   const HostKeyPolicy& policy,
                                                                   std::chrono::milliseconds deadline) {
@@ -59,7 +59,7 @@ Expected<std::unique_ptr<JumpConnection>> JumpConnection::connect(const deploy::
   return conn;
 }
 
-Expected<std::unique_ptr<SandboxSession>> JumpConnection::open(const deploy::SshEndpoint& sandbox,
+Expected<std::unique_ptr<SandboxSession>> JumpConnection::open(const SshEndpoint& sandbox,
                                                                std::chrono::milliseconds deadline) {
   Deadline until = deadline_from(deadline);
   std::string what =

@@ -76,7 +76,7 @@ Status read_range(OpenFile& f, long long offset, std::size_t max_bytes, std::siz
 
 }  // namespace
 
-Expected<RemoteRange> sftp_read_range(const deploy::SshEndpoint& server, const Credentials& credentials,
+Expected<RemoteRange> sftp_read_range(const SshEndpoint& server, const Credentials& credentials,
                                       const std::string& remote_path, long long offset, std::size_t max_bytes,
                                       std::size_t head_bytes, std::chrono::milliseconds deadline) {
   const Deadline until = Clock::now() + deadline;

@@ -88,9 +88,8 @@ bool valid_host(std::string_view h, bool v6) {
 
 }  // namespace
 
-Expected<deploy::SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item,
-                                                 bool allow_port) {
-  deploy::SshEndpoint ep;
+Expected<SshEndpoint> parse_ssh_endpoint(std::string_view text, std::string_view item, bool allow_port) {
+  SshEndpoint ep;
   ep.port = 0;
   bool uri = text.substr(0, 6) == "ssh://";
   if (uri) {

@@ -53,9 +53,8 @@ std::string fingerprints(const std::vector<PublicKey>& keys) {
   return out;
 }
 
-Expected<std::vector<PublicKey>> pinned_keys(const deploy::SshEndpoint& endpoint,
-                                             const std::string& extra_text, const std::string& extra_source,
-                                             const std::string& what) {
+Expected<std::vector<PublicKey>> pinned_keys(const SshEndpoint& endpoint, const std::string& extra_text,
+                                             const std::string& extra_source, const std::string& what) {
   std::vector<PublicKey> pinned;
   if (!endpoint.host_key.empty()) {
     auto key = parse_public_key(endpoint.host_key);
@@ -104,7 +103,7 @@ Status authenticate_with_agent(const SshSession& s, const std::string& user, con
       fmt::format("{}: none of the agent's {} key(s) was accepted for user '{}'", s.what(), tried, user));
 }
 
-Status authenticate(const SshSession& s, const deploy::SshEndpoint& endpoint, const Credentials& credentials,
+Status authenticate(const SshSession& s, const SshEndpoint& endpoint, const Credentials& credentials,
                     Deadline deadline) {
   LIBSSH2_SESSION* session = s.get();
   const std::string& user = endpoint.user;
@@ -228,7 +227,7 @@ std::string describe_rc(const SshSession& session, int rc) {
 }
 
 Expected<std::unique_ptr<SshSession>> SshSession::establish(
-    int fd, const deploy::SshEndpoint& endpoint, const std::string& extra_pinned_text,
+    int fd, const SshEndpoint& endpoint, const std::string& extra_pinned_text,
     const std::string& extra_pinned_source, const Credentials& credentials, const HostKeyPolicy& policy,
     Deadline deadline, const std::string& what, std::optional<AcceptedKey>* accepted) {
   ensure_libssh2_initialised();

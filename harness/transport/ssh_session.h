@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "harness/common/expected.h"
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 #include "harness/transport/transport.h"
 
 namespace isoharness::transport {
@@ -33,7 +33,7 @@ class SshSession {
   // `endpoint.host_key` plus `extra_pinned`, then public-key authentication. `what` names
   // the hop in messages ("jumphost 192.0.2.1:22").
   static Expected<std::unique_ptr<SshSession>> establish(
-      int fd, const deploy::SshEndpoint& endpoint, const std::string& extra_pinned_text,
+      int fd, const SshEndpoint& endpoint, const std::string& extra_pinned_text,
       const std::string& extra_pinned_source, const Credentials& credentials, const HostKeyPolicy& policy,
       Deadline deadline, const std::string& what, std::optional<AcceptedKey>* accepted);
   ~SshSession();

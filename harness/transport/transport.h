@@ -16,13 +16,14 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/common/expected.h"
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 
 namespace isoharness::transport {
 
@@ -127,7 +128,7 @@ struct RemoteRange {
 // server.host_key (required: an unknown or changed key is refused), logs in with
 // `credentials`, opens `remote_path` read-only over SFTP and reads the range; every step
 // within `deadline`. Nothing runs on the server but its SFTP subsystem (sftp_read.cc).
-Expected<RemoteRange> sftp_read_range(const deploy::SshEndpoint& server, const Credentials& credentials,
+Expected<RemoteRange> sftp_read_range(const SshEndpoint& server, const Credentials& credentials,
                                       const std::string& remote_path, long long offset, std::size_t max_bytes,
                                       std::size_t head_bytes, std::chrono::milliseconds deadline);
 
@@ -179,7 +180,7 @@ class JumpConnection {
  public:
   // TCP connect, handshake, host-key check and key authentication to the jumphost, all
   // within `deadline`; then a pump thread takes over the connection.
-  static Expected<std::unique_ptr<JumpConnection>> connect(const deploy::SshEndpoint& jump,
+  static Expected<std::unique_ptr<JumpConnection>> connect(const SshEndpoint& jump,
                                                            const Credentials& credentials,
                                                            const HostKeyPolicy& policy,
                                                            std::chrono::milliseconds deadline);
@@ -191,7 +192,7 @@ class JumpConnection {
   // session over it, authenticated with the same credentials; host key pinned to
   // sandbox.host_key. Thread-safe: call from many threads at once. The session works only
   // while this connection lives; afterwards (or once alive() is false) its calls fail.
-  Expected<std::unique_ptr<SandboxSession>> open(const deploy::SshEndpoint& sandbox,
+  Expected<std::unique_ptr<SandboxSession>> open(const SshEndpoint& sandbox,
                                                  std::chrono::milliseconds deadline);
 
   // Every key accepted so far (jumphost and sandboxes), for the result.

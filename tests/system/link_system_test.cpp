@@ -77,7 +77,7 @@ struct Timed {
 
 // Connects to the jumphost at `jump`, then three times opens a session on the sandbox and
 // runs `true` through it.
-Timed time_path(const deploy::SshEndpoint& jump, const deploy::SshEndpoint& sandbox,
+Timed time_path(const transport::SshEndpoint& jump, const transport::SshEndpoint& sandbox,
                 const transport::Credentials& creds) {
   Timed t;
   auto start = Clock::now();
@@ -118,9 +118,9 @@ TEST_CASE("jumphost_link.rtt_ms: the link relay adds its round trip, and goes wi
   req.node_class = "tier";
   req.authorized_key = key;
   const auto handle = backend->deploy(req);
-  const deploy::SshEndpoint relayed = handle.route.jump;
+  const transport::SshEndpoint relayed = handle.route.jump;
   CHECK(relayed.port == dl::World::kRelayPort);
-  deploy::SshEndpoint direct = relayed;
+  transport::SshEndpoint direct = relayed;
   direct.port = 22;  // the same sshd, not through the relay
   CHECK(processes_naming("relay", "ih-" + opts.run_id) == 1);
 

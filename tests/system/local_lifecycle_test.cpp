@@ -83,8 +83,8 @@ int wait_exit(UpProcess& p, std::chrono::seconds limit) {
   return -1;
 }
 
-deploy::SshRoute route_of(const json& up) {
-  deploy::SshRoute r;
+transport::SshRoute route_of(const json& up) {
+  transport::SshRoute r;
   r.jump = {up["jump"]["host"], up["jump"]["port"], up["jump"]["user"], up["jump"]["host_key"]};
   r.sandbox = {up["sandbox"]["host"], up["sandbox"]["port"], up["sandbox"]["user"],
                up["sandbox"]["host_key"]};

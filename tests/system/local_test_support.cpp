@@ -33,8 +33,9 @@ std::string make_login_key(const std::string& dir) {
   return *pub;
 }
 
-RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag, const deploy::SshRoute& route,
-                               const std::vector<std::string>& command, int deadline_s) {
+RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag,
+                               const transport::SshRoute& route, const std::vector<std::string>& command,
+                               int deadline_s) {
   const std::string kh = dir + "/known_hosts-" + tag, cfg = dir + "/ssh_config-" + tag;
   dl::write_file(kh, dl::known_hosts_lines(route));
   dl::write_file(cfg, dl::ssh_client_config(kh, dir + "/id_ed25519"));

@@ -22,8 +22,9 @@ std::string make_login_key(const std::string& dir);
 
 // Runs `ssh -F <cfg> -J jump sandbox -p 2222 -- command...` with known_hosts holding the
 // route's pinned keys. `tag` keeps the files of different sandboxes apart.
-RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag, const deploy::SshRoute& route,
-                               const std::vector<std::string>& command, int deadline_s = 60);
+RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag,
+                               const transport::SshRoute& route, const std::vector<std::string>& command,
+                               int deadline_s = 60);
 
 // Everything of a run still on this machine: netns, links, containers' processes, the
 // state directory, nft tables in surviving namespaces, cgroups. Empty = nothing left.

@@ -135,8 +135,8 @@ void TransportWorld::build() {
   jump_sshd_ = start_sshd(ns_jump, a.jump, 22, dir + "/jump_host");
   start_sshd(ns_sandbox, a.sandbox, 2222, dir + "/sandbox_host");
 
-  route.jump = deploy::SshEndpoint{a.jump, 22, "root", key_line(dir + "/jump_host.pub")};
-  route.sandbox = deploy::SshEndpoint{a.sandbox, 2222, "root", key_line(dir + "/sandbox_host.pub")};
+  route.jump = transport::SshEndpoint{a.jump, 22, "root", key_line(dir + "/jump_host.pub")};
+  route.sandbox = transport::SshEndpoint{a.sandbox, 2222, "root", key_line(dir + "/sandbox_host.pub")};
 
   write_file(dir + "/openssh_known_hosts", fmt::format("{} {}\n[{}]:2222 {}\n", a.jump, route.jump.host_key,
                                                        a.sandbox, route.sandbox.host_key));

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 #include "harness/transport/transport.h"
 
 namespace isoharness::test {
@@ -40,7 +40,7 @@ class TransportWorld {
   std::string run_id;
   std::string dir;  // temp dir with keys, configs, logs and `remote/` for uploads
   std::string ns_jump, ns_sandbox;
-  deploy::SshRoute route;  // both host keys pinned; user root
+  transport::SshRoute route;  // both host keys pinned; user root
   transport::Credentials credentials;
   std::string client_public_key;  // the key servers accept
   std::string stranger_key;       // a host key line no server has (for "changed" tests)

@@ -222,8 +222,8 @@ TEST_CASE("run ids, names and client files", "[local]") {
   CHECK(netns_name("abc", "node") == "ih-abc-node");
   CHECK(host_iface_name("abcdefgh").size() <= 15);
 
-  deploy::SshRoute r{{"198.51.100.130", 22, "jump", "ssh-ed25519 AAAAjump"},
-                     {"192.0.2.193", 2222, "agent", "ssh-ed25519 AAAAsb"}};
+  transport::SshRoute r{{"198.51.100.130", 22, "jump", "ssh-ed25519 AAAAjump"},
+                        {"192.0.2.193", 2222, "agent", "ssh-ed25519 AAAAsb"}};
   CHECK(known_hosts_lines(r) ==
         "198.51.100.130 ssh-ed25519 AAAAjump\n[192.0.2.193]:2222 ssh-ed25519 AAAAsb\n");
   auto argv = ssh_argv(r, "/x/cfg", {"id", "-u"});

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/common/error.h"
+#include "harness/deploy/backend.h"
 #include "harness/runner/journal.h"
 #include "harness/runner/run_state.h"
 #include "harness/runner/sandbox_channel.h"
@@ -114,13 +115,13 @@ class FakeChannel : public runner::SandboxChannel {
 class FakeReach : public runner::SandboxReach {
  public:
   explicit FakeReach(FakeSandbox& box) : box_(box) {}
-  Expected<std::unique_ptr<runner::SandboxChannel>> open(const deploy::SshRoute&,
+  Expected<std::unique_ptr<runner::SandboxChannel>> open(const transport::SshRoute&,
                                                          std::chrono::milliseconds) override {
     ++opened;
     if (open_throws) open_throws();
     return std::unique_ptr<runner::SandboxChannel>(std::make_unique<FakeChannel>(box_));
   }
-  bool lost(const deploy::SshEndpoint&) override { return jump_lost; }
+  bool lost(const transport::SshEndpoint&) override { return jump_lost; }
 
   std::function<void()> open_throws;
   bool jump_lost = false;

@@ -14,9 +14,9 @@
 #include "harness/deploy/deploy_failed.h"
 #include "harness/deploy/hawk/one_item_config.h"
 #include "harness/deploy/hawk/platform_text.h"
-#include "harness/deploy/hawk/ssh_line.h"
 #include "harness/policy/chart_values.h"
 #include "harness/transport/host_key.h"
+#include "harness/transport/ssh_line.h"
 
 namespace isoharness::deploy::hawk {
 namespace {
@@ -37,13 +37,13 @@ std::string read_bounded(const std::string& path, std::size_t max) {
 }
 
 // Under `pinned`, the sandbox's key must be listed in the known_hosts file the ssh line names.
-std::string pinned_sandbox_key(const SshLine& line) {
+std::string pinned_sandbox_key(const transport::SshLine& line) {
   const auto& sb = line.route.sandbox;
   if (line.known_hosts.empty())
     throw InfraError(
         "hawk.sandbox_host_keys is pinned, but the ssh-command line names no UserKnownHostsFile "
         "holding the sandbox's key");
-  auto keys = transport::known_hosts_keys(read_bounded(expand_home(line.known_hosts), 1 << 20),
+  auto keys = transport::known_hosts_keys(read_bounded(transport::expand_home(line.known_hosts), 1 << 20),
                                           line.known_hosts, sb.host, sb.port);
   if (!keys || keys->empty() || keys->front().revoked)
     throw InfraError(fmt::format("hawk.sandbox_host_keys is pinned, but {} holds no key for {}:{}{}",
@@ -341,9 +341,9 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
   try {
     const double start_s = seconds_since(t0);
     const std::string text = wait_for_ssh_line(cli, id);
-    auto line = parse_ssh_line(text, {.jump_user = settings_.jumphost_user,
-                                      .sandbox_user = settings_.sandbox_user,
-                                      .local_user = local_user_name()});
+    auto line = transport::parse_ssh_line(text, {.jump_user = settings_.jumphost_user,
+                                                 .sandbox_user = settings_.sandbox_user,
+                                                 .local_user = transport::local_user_name()});
     if (!line) throw InfraError(fmt::format("eval {}: {}", id, line.error().message));
     SandboxHandle h;
     h.name = id;

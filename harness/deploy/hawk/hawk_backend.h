@@ -98,7 +98,8 @@ class HawkBackend final : public Backend {
   WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
                            long long to_ms, std::size_t& budget) const;
   Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
-  DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms, long long slack_ms) const;
+  DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms,
+                        long long slack_ms) const;
 
   scenario::DeploymentProfile profile_;
   scenario::HawkSettings settings_;

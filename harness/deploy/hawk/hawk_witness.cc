@@ -108,7 +108,7 @@ LogSource ssh_source(const scenario::WitnessSettings& w) {
     const auto& ssh = *w.log_ssh;
     transport::Credentials credentials;
     credentials.private_key_path = ssh.identity_file;
-    auto got = transport::sftp_read_range(deploy::SshEndpoint{ssh.host, ssh.port, ssh.user, ssh.host_key},
+    auto got = transport::sftp_read_range(transport::SshEndpoint{ssh.host, ssh.port, ssh.user, ssh.host_key},
                                           credentials, ssh.path, from, budget, kWitnessLogIdBytes,
                                           std::chrono::seconds(w.log_timeout_s));
     if (!got) return make_error("the witness log could not be read over SSH: " + got.error().message);

@@ -1,4 +1,4 @@
-#include "harness/deploy/hawk/ssh_line.h"
+#include "harness/transport/ssh_line.h"
 
 #include <fmt/format.h>
 #include <pwd.h>
@@ -12,7 +12,7 @@
 
 #include "harness/transport/ssh_command.h"
 
-namespace isoharness::deploy::hawk {
+namespace isoharness::transport {
 namespace {
 
 constexpr std::size_t kMaxOutput = std::size_t{64} * 1024;
@@ -45,7 +45,7 @@ Expected<std::string_view> find_ssh_line(std::string_view output) {
   return refuse("no line starting with 'ssh ' in the output");
 }
 
-Expected<int> parse_port(std::string_view text, std::string_view item) {
+Expected<int> parse_line_port(std::string_view text, std::string_view item) {
   int port = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || port < 1 || port > 65535)
@@ -53,7 +53,7 @@ Expected<int> parse_port(std::string_view text, std::string_view item) {
   return port;
 }
 
-bool valid_user(std::string_view u) {
+bool valid_line_user(std::string_view u) {
   return !u.empty() && u.size() <= 64 && u[0] != '-' && std::all_of(u.begin(), u.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
@@ -161,7 +161,7 @@ std::optional<Error> take_option(SshLine& line, Words& w, char opt, const std::s
       w.jump = arg;
       return std::nullopt;
     case 'p': {
-      auto p = parse_port(arg, "-p");
+      auto p = parse_line_port(arg, "-p");
       if (!p) return p.error();
       w.port = *p;
       return std::nullopt;
@@ -171,7 +171,8 @@ std::optional<Error> take_option(SshLine& line, Words& w, char opt, const std::s
       line.identity_file = arg;
       return std::nullopt;
     case 'l':
-      if (!valid_user(arg)) return refuse(fmt::format("-l: '{}' is not a valid user name", printable(arg)));
+      if (!valid_line_user(arg))
+        return refuse(fmt::format("-l: '{}' is not a valid user name", printable(arg)));
       w.login_user = arg;
       return std::nullopt;
     case 'F':
@@ -195,11 +196,11 @@ std::optional<Error> take_option(SshLine& line, Words& w, char opt, const std::s
     if (w.jump) return refuse("the jumphost is given twice (-J and ProxyJump)");
     w.jump = value;
   } else if (key == "port") {
-    auto p = parse_port(value, "-o Port");
+    auto p = parse_line_port(value, "-o Port");
     if (!p) return p.error();
     w.port = *p;
   } else if (key == "user") {
-    if (!valid_user(value))
+    if (!valid_line_user(value))
       return refuse(fmt::format("-o User: '{}' is not a valid user name", printable(value)));
     w.login_user = value;
   } else if (key == "identityfile") {
@@ -252,7 +253,7 @@ std::optional<Error> read_words(const std::vector<std::string>& words, const Ssh
 Expected<SshLine> parse_ssh_line(std::string_view output, const SshLineRules& rules) {
   auto text = find_ssh_line(output);
   if (!text) return text.error();
-  auto words = transport::split_shell_words(*text);
+  auto words = split_shell_words(*text);
   if (!words) return words.error();
   SshLine line;
   Words w;
@@ -261,7 +262,7 @@ Expected<SshLine> parse_ssh_line(std::string_view output, const SshLineRules& ru
   if (w.jump->find(',') != std::string::npos) return refuse("several jump hops are not supported");
   if (!w.destination) return refuse("no destination: expected [user@]host");
 
-  auto jump = transport::parse_ssh_endpoint(*w.jump, "jumphost", true);
+  auto jump = parse_ssh_endpoint(*w.jump, "jumphost", true);
   if (!jump) return jump.error();
   if (jump->user.empty()) jump->user = rules.jump_user.empty() ? rules.local_user : rules.jump_user;
   if (jump->user.empty())
@@ -270,7 +271,7 @@ Expected<SshLine> parse_ssh_line(std::string_view output, const SshLineRules& ru
                     printable(jump->host)));
   if (jump->port == 0) jump->port = 22;
 
-  auto sandbox = transport::parse_ssh_endpoint(*w.destination, "destination", false);
+  auto sandbox = parse_ssh_endpoint(*w.destination, "destination", false);
   if (!sandbox) return sandbox.error();
   if (sandbox->user.empty() && w.login_user) sandbox->user = *w.login_user;  // ssh: user@host wins over -l
   if (sandbox->user.empty())
@@ -291,7 +292,7 @@ std::string local_user_name() {
   passwd* found = nullptr;
   if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return "";
   std::string name = found->pw_name != nullptr ? found->pw_name : "";
-  return valid_user(name) ? name : "";
+  return valid_line_user(name) ? name : "";
 }
 
 std::string expand_home(const std::string& path) {
@@ -300,4 +301,4 @@ std::string expand_home(const std::string& path) {
   return std::string(home ? home : "") + path.substr(1);
 }
 
-}  // namespace isoharness::deploy::hawk
+}  // namespace isoharness::transport

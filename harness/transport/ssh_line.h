@@ -1,12 +1,14 @@
-// The route out of what `hawk human eval ssh-command` prints. Its layout is the platform's,
-// so it is read the way OpenSSH would read it, and narrowly: find the line that starts with
-// `ssh `, accept `-J [user@]host[:port]`, `-p PORT`, `-i FILE`, `-o KEY=VALUE` (also
-// `-oKEY=VALUE`), `-l USER` and one `[user@]host`, in any order; accept and ignore what only
-// shapes the terminal or logging (`-t`, `-T`, `-q`, `-v`, bundled as `-tt` or `-vvv`); refuse
-// by name anything that changes where or how the connection goes (forwards, proxies, another
-// config, connection sharing, a remote command). A host named without a user gets one the
-// way OpenSSH gives it: from the user's settings (the profile), else the local user.
-// Text only, no I/O.
+// The route out of an `ssh -J …` command line: what `hawk human eval ssh-command` prints
+// (the hawk backend), or the line a person hands `isoharness check --ssh` (the runner). Its
+// layout is someone else's, so it is read the way OpenSSH would read it, and narrowly: find
+// the line that starts with `ssh `, accept `-J [user@]host[:port]`, `-p PORT`, `-i FILE`,
+// `-o KEY=VALUE` (also `-oKEY=VALUE`), `-l USER` and one `[user@]host`, in any order; accept
+// and ignore what only shapes the terminal or logging (`-t`, `-T`, `-q`, `-v`, bundled as
+// `-tt` or `-vvv`); refuse by name anything that changes where or how the connection goes
+// (forwards, proxies, another config, connection sharing, a remote command). A host named
+// without a user gets one the way OpenSSH gives it: from the caller's settings (SshLineRules),
+// else the local user. Messages start with "ssh-command:" and name the hawk profile's
+// settings for the default users, the caller that has such settings. Text only, no I/O.
 #pragma once
 
 #include <string>
@@ -15,9 +17,9 @@
 #include <vector>
 
 #include "harness/common/expected.h"
-#include "harness/deploy/backend.h"
+#include "harness/transport/ssh_route.h"
 
-namespace isoharness::deploy::hawk {
+namespace isoharness::transport {
 
 struct SshLine {
   SshRoute route;             // host keys empty: they come from the profile or known_hosts
@@ -32,7 +34,8 @@ struct SshLineRules {
   // ssh config with -F. The hawk backend never allows it.
   bool allow_config_file = false;
   // For a jumphost or sandbox named without a user (and, for the sandbox, no -l or
-  // -o User): the profile's hawk.jumphost_user / hawk.sandbox_user, else local_user.
+  // -o User): these (the hawk backend passes its profile's hawk.jumphost_user /
+  // hawk.sandbox_user), else local_user.
   std::string jump_user;
   std::string sandbox_user;
   std::string local_user;  // the user running isoharness (local_user_name())
@@ -48,4 +51,4 @@ std::string local_user_name();
 // "~/x" -> "$HOME/x"; anything else unchanged.
 std::string expand_home(const std::string& path);
 
-}  // namespace isoharness::deploy::hawk
+}  // namespace isoharness::transport

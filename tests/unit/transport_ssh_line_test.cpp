@@ -1,12 +1,12 @@
-// parse_ssh_line: the forms the hawk ssh-command contract allows, in any order, users
-// taken the way OpenSSH takes them, terminal-only options ignored, and everything that
-// changes where or how the connection goes refused by name.
+// transport's parse_ssh_line: the forms the hawk ssh-command contract allows, in any order,
+// users taken the way OpenSSH takes them, terminal-only options ignored, and everything
+// that changes where or how the connection goes refused by name.
 #include <catch2/catch.hpp>
 
-#include "harness/deploy/hawk/ssh_line.h"
+#include "harness/transport/ssh_line.h"
 
-using isoharness::deploy::hawk::parse_ssh_line;
-using isoharness::deploy::hawk::SshLineRules;
+using isoharness::transport::parse_ssh_line;
+using isoharness::transport::SshLineRules;
 
 namespace {
 std::string error_of(std::string_view text, SshLineRules rules = {}) {
@@ -16,7 +16,7 @@ std::string error_of(std::string_view text, SshLineRules rules = {}) {
 }
 }  // namespace
 
-TEST_CASE("ssh-command lines in every accepted form", "[hawk]") {
+TEST_CASE("ssh-command lines in every accepted form", "[transport]") {
   SECTION("the line among others, -J with user and port, -p, -i") {
     auto r = parse_ssh_line(
         "Waiting for the sandbox...\nReady.\n  ssh -J baseliner@jump.example.com:2022 -p 2222 "
@@ -67,7 +67,7 @@ TEST_CASE("ssh-command lines in every accepted form", "[hawk]") {
   }
 }
 
-TEST_CASE("ssh-command lines outside the contract are refused by name", "[hawk]") {
+TEST_CASE("ssh-command lines outside the contract are refused by name", "[transport]") {
   CHECK_THAT(error_of("no ssh here\n"), Catch::Contains("no line starting with 'ssh '"));
   CHECK_THAT(error_of(""), Catch::Contains("no line starting with 'ssh '"));
   CHECK_THAT(error_of("ssh -A -J j@h agent@sb"), Catch::Contains("option '-A'"));
@@ -97,7 +97,7 @@ TEST_CASE("ssh-command lines outside the contract are refused by name", "[hawk]"
   CHECK_THAT(error_of(std::string(70000, '\n')), Catch::Contains("64 KiB"));
 }
 
-TEST_CASE("a host without a user gets one the way OpenSSH gives it", "[hawk]") {
+TEST_CASE("a host without a user gets one the way OpenSSH gives it", "[transport]") {
   const SshLineRules profile{.jump_user = "bastion", .sandbox_user = "agent", .local_user = "ops"};
   const SshLineRules local_only{.local_user = "ops"};
   SECTION("-J host: the profile's jumphost user, else the local user") {
@@ -134,7 +134,7 @@ TEST_CASE("a host without a user gets one the way OpenSSH gives it", "[hawk]") {
     CHECK_THAT(error_of("ssh -J j@h sb"), Catch::Contains("hawk.sandbox_user"));
   }
   SECTION("the local user is the one this process runs as") {
-    const std::string me = isoharness::deploy::hawk::local_user_name();
+    const std::string me = isoharness::transport::local_user_name();
     CHECK_FALSE(me.empty());
     auto r = parse_ssh_line("ssh -J h sb", {.local_user = me});
     REQUIRE(r.has_value());
@@ -143,7 +143,7 @@ TEST_CASE("a host without a user gets one the way OpenSSH gives it", "[hawk]") {
   }
 }
 
-TEST_CASE("options that only shape the terminal or logging are accepted and ignored", "[hawk]") {
+TEST_CASE("options that only shape the terminal or logging are accepted and ignored", "[transport]") {
   for (const char* line : {"ssh -t -J j@h agent@sb", "ssh -tt -J j@h agent@sb", "ssh -T -q -J j@h agent@sb",
                            "ssh -v -J j@h agent@sb", "ssh -vvv -J j@h -p 2222 agent@sb -t",
                            "ssh -qtv -J j@h agent@sb", "ssh -tJ j@h agent@sb", "ssh -J j@h -vp22 agent@sb"}) {
@@ -156,7 +156,7 @@ TEST_CASE("options that only shape the terminal or logging are accepted and igno
   }
 }
 
-TEST_CASE("anything that changes where or how the connection goes is refused by name", "[hawk]") {
+TEST_CASE("anything that changes where or how the connection goes is refused by name", "[transport]") {
   const SshLineRules rules{.local_user = "ops"};
   auto refused = [&](const std::string& line) { return error_of(line, rules); };
   CHECK_THAT(refused("ssh -J j@h -L 8080:127.0.0.1:80 agent@sb"),
