@@ -26,7 +26,7 @@ std::string baselines_style() {
 }
 
 // The chart: records with a ratio, against the band of the first tolerance found.
-std::string chart(const nlohmann::json& doc) {
+std::string corrected_ratio_chart(const nlohmann::json& doc) {
   std::vector<BandRow> rows;
   double tolerance = 0;
   for (const auto& r : doc["records"]) {
@@ -90,7 +90,7 @@ std::string render_baselines_html(const nlohmann::json& doc) {
                   doc["summary"]["records"].get<int>(), escape_html(str_or(doc["input"], "file")),
                   escape_html(str_or(t, "at")), doc["parity_runs"].size());
   out += "<div class=\"verdict\">" + escape_html(summary_text(doc["summary"])) + "</div>\n";
-  out += "<h2>Corrected intervals</h2>\n" + chart(doc);
+  out += "<h2>Corrected intervals</h2>\n" + corrected_ratio_chart(doc);
   out += "<h2>Records</h2>\n" + table(doc);
   out += "<footer>" + escape_html(str_or(doc["method"], "ratio")) + ". " +
          escape_html(str_or(doc["method"], "compute_fraction")) + ". " +

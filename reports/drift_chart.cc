@@ -14,7 +14,7 @@ namespace isoharness::reports {
 
 namespace {
 
-constexpr double kWidth = 1100, kHeight = 270;
+constexpr double kTrendWidth = 1100, kTrendHeight = 270;
 constexpr double kLeft = 64, kRight = 1080, kTop = 58, kBottom = 220;
 
 struct YAxis {
@@ -69,7 +69,7 @@ std::vector<double> y_ticks(double lo, double hi) {
 std::string frame(const YAxis& a, double tolerance, const std::string& title) {
   std::string out = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">)",
-      kWidth, kHeight);
+      kTrendWidth, kTrendHeight);
   out += "<title>" + escape_html(title) + "</title>";
   if (tolerance > a.lo) {
     const double yt = a.y(tolerance);
@@ -129,7 +129,7 @@ std::string trend_svg(const std::vector<TrendPoint>& points, const std::vector<T
     row = x - last_label_x < 330 ? (row + 1) % 2 : 0;
     last_label_x = x;
     const double ty = 16 + row * 20;
-    const bool right_side = x > kWidth * 0.62;
+    const bool right_side = x > kTrendWidth * 0.62;
     out += fmt::format(
         R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2" stroke-dasharray="4 3"/>)",
         x, ty + 4, kBottom, colour);

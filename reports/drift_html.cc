@@ -37,7 +37,7 @@ std::string notes_text(const nlohmann::json& c) {
   return out;
 }
 
-std::string chart(const nlohmann::json& s) {
+std::string series_trend_chart(const nlohmann::json& s) {
   std::vector<TrendPoint> points;
   for (const auto& p : s["points"])
     points.push_back({str_or(p, "started").substr(0, 10), num_or(p, "estimate", 0.0), num_or(p, "low", 0.0),
@@ -100,7 +100,7 @@ std::string series_sections(const nlohmann::json& drift) {
     std::string block =
         fmt::format("<section>\n<h2>{}</h2>\n<p class=\"meta\">{} night(s), {} change point(s)</p>\n",
                     escape_html(series_label(drift, s)), s["points"].size(), s["changes"].size());
-    block += chart(s) + "\n</section>\n";
+    block += series_trend_chart(s) + "\n</section>\n";
     if (mix || !s["changes"].empty()) {
       shown += block;
     } else {

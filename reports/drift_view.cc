@@ -16,7 +16,7 @@ std::vector<std::string> drift_deployments(const nlohmann::json& drift) {
 }
 
 std::string series_label(const nlohmann::json& drift, const nlohmann::json& holder) {
-  const std::string key = holder.contains("key") ? str_or(holder, "key") : str_or(holder, "series");
+  std::string key = holder.contains("key") ? str_or(holder, "key") : str_or(holder, "series");
   if (drift_deployments(drift).size() < 2 || str_or(holder, "deployment").empty()) return key;
   return str_or(holder, "deployment") + " · " + key;
 }

@@ -21,7 +21,7 @@ namespace isoharness::reports {
 
 namespace {
 
-constexpr double kWidth = 1100;
+constexpr double kPlotWidth = 1100;
 
 // A log axis that may give the region around 1 and the tolerance more room than the rest
 // ("focus + context"): up to three segments, each logarithmic, with their own pixel span.
@@ -183,7 +183,7 @@ std::string interval_marks(double xl, double xh, double xe, double cy, const std
 std::string svg_open(double height, const std::string& title) {
   return fmt::format(
              R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">)",
-             kWidth, height) +
+             kPlotWidth, height) +
          "<title>" + escape_html(title) + "</title>";
 }
 
@@ -251,12 +251,12 @@ std::string forest_svg(const std::vector<ForestRow>& rows, double tolerance, con
     if (r.summary) {
       out += fmt::format(
           R"(<line x1="10" y1="{0:.1f}" x2="{1:.0f}" y2="{0:.1f}" stroke="#57606a" stroke-width="1"/>)",
-          y + rule / 2, kWidth - 10);
+          y + rule / 2, kPlotWidth - 10);
       y += rule;
     } else if (i % 2 == 1) {
       out += fmt::format(
           R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.0f}" fill="#f6f8fa" fill-opacity="0.6"/>)", y,
-          kWidth - 20, row_h);
+          kPlotWidth - 20, row_h);
     }
     const double cy = y + row_h / 2;
     const std::string colour = verdict_colour(r.verdict);
@@ -326,7 +326,7 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
       }
     }
   }
-  const LogAxis a = make_axis(lo, hi, label_x + 12, kWidth - 30, tolerance);
+  const LogAxis a = make_axis(lo, hi, label_x + 12, kPlotWidth - 30, tolerance);
   double height_rows = 0;
   for (const auto& g : groups)
     height_rows += sub_h * static_cast<double>(std::max<std::size_t>(g.series.size(), 1)) + gap;
@@ -343,7 +343,7 @@ std::string strip_svg(const std::vector<StripGroup>& groups, const std::vector<s
     if (gi % 2 == 0) {
       out += fmt::format(
           R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.1f}" fill="#f6f8fa" fill-opacity="0.7"/>)",
-          y - gap / 2, kWidth - 20, block + gap);
+          y - gap / 2, kPlotWidth - 20, block + gap);
     }
     out += fmt::format(
         R"(<text x="{:.1f}" y="{:.1f}" font-size="13" text-anchor="end" fill="#1f2328">{}</text>)", label_x,
@@ -402,7 +402,7 @@ std::string band_svg(const std::vector<BandRow>& rows, double tolerance, const s
     if (i % 2 == 1)
       out += fmt::format(
           R"(<rect x="10" y="{:.1f}" width="{:.0f}" height="{:.0f}" fill="#f6f8fa" fill-opacity="0.5"/>)", y,
-          kWidth - 20, row_h);
+          kPlotWidth - 20, row_h);
     out += fmt::format(
         R"(<text x="{:.1f}" y="{:.1f}" font-size="12" text-anchor="end" fill="#1f2328">{}</text>)", label_x,
         cy + 4, escape_html(r.label));

@@ -17,6 +17,7 @@
 #include <random>
 
 #include "probes/core/dns_packet.h"
+#include "probes/core/socket_util.h"
 #include "probes/core/text_util.h"
 
 namespace isoprobe {
@@ -43,10 +44,6 @@ struct Datagram {
   Clock::duration resend = kResend;
 };
 
-std::string errno_text(int e) {
-  return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")";
-}
-
 void finish(Datagram& d, std::string result, int err, std::string detail) {
   if (d.fd >= 0) ::close(d.fd);
   d.fd = -1;
@@ -55,14 +52,6 @@ void finish(Datagram& d, std::string result, int err, std::string detail) {
   d.out.err = err;
   d.out.detail = std::move(detail);
   d.out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - d.started).count();
-}
-
-sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(a);
-  return sa;
 }
 
 std::string echo_request(std::uint16_t id, const std::string& body) {
@@ -90,7 +79,8 @@ socklen_t destination(const Datagram& d, const std::optional<ResolverSpec>& reso
     return sizeof(sockaddr_in6);
   }
   const bool exfil = t.proto == TargetProto::exfil;
-  sockaddr_in sa = make_addr(exfil ? resolver->address : t.ipv4.value_or(0), exfil ? resolver->port : t.port);
+  sockaddr_in sa =
+      ipv4_sockaddr(exfil ? resolver->address : t.ipv4.value_or(0), exfil ? resolver->port : t.port);
   std::memcpy(&ss, &sa, sizeof sa);
   return sizeof sa;
 }

@@ -21,6 +21,7 @@
 #include <random>
 
 #include "probes/core/dns_packet.h"
+#include "probes/core/socket_util.h"
 #include "probes/core/text_util.h"
 #include "probes/core/tls_hello.h"
 
@@ -69,14 +70,6 @@ Clock::time_point target_deadline(const TargetSpec& t, Clock::time_point now, Cl
   return t.deadline ? std::min(all, now + *t.deadline) : all;
 }
 
-sockaddr_in make_addr(std::uint32_t a, std::uint16_t port) {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(a);
-  return sa;
-}
-
 void close_fd(Work& w) {
   if (w.fd >= 0) ::close(w.fd);
   w.fd = -1;
@@ -91,10 +84,6 @@ void finish(Work& w, std::string result, int err, std::string detail) {
   w.out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - w.started).count();
 }
 
-std::string errno_text(int e) {
-  return std::string(std::strerror(e)) + " (errno " + std::to_string(e) + ")";
-}
-
 // The address to connect to: the IPv6 literal, or the IPv4 address (literal or resolved).
 socklen_t connect_address(const Work& w, sockaddr_storage& ss) {
   ss = sockaddr_storage{};
@@ -105,7 +94,7 @@ socklen_t connect_address(const Work& w, sockaddr_storage& ss) {
     std::memcpy(&sa6->sin6_addr, w.spec->ipv6->data(), 16);
     return sizeof(sockaddr_in6);
   }
-  sockaddr_in sa = make_addr(w.addr, w.spec->port);
+  sockaddr_in sa = ipv4_sockaddr(w.addr, w.spec->port);
   std::memcpy(&ss, &sa, sizeof sa);
   return sizeof sa;
 }
@@ -159,7 +148,7 @@ void start(Work& w, const std::optional<ResolverSpec>& resolver, const std::stri
   w.query = std::move(q.bytes);
   w.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (w.fd < 0) return finish(w, "dns_failed", errno, "socket: " + errno_text(errno));
-  sockaddr_in sa = make_addr(resolver->address, resolver->port);
+  sockaddr_in sa = ipv4_sockaddr(resolver->address, resolver->port);
   if (::connect(w.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
     int e = errno;
     return finish(w, "dns_failed", e, "resolver " + format_ipv4(resolver->address) + ": " + errno_text(e));

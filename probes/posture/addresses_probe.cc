@@ -10,7 +10,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_addresses(Context&) {
   Observation o;
   const OwnAddresses own = own_addresses();
   if (own.err != 0) return o.fail("getifaddrs: " + errno_name(own.err), own.err);
@@ -25,7 +25,7 @@ Observation run(Context&) {
 
 ProbeDescriptor addresses_probe() {
   return {"addresses", "this sandbox's own IPv4 and IPv6 addresses, from inside (getifaddrs)",
-          std::chrono::milliseconds(1000), run};
+          std::chrono::milliseconds(1000), observe_addresses};
 }
 
 }  // namespace isoprobe

@@ -10,7 +10,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_boot_id(Context&) {
   Observation o;
   FileRead f = read_file_bounded("/proc/sys/kernel/random/boot_id", 256);
   if (f.err == ENOENT) {  // some kernels (older gVisor) do not offer it: not the host's either
@@ -31,7 +31,7 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor boot_id_probe() {
-  return {"boot_id", "/proc/sys/kernel/random/boot_id", std::chrono::milliseconds(1000), run};
+  return {"boot_id", "/proc/sys/kernel/random/boot_id", std::chrono::milliseconds(1000), observe_boot_id};
 }
 
 }  // namespace isoprobe

@@ -47,7 +47,7 @@ int try_map_create() {
   return 0;
 }
 
-Observation run(Context&) {
+Observation observe_bpf(Context&) {
   Observation o;
   Evidence ev;
   const long long disabled = read_number("/proc/sys/kernel/unprivileged_bpf_disabled", ev);
@@ -67,7 +67,7 @@ Observation run(Context&) {
 
 ProbeDescriptor bpf_probe() {
   return {"bpf", "kernel.unprivileged_bpf_disabled, a bpf() map created and closed, route_localnet",
-          std::chrono::milliseconds(1000), run};
+          std::chrono::milliseconds(1000), observe_bpf};
 }
 
 }  // namespace isoprobe

@@ -9,7 +9,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_capabilities(Context&) {
   Observation o;
   FileRead f = read_file_bounded("/proc/self/status", std::size_t{64} * 1024);
   if (!f.ok()) return o.fail("cannot read /proc/self/status", f.err);
@@ -40,7 +40,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor capabilities_probe() {
-  return {"capabilities", "CapInh/Prm/Eff/Bnd/Amb as hex and names", std::chrono::milliseconds(1000), run};
+  return {"capabilities", "CapInh/Prm/Eff/Bnd/Amb as hex and names", std::chrono::milliseconds(1000),
+          observe_capabilities};
 }
 
 }  // namespace isoprobe

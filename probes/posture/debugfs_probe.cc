@@ -9,7 +9,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_debugfs(Context&) {
   Observation o;
   int err = 0;
   MountTable mounts = read_mount_table();
@@ -33,7 +33,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor debugfs_probe() {
-  return {"debugfs", "/sys/kernel/debug present and listable", std::chrono::milliseconds(1000), run};
+  return {"debugfs", "/sys/kernel/debug present and listable", std::chrono::milliseconds(1000),
+          observe_debugfs};
 }
 
 }  // namespace isoprobe

@@ -16,7 +16,7 @@ const std::set<std::string> kStandard = {"null",    "zero",   "full",   "random"
                                          "console", "ptmx",   "pts",    "shm",    "fd",      "stdin",
                                          "stdout",  "stderr", "mqueue", "core"};
 
-Observation run(Context&) {
+Observation observe_devices(Context&) {
   Observation o;
   DirList d = list_dir("/dev", 8192);
   if (d.err && d.names.empty()) {
@@ -40,7 +40,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor devices_probe() {
-  return {"devices", "device nodes in /dev beyond the standard set", std::chrono::milliseconds(1000), run};
+  return {"devices", "device nodes in /dev beyond the standard set", std::chrono::milliseconds(1000),
+          observe_devices};
 }
 
 }  // namespace isoprobe

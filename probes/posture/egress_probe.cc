@@ -36,7 +36,7 @@ void add_run_lines(const std::string& nonce, const std::vector<TargetSpec>& targ
                 std::to_string(own->count()) + " ms");
 }
 
-Observation run(Context& ctx) {
+Observation observe_egress(Context& ctx) {
   Observation o;
   const auto& opts = ctx.options;
   if (opts.targets.empty()) {
@@ -101,7 +101,7 @@ Observation run(Context& ctx) {
 
 ProbeDescriptor egress_probe() {
   return {"egress", "named targets: connected/refused/unreachable/timeout/dns_failed",
-          std::chrono::milliseconds(30000), run, /*overlaps=*/true};
+          std::chrono::milliseconds(30000), observe_egress, /*overlaps=*/true};
 }
 
 }  // namespace isoprobe

@@ -86,7 +86,7 @@ bool release_agent_visible(const MountInfo& info, bool& writable) {
   return seen;
 }
 
-Observation run(Context&) {
+Observation observe_escape_mounts(Context&) {
   Observation o;
   Evidence ev;
   MountTable table = read_mount_table();
@@ -113,7 +113,7 @@ Observation run(Context&) {
 
 ProbeDescriptor escape_mounts_probe() {
   return {"escape_mounts", "host-backed mounts, /proc/sys and cgroup mounts (mountinfo only)",
-          std::chrono::milliseconds(1000), run};
+          std::chrono::milliseconds(1000), observe_escape_mounts};
 }
 
 }  // namespace isoprobe

@@ -42,7 +42,7 @@ bool try_write(const std::string& dir, Evidence& ev) {
   return true;
 }
 
-Observation run(Context&) {
+Observation observe_filesystem(Context&) {
   Observation o;
   Evidence ev;
   bool root_writable = try_write("/", ev);
@@ -90,7 +90,7 @@ Observation run(Context&) {
 
 ProbeDescriptor filesystem_probe() {
   return {"filesystem", "writable /, /tmp, home and cwd; read-only mounts; cgroup writability",
-          std::chrono::milliseconds(2000), run};
+          std::chrono::milliseconds(2000), observe_filesystem};
 }
 
 }  // namespace isoprobe

@@ -19,7 +19,7 @@ nlohmann::json map_json(const IdMap& m) {
   return out;
 }
 
-Observation run(Context&) {
+Observation observe_identity(Context&) {
   Observation o;
   Evidence ev;
   std::vector<gid_t> groups(4096);
@@ -45,7 +45,7 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor identity_probe() {
-  return {"identity", "uid/gid, groups and uid_map", std::chrono::milliseconds(1000), run};
+  return {"identity", "uid/gid, groups and uid_map", std::chrono::milliseconds(1000), observe_identity};
 }
 
 }  // namespace isoprobe

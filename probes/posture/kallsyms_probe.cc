@@ -10,7 +10,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_kallsyms(Context&) {
   Observation o;
   FileRead f = read_file_bounded("/proc/kallsyms");
   if (f.err == ENOENT) {
@@ -43,7 +43,7 @@ Observation run(Context&) {
 
 ProbeDescriptor kallsyms_probe() {
   return {"kallsyms", "/proc/kallsyms: absent, empty, zeroed or populated", std::chrono::milliseconds(2000),
-          run};
+          observe_kallsyms};
 }
 
 }  // namespace isoprobe

@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kGvisorVersion = "#1 SMP Sun Jan 10 15:06:54 PST 2016";
 
-Observation run(Context&) {
+Observation observe_kernel(Context&) {
   Observation o;
   Evidence ev;
   utsname u{};
@@ -85,7 +85,7 @@ Observation run(Context&) {
 
 ProbeDescriptor kernel_probe() {
   return {"kernel", "uname fields and gVisor detection from several signals", std::chrono::milliseconds(2000),
-          run};
+          observe_kernel};
 }
 
 }  // namespace isoprobe

@@ -13,7 +13,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_kubernetes(Context&) {
   Observation o;
   Evidence ev;
   int err = 0;
@@ -37,7 +37,7 @@ Observation run(Context&) {
 
 ProbeDescriptor kubernetes_probe() {
   return {"kubernetes", "service-account token and KUBERNETES_* environment", std::chrono::milliseconds(1000),
-          run};
+          observe_kubernetes};
 }
 
 }  // namespace isoprobe

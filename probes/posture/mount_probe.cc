@@ -29,7 +29,7 @@ ChildReport try_mount_tmpfs() {
 
 constexpr const char* kSteps[] = {"", "unshare(CLONE_NEWNS)", "make mounts private", "mount tmpfs", "umount"};
 
-Observation run(Context& ctx) {
+Observation observe_mount(Context& ctx) {
   Observation o;
   struct stat st;
   g_target = (::stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode)) ? "/tmp" : "/";
@@ -49,7 +49,7 @@ Observation run(Context& ctx) {
 
 ProbeDescriptor mount_probe() {
   return {"mount", "a child tries to mount a tmpfs in a private mount namespace",
-          std::chrono::milliseconds(2000), run};
+          std::chrono::milliseconds(2000), observe_mount};
 }
 
 }  // namespace isoprobe

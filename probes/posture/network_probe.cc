@@ -14,7 +14,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_network(Context&) {
   Observation o;
   Evidence ev;
   std::vector<std::string> names;
@@ -38,7 +38,7 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor network_probe() {
-  return {"network", "network interfaces and hostname", std::chrono::milliseconds(1000), run};
+  return {"network", "network interfaces and hostname", std::chrono::milliseconds(1000), observe_network};
 }
 
 }  // namespace isoprobe

@@ -11,7 +11,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_no_new_privs(Context&) {
   Observation o;
   int rc = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   int prctl_err = rc < 0 ? errno : 0;
@@ -32,7 +32,8 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor no_new_privs_probe() {
-  return {"no_new_privs", "the no_new_privs bit (prctl and status)", std::chrono::milliseconds(1000), run};
+  return {"no_new_privs", "the no_new_privs bit (prctl and status)", std::chrono::milliseconds(1000),
+          observe_no_new_privs};
 }
 
 }  // namespace isoprobe

@@ -11,7 +11,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_processes(Context&) {
   Observation o;
   DirList d = list_dir("/proc", 200000);
   if (d.err && d.names.empty()) return o.fail("cannot list /proc", d.err);
@@ -38,7 +38,7 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor processes_probe() {
-  return {"processes", "visible processes and PID 1", std::chrono::milliseconds(2000), run};
+  return {"processes", "visible processes and PID 1", std::chrono::milliseconds(2000), observe_processes};
 }
 
 }  // namespace isoprobe

@@ -35,7 +35,7 @@ bool names_runtime_socket(std::string_view path) {
   return false;
 }
 
-Observation run(Context&) {
+Observation observe_runtime_sockets(Context&) {
   Observation o;
   std::vector<std::string> found;
   Evidence ev;
@@ -65,7 +65,7 @@ Observation run(Context&) {
 
 ProbeDescriptor runtime_sockets_probe() {
   return {"runtime_sockets", "docker/containerd/CRI-O sockets at usual paths and in mountinfo",
-          std::chrono::milliseconds(1000), run};
+          std::chrono::milliseconds(1000), observe_runtime_sockets};
 }
 
 }  // namespace isoprobe

@@ -13,7 +13,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_seccomp(Context&) {
   Observation o;
   FileRead f = read_file_bounded("/proc/self/status", std::size_t{64} * 1024);
   ProcStatus st = f.ok() ? parse_proc_status(f.data) : ProcStatus{};
@@ -36,7 +36,7 @@ Observation run(Context&) {
 }  // namespace
 
 ProbeDescriptor seccomp_probe() {
-  return {"seccomp", "seccomp mode from status and prctl", std::chrono::milliseconds(1000), run};
+  return {"seccomp", "seccomp mode from status and prctl", std::chrono::milliseconds(1000), observe_seccomp};
 }
 
 }  // namespace isoprobe

@@ -14,7 +14,7 @@ namespace isoprobe {
 
 namespace {
 
-Observation run(Context&) {
+Observation observe_sysrq(Context&) {
   Observation o;
   int err = 0;
   bool present = path_exists("/proc/sysrq-trigger", &err);
@@ -45,7 +45,7 @@ Observation run(Context&) {
 
 ProbeDescriptor sysrq_probe() {
   return {"sysrq", "/proc/sysrq-trigger present and openable for write (never written)",
-          std::chrono::milliseconds(1000), run};
+          std::chrono::milliseconds(1000), observe_sysrq};
 }
 
 }  // namespace isoprobe

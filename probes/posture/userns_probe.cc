@@ -17,7 +17,7 @@ ChildReport try_unshare_user() {
   return {0, 0};
 }
 
-Observation run(Context& ctx) {
+Observation observe_userns(Context& ctx) {
   Observation o;
   ChildResult r = run_in_child(try_unshare_user, ctx.remaining());
   o.evidence = "child unshare(CLONE_NEWUSER): " + r.describe();
@@ -31,7 +31,7 @@ Observation run(Context& ctx) {
 }  // namespace
 
 ProbeDescriptor userns_probe() {
-  return {"userns", "a child tries unshare(CLONE_NEWUSER)", std::chrono::milliseconds(2000), run};
+  return {"userns", "a child tries unshare(CLONE_NEWUSER)", std::chrono::milliseconds(2000), observe_userns};
 }
 
 }  // namespace isoprobe
