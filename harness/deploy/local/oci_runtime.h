@@ -10,7 +10,9 @@ namespace isoharness::deploy::local {
 
 enum class OciRuntime { runc, runsc };
 
-inline const char* oci_runtime_name(OciRuntime r) { return r == OciRuntime::runsc ? "runsc" : "runc"; }
+inline const char* oci_runtime_name(OciRuntime r) {
+  return r == OciRuntime::runsc ? "runsc" : "runc";
+}
 
 // "runc" / "runsc"; nullopt for anything else.
 inline std::optional<OciRuntime> oci_runtime_from(std::string_view name) {
