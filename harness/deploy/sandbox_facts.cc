@@ -124,11 +124,11 @@ SandboxFacts SandboxFacts::from_json(const json& j) {
     if (v && *v >= 0 && *v <= INT32_MAX) f.egress_index = static_cast<int>(*v);
     return f.egress_index.has_value();
   });
-  for (auto [key, field] :
+  for (const auto& list :
        {std::pair{"exec", &SandboxFacts::exec}, {"test_weakenings", &SandboxFacts::test_weakenings}})
-    lift(f.extra, key, [&] {
-      auto v = strings_of(j, key);
-      if (v) f.*field = std::move(*v);
+    lift(f.extra, list.first, [&] {
+      auto v = strings_of(j, list.first);
+      if (v) f.*list.second = std::move(*v);
       return v.has_value();
     });
   lift_records(j, f);
