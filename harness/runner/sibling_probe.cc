@@ -23,14 +23,16 @@ std::vector<verify::CheckResult> probe_none_sibling(const deploy::SandboxFacts& 
                                                     std::optional<NoneSiblingSeen>& seen) {
   verify::NoneSiblingObservation o;
   o.service = sibling.service;
-  if (sibling.exec.empty())
+  // n/a only for a sibling the backend knows by name alone (seen_in says where); one it
+  // deployed itself but gives no way into is judged, and fails: the exec did not answer.
+  if (sibling.exec.empty() && !sibling.seen_in.empty())
     return {verify::none_sibling_not_entered(
         o.service, "the backend (" + sibling.seen_in + ") offers no way into a service")};
   auto probe = verify::isolation_probe(facts, sibling, world_targets);
   o.asked = probe.names;
   std::vector<std::string> argv = sibling.exec;
-  if (sibling.probe.empty()) {
-    o.exec_detail = "the backend gave no isoprobe path inside service " + o.service;
+  if (argv.empty() || sibling.probe.empty()) {
+    o.exec_detail = "the backend gave no exec command or isoprobe path for service " + o.service;
     return verify::verify_none_sibling(o);
   }
   argv.insert(argv.end(), {sibling.probe, "posture", "--compact", "--deadline-ms", "20000",
