@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -122,6 +123,18 @@ TEST_CASE(
        {"hostPath",
         {{"path", "/var/lib/isoharness/host-paths/escape-test"}, {"type", "DirectoryOrCreate"}}}});
   svc["volumeMounts"].push_back({{"name", "node-data"}, {"mountPath", "/node-data"}, {"readOnly", true}});
+  // A file of the host directory's own, which the sandbox's teardown must leave where it is
+  // (the bundle holds the directory's staging bind until then).
+  const std::string marker = "/var/lib/isoharness/host-paths/escape-test/marker-" + dl::new_run_id();
+  std::filesystem::create_directories("/var/lib/isoharness/host-paths/escape-test");
+  std::ofstream(marker) << "host";
+  struct MarkerGone {
+    std::string path;
+    ~MarkerGone() {
+      CHECK(dl::read_file_bounded(path) == "host");
+      std::filesystem::remove(path);
+    }
+  } marker_kept{marker};
   EscapeUp up(values);
   INFO(up.log());
   REQUIRE(up.info.is_object());

@@ -8,6 +8,7 @@
 
 #include "harness/common/ssh_keygen.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/host_path_bind.h"
 #include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/ssh_client_files.h"
 
@@ -53,6 +54,7 @@ std::vector<std::string> leftovers_of(const std::string& state_root, const std::
     if (ns.rfind(prefix, 0) == 0) out.push_back("netns " + ns);
   if (fs::exists("/sys/class/net/ih-" + run_id)) out.push_back("link ih-" + run_id);
   if (fs::exists(state_root + "/" + run_id)) out.push_back("directory " + state_root + "/" + run_id);
+  for (const auto& m : dl::mount_points_under(state_root + "/" + run_id)) out.push_back("mount " + m);
   auto guard = run_command({"nft", "list", "table", "inet", "ih_" + run_id});
   if (guard && guard->ok()) out.push_back("host nftables table inet ih_" + run_id);
   // Any process whose command line names the run (containers' runtimes, helpers, dnsmasq).

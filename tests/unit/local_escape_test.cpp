@@ -66,13 +66,27 @@ TEST_CASE("a hostPath under the host-path root is bound, read-only or writable a
     CHECK(s.host_paths[0].path == "/node");
     CHECK(s.host_paths[0].create);
     CHECK(s.scratch.empty());
-    json config = make_oci_config(s, esc_inputs());
+    BundleInputs in = esc_inputs();
+    in.host_path_sources = {"/bundle/host-paths/0"};
+    json config = make_oci_config(s, in);
     const json* m = esc_mount_at(config, "/node");
     REQUIRE(m);
     CHECK((*m)["type"] == "bind");
-    CHECK((*m)["source"] == "/var/lib/isoharness/host-paths/t");
+    // The runtime binds the staging point the directory was bound at by descriptor, never
+    // the path a link could be swapped into.
+    CHECK((*m)["source"] == "/bundle/host-paths/0");
     const auto opts = (*m)["options"].get<std::vector<std::string>>();
     CHECK(std::count(opts.begin(), opts.end(), ro ? "ro" : "rw") == 1);
+  }
+}
+
+TEST_CASE("a hostPath not bound by descriptor is never handed to the runtime as a path", "[local]") {
+  const SandboxSpec s = parse_sandbox_values(esc_host_path_values("/var/lib/isoharness/host-paths/t", true));
+  try {
+    make_oci_config(s, esc_inputs());
+    FAIL("make_oci_config took a host path with no staging point");
+  } catch (const InfraError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("control hostPath") && Catch::Contains("bound by descriptor"));
   }
 }
 

@@ -62,9 +62,15 @@ json oci_mounts(const SandboxSpec& spec, const BundleInputs& in) {
         mount("/etc/alternatives", "bind", in.host_alternatives, {"rbind", "ro", "nosuid", "nodev"}));
   for (const auto& [source, dest] : in.ro_binds)
     mounts.push_back(mount(dest, "bind", source, {"rbind", "ro", "nosuid", "nodev"}));
-  for (const auto& h : spec.host_paths)
-    mounts.push_back(
-        mount(h.path, "bind", h.host_path, {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
+  if (in.host_path_sources.size() != spec.host_paths.size())
+    throw InfraError("control hostPath: " + std::to_string(spec.host_paths.size()) + " host paths but " +
+                     std::to_string(in.host_path_sources.size()) +
+                     " bound by descriptor; a path is never handed to the runtime as it is");
+  for (std::size_t i = 0; i < spec.host_paths.size(); ++i) {
+    const auto& h = spec.host_paths[i];
+    mounts.push_back(mount(h.path, "bind", in.host_path_sources[i],
+                           {"rbind", h.read_only ? "ro" : "rw", "nosuid", "nodev"}));
+  }
   if (!in.service_account_dir.empty())
     mounts.push_back(mount(kServiceAccountPath, "bind", in.service_account_dir,
                            {"rbind", "ro", "nosuid", "nodev", "noexec"}));

@@ -33,6 +33,9 @@ struct BundleInputs {
   // A directory holding a service-account token (pod_controls.h), bound read-only where
   // the kubelet puts one; empty when the values do not automount a token.
   std::string service_account_dir;
+  // The bind source of each of the spec's host paths, in order: the staging point its
+  // directory was bound at by descriptor (host_path_bind.h), never the path itself.
+  std::vector<std::string> host_path_sources;
 };
 
 // Where the kubelet mounts a pod's service-account token (/var/run/secrets/...): the

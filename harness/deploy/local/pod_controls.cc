@@ -14,29 +14,13 @@
 #include "harness/common/error.h"
 #include "harness/deploy/local/capabilities.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/host_path_bind.h"
 #include "harness/deploy/local/oci_spec.h"
 
 namespace isoharness::deploy::local {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The directory must be a real directory, reached through no symlink: a path under
-// kHostPathRoot that is a link could point anywhere on the node.
-void check_host_directory(const HostPathMount& h) {
-  std::error_code ec;
-  if (h.create) {
-    fs::create_directories(h.host_path, ec);
-    if (ec) throw InfraError("control hostPath " + h.host_path + ": cannot create: " + ec.message());
-  }
-  const fs::path canonical = fs::canonical(h.host_path, ec);
-  struct stat st {};
-  if (ec || canonical.string() != h.host_path || ::lstat(h.host_path.c_str(), &st) != 0 ||
-      !S_ISDIR(st.st_mode))
-    throw InfraError("control hostPath " + h.host_path +
-                     ": not an existing directory reached without symlinks (hostPath.type Directory; "
-                     "DirectoryOrCreate creates it)");
-}
 
 // Creates rootfs + path one step at a time, refusing a step that is a symlink: the image
 // has absolute links (/var/run -> /run) that, followed from the host, lead out of it.
@@ -115,15 +99,17 @@ void refuse_capabilities_unknown_to(OciRuntime runtime, const SandboxSpec& spec)
                      "sandbox is not started (not applicable under gVisor, docs/SECURITY.md)");
 }
 
-std::string prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
-                               const std::string& rootfs) {
-  for (const auto& h : spec.host_paths) {
-    check_host_directory(h);
-    make_mount_point(rootfs, h.path);
+PodMounts prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
+                             const std::string& rootfs) {
+  PodMounts out;
+  for (std::size_t i = 0; i < spec.host_paths.size(); ++i) {
+    out.host_path_sources.push_back(bind_host_path(spec.host_paths[i], bundle_dir, i));
+    make_mount_point(rootfs, spec.host_paths[i].path);
   }
-  if (!spec.service_account_token) return "";
+  if (!spec.service_account_token) return out;
   make_mount_point(rootfs, kServiceAccountPath);
-  return write_service_account_dir(bundle_dir);
+  out.service_account_dir = write_service_account_dir(bundle_dir);
+  return out;
 }
 
 }  // namespace isoharness::deploy::local

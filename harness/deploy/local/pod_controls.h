@@ -23,11 +23,18 @@ void refuse_capabilities_unknown_to(OciRuntime runtime, const SandboxSpec& spec)
 // comma-separated; "" when it holds them all or cannot be read.
 std::string capabilities_outside_own_bounding_set(const std::vector<std::string>& caps);
 
-// Creates a DirectoryOrCreate host path (root-owned, 0755), checks that every other host
-// path is an existing directory that is not a symlink, makes the mount points in `rootfs`,
-// and writes the service-account token directory under `bundle_dir` when the spec asks
-// for one. Returns that directory, or "" when none. Throws InfraError naming the control.
-std::string prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
-                               const std::string& rootfs);
+// What the bundle binds besides the image: made before the container starts.
+struct PodMounts {
+  std::string service_account_dir;             // "" when the values automount no token
+  std::vector<std::string> host_path_sources;  // one per spec.host_paths, in order: staging points
+};
+
+// Opens each host path without following links (creating a DirectoryOrCreate one, root's,
+// 0755) and binds it by descriptor at a staging point under `bundle_dir`
+// (host_path_bind.h), makes the mount points in `rootfs`, and writes the service-account
+// token directory under `bundle_dir` when the spec asks for one. Throws InfraError naming
+// the control; staging points already bound stay for teardown to unmount.
+PodMounts prepare_pod_mounts(const SandboxSpec& spec, const std::string& bundle_dir,
+                             const std::string& rootfs);
 
 }  // namespace isoharness::deploy::local

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 
 #include "harness/common/error.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/host_path_bind.h"
 #include "harness/deploy/local/nft_rules.h"
 
 namespace isoharness::deploy::local {
@@ -47,31 +47,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::string line;
   while (std::getline(in, line))
     if (!line.empty()) out.push_back(line);
-  return out;
-}
-
-// Unescapes the octal escapes of /proc/self/mountinfo paths ("\040" for a space).
-std::string unescape_mount_path(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      int v = 0;
-      bool ok = true;
-      for (int k = 1; k <= 3; ++k) {
-        char c = s[i + static_cast<std::size_t>(k)];
-        if (c < '0' || c > '7')
-          ok = false;
-        else
-          v = v * 8 + (c - '0');
-      }
-      if (ok) {
-        out += static_cast<char>(v);
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
   return out;
 }
 
@@ -121,21 +96,13 @@ void kill_namespace_processes(const std::string& ns, CleanupReport& report) {
 }
 
 void unmount_under(const std::string& dir, CleanupReport& report) {
-  std::vector<std::string> points;
-  for (const auto& line : lines_of(read_file_bounded("/proc/self/mountinfo", 4 << 20))) {
-    std::istringstream in(line);
-    std::string id, parent, devno, root, point;
-    if (!(in >> id >> parent >> devno >> root >> point)) continue;
-    point = unescape_mount_path(point);
-    if (point == dir || point.rfind(dir + "/", 0) == 0) points.push_back(point);
-  }
-  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-  for (const auto& p : points) {
-    if (::umount2(p.c_str(), MNT_DETACH) == 0)
+  const auto points = mount_points_under(dir);
+  const auto left = unmount_all_under(dir);
+  for (const auto& p : points)
+    if (std::none_of(left.begin(), left.end(),
+                     [&p](const std::string& l) { return l.rfind(p + ": ", 0) == 0; }))
       report.removed.push_back("mount " + p);
-    else
-      report.problems.push_back("cannot unmount " + p + ": " + std::strerror(errno));
-  }
+  for (const auto& l : left) report.problems.push_back("cannot unmount " + l);
 }
 
 void remove_cgroups(const std::string& run_id, CleanupReport& report) {
@@ -302,6 +269,12 @@ CleanupReport cleanup_run(const std::string& state_root, const std::string& run_
   remove_host_resources(run_id, report);
   unmount_under(paths.dir(), report);
   remove_cgroups(run_id, report);
+  if (!mount_points_under(paths.dir()).empty()) {
+    // Removing the directory would go down into what is still mounted there: a staged
+    // hostPath is the host's own directory.
+    report.problems.push_back("kept " + paths.dir() + ": something is still mounted under it");
+    return report;
+  }
   std::error_code ec;
   fs::remove_all(paths.dir(), ec);
   if (ec)

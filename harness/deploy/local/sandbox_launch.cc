@@ -15,6 +15,7 @@
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/capabilities.h"
 #include "harness/deploy/local/host_ops.h"
+#include "harness/deploy/local/host_path_bind.h"
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/oci_spec.h"
 #include "harness/deploy/local/pod_controls.h"
@@ -327,7 +328,9 @@ void launch_sandbox(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   std::string host_key = key_type_and_blob(build_image(image));
 
   BundleInputs in = bundle_inputs(sb, node_class, sb.name, seccomp);
-  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
+  PodMounts pod = prepare_pod_mounts(spec, sb.dir, image.rootfs);
+  in.service_account_dir = std::move(pod.service_account_dir);
+  in.host_path_sources = std::move(pod.host_path_sources);
   in.args = {"/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/sshd_config"};
   json config = make_oci_config(spec, in);
   weaken_oci_config(sb.weakenings, config,
@@ -373,6 +376,24 @@ void wait_for_sibling_listener(const DeployedSandbox& sb, const SandboxSpec& spe
                      "; its log:\n" + log_tail(sb.dir + "/container.log"));
 }
 
+// The bundle directory, staged host paths unmounted first: removing it with one still
+// bound would delete the host directory's own files, so it is kept then.
+void remove_bundle(const std::string& dir) noexcept {
+  try {
+    const auto still_mounted = unmount_all_under(dir);
+    for (const auto& m : still_mounted) log_teardown_step(false, "unmount " + m);
+    if (!still_mounted.empty()) {
+      log_teardown_step(false, "remove " + dir + ": kept, something is still mounted under it");
+      return;
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    log_teardown_step(!ec, "remove " + dir + (ec ? ": " + ec.message() : ""));
+  } catch (...) {
+    log_teardown_failure("remove " + dir);
+  }
+}
+
 }  // namespace
 
 void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClass& node_class,
@@ -388,7 +409,9 @@ void launch_sibling(DeployedSandbox& sb, const SandboxSpec& spec, const NodeClas
   if (ec) throw InfraError("sandbox " + sb.name + ": cannot create the probe's mount point: " + ec.message());
 
   BundleInputs in = bundle_inputs(sb, node_class, spec.service, seccomp);
-  in.service_account_dir = prepare_pod_mounts(spec, sb.dir, image.rootfs);
+  PodMounts pod = prepare_pod_mounts(spec, sb.dir, image.rootfs);
+  in.service_account_dir = std::move(pod.service_account_dir);
+  in.host_path_sources = std::move(pod.host_path_sources);
   in.args = {std::string(kSiblingProbeDir) + "/isoprobe",
              "serve",
              "--port",
@@ -481,9 +504,7 @@ void teardown_sandbox(DeployedSandbox& sb, const LaunchContext& ctx) noexcept {
       std::string cg = std::string("/sys/fs/cgroup/") + ctl + "/" + sb.container;
       ::rmdir(cg.c_str());
     }
-    std::error_code ec;
-    fs::remove_all(sb.dir, ec);
-    log_teardown_step(!ec, "remove " + sb.dir + (ec ? ": " + ec.message() : ""));
+    remove_bundle(sb.dir);
   } catch (...) {
     log_teardown_failure("sandbox " + sb.name + ": its network and files");
   }
