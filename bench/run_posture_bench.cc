@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
     const runner::PlanItemPtr item = planned.front().items.at(0);
     const std::string run_id = runner::random_run_id();
     runner::RunKey key(run_id);
-    auto backend = deploy::make_backend("local", profile, {run_id, "", false, nullptr});
+    auto backend = deploy::make_backend(scenario::BackendKind::local, profile, {run_id, "", false, nullptr});
     const runner::RunSettings settings = settings_for(run_id, key, argv[0]);
     const int egress_ms = profile.egress_deadline_ms;
     const std::string dir = "/tmp/isoharness-bench-" + run_id;

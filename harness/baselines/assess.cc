@@ -1,6 +1,7 @@
 // assess(): every record of a baseline file against the history, as the
 // isoharness.baselines/v1 document (docs/CONTRACTS.md). See baselines.h for the method.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -216,8 +217,7 @@ std::string runs_elsewhere(const HistoryView& h, const BaselineRecord& rec, cons
   for (const auto& r : h.runs)
     if (usable(r, scenario, rec.cell(), target_cell) && r.provenance.key() != deployment)
       other.insert(r.provenance.key());
-  std::string list;
-  for (const auto& o : other) list += (list.empty() ? "" : ", ") + o;
+  const std::string list = fmt::format("{}", fmt::join(other, ", "));
   return list;
 }
 

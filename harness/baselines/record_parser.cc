@@ -1,6 +1,7 @@
 // parse_baselines(): a baseline file (CSV or JSON Lines) into typed records, every bad
 // record reported at once with its line and field.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -84,8 +85,7 @@ void read_name(const std::string& text, const char* field, int line, Collector& 
 void read_mix(const std::string& text, int line, const ParseOptions& o, Collector& c, BaselineRecord& r) {
   if (text.empty() || text == "default") return;
   if (o.mixes && !o.mixes->count(text)) {
-    std::string known;
-    for (const auto& m : *o.mixes) known += (known.empty() ? "" : ", ") + m;
+    const std::string known = fmt::format("{}", fmt::join(*o.mixes, ", "));
     c.add(line, "mix",
           fmt::format("unknown mix '{}' (the scenario declares: {})", text, known.empty() ? "none" : known));
     return;

@@ -20,12 +20,20 @@ std::vector<std::string> split_list(const std::string& text) {
 void add_sandbox_options(CLI::App* sub, runner::SandboxCommand& command, const CommandLine& line,
                          BackendFlag backend) {
   command.argv = line;
-  if (backend == BackendFlag::choose)
-    sub->add_option(
-           "--backend", command.backend,
+  if (backend == BackendFlag::choose) {
+    // Only the backends that deploy, by name (an enum's number is not a name).
+    using scenario::BackendKind;
+    const std::vector<std::string> deploying{std::string(scenario::backend_name(BackendKind::local)),
+                                             std::string(scenario::backend_name(BackendKind::hawk))};
+    sub->add_option_function<std::string>(
+           "--backend",
+           [&command](const std::string& name) {
+             command.backend = scenario::backend_from_name(name).value_or(BackendKind::local);
+           },
            "Backend: local (real runc/runsc on this machine) or hawk (a deployment, through its CLI)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"local", "hawk"}));
+        ->default_str(std::string(scenario::backend_name(command.backend)))
+        ->check(CLI::IsMember(deploying));
+  }
   sub->add_option(
       "--deployment", command.deployment_path,
       backend == BackendFlag::choose

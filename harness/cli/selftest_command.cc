@@ -1,5 +1,7 @@
 // `isoharness selftest`: weaken sandboxes behind the plan's back and show that verify
 // catches every weakening, and that clean sandboxes raise no false alarm.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,8 +31,7 @@ std::vector<std::string> disabled_checks_from_env() {
 
 int list_catalogue() {
   for (const auto& w : selftest::catalogue()) {
-    std::string caught;
-    for (const auto& c : w.caught_by) caught += (caught.empty() ? "" : ", ") + c;
+    const std::string caught = fmt::format("{}", fmt::join(w.caught_by, ", "));
     std::printf("%-30s %s%s\n    caught by: %s\n", w.name.c_str(), w.what.c_str(), w.quick ? " [quick]" : "",
                 caught.c_str());
     for (const char* runtime : {"runc", "gvisor"}) {

@@ -1,5 +1,7 @@
 #include "harness/common/install_paths.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -158,8 +160,7 @@ ResolvedPath resolve_path(const ShippedPath& item, const std::string& flag_value
     looked.push_back(wanted(item, p));
   }
   ResolvedPath r;
-  std::string where;
-  for (const auto& l : looked) where += (where.empty() ? "" : ", ") + l;
+  const std::string where = fmt::format("{}", fmt::join(looked, ", "));
   r.problem = std::string("no ") + item.what +
               (where.empty() ? " next to " + context.exe : " (looked for " + where + ")") + "; " +
               (*item.flag ? std::string("pass ") + item.flag + " or " : std::string()) + "set " +

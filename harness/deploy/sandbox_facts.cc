@@ -22,8 +22,7 @@ struct StringField {
   std::string_view key;
   std::string SandboxFacts::*field;
 };
-constexpr std::array<StringField, 12> kStrings{{
-    {"backend", &SandboxFacts::backend},
+constexpr std::array<StringField, 11> kStrings{{
     {"runtime", &SandboxFacts::runtime},
     {"runtime_binary", &SandboxFacts::runtime_binary},
     {"runtime_version", &SandboxFacts::runtime_version},
@@ -107,6 +106,10 @@ SandboxFacts SandboxFacts::from_json(const json& j) {
   SandboxFacts f;
   if (!j.is_object()) return f;
   f.extra = j;
+  lift(f.extra, "backend", [&] {
+    f.backend = scenario::backend_from_name(json_string(j, "backend").value_or(""));
+    return f.backend.has_value();
+  });
   for (const auto& s : kStrings) {
     lift(f.extra, s.key, [&] {
       auto v = json_string(j, s.key);
@@ -137,6 +140,7 @@ SandboxFacts SandboxFacts::from_json(const json& j) {
 
 json SandboxFacts::to_json() const {
   json j = extra.is_object() ? extra : json::object();
+  if (backend) j["backend"] = scenario::backend_name(*backend);
   for (const auto& s : kStrings)
     if (!(this->*s.field).empty()) j[std::string(s.key)] = this->*s.field;
   if (port > 0) j["port"] = port;

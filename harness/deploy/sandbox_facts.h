@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/scenario/backend_kind.h"
+
 namespace isoharness::deploy {
 
 // The pod a deployment runs the agent's sandbox in, as the platform's status names it.
@@ -38,10 +40,10 @@ struct ItemResolverFacts {
 };
 
 struct SandboxFacts {
-  std::string backend;          // "local", "hawk", "existing"
-  std::string runtime;          // "runc" / "runsc" where the backend ran it
-  std::string runtime_binary;   // the runtime's binary as run
-  std::string runtime_version;  // its --version line(s), as the backend read them
+  std::optional<scenario::BackendKind> backend;  // absent: a record that names none (or no known one)
+  std::string runtime;                           // "runc" / "runsc" where the backend ran it
+  std::string runtime_binary;                    // the runtime's binary as run
+  std::string runtime_version;                   // its --version line(s), as the backend read them
   std::string item_id;
   std::string service;            // the item's service this sandbox is ("default": the agent's)
   std::string address;            // the sandbox's own IPv4 address where the backend knows it

@@ -1,5 +1,8 @@
 #include "harness/history/schema.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "harness/common/error.h"
@@ -103,8 +106,7 @@ bool has(const std::vector<std::string>& tables, const char* name) {
 // else's database and is left alone.
 void require_history(const Connection& db, const Inventory& inv) {
   if (inv.tables.empty() || has(inv.tables, "runs")) return;
-  std::string names;
-  for (const auto& t : inv.tables) names += (names.empty() ? "" : ", ") + t;
+  const std::string names = fmt::format("{}", fmt::join(inv.tables, ", "));
   throw UserError(db.where() + ": not an isoharness history (it holds other tables: " + names +
                   "); name an empty database or an existing history, it was left untouched");
 }

@@ -57,8 +57,7 @@ std::vector<std::pair<std::string, std::string>> service_rows(const nlohmann::js
   }
   std::string may = agent_none ? std::string("nothing (network none)") : egress == "none" ? "" : egress;
   if (!agent_none && !reachable.empty()) {
-    std::string sib;
-    for (const auto& n : reachable) sib += (sib.empty() ? "" : ", ") + n;
+    const std::string sib = fmt::format("{}", fmt::join(reachable, ", "));
     may = "siblings " + sib + (may.empty() ? "" : "; " + may);
   }
   r.push_back({"agent may reach", may.empty() ? "nothing" : may});

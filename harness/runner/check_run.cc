@@ -50,17 +50,19 @@ std::string config_value(const std::string& text, std::string_view key) {
 
 // A sandbox that was there before and stays: deploy hands back its route, destroy does nothing.
 class ExistingSandbox final : public deploy::Backend {
+  static constexpr scenario::BackendKind kBackend = scenario::BackendKind::existing;
+
  public:
   ExistingSandbox(transport::SshRoute route, std::vector<deploy::EgressTarget> targets,
                   deploy::SandboxFacts facts)
       : route_(std::move(route)), targets_(std::move(targets)), facts_(std::move(facts)) {}
-  std::string name() const override { return "existing"; }
+  std::string name() const override { return std::string(scenario::backend_name(kBackend)); }
   deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
     return {request.name, route_, facts_};
   }
   void destroy(const deploy::SandboxHandle&) noexcept override {}
   std::vector<deploy::EgressTarget> egress_targets() const override { return targets_; }
-  nlohmann::json context() const override { return {{"backend", "existing"}}; }
+  nlohmann::json context() const override { return {{"backend", scenario::backend_name(kBackend)}}; }
 
  private:
   transport::SshRoute route_;
@@ -91,6 +93,8 @@ Login login_for(const CheckConfig& config, const scenario::DeploymentProfile& pr
   if (profile.hawk) {
     rules.jump_user = profile.hawk->jumphost_user;
     rules.sandbox_user = profile.hawk->sandbox_user;
+    rules.jump_user_setting = "hawk.jumphost_user";
+    rules.sandbox_user_setting = "hawk.sandbox_user";
   }
   auto line = transport::parse_ssh_line(config.ssh_line, rules);
   if (!line) throw UserError("--ssh: " + line.error().message);
@@ -160,7 +164,8 @@ std::string deployment_for(const CheckConfig& config) {
         std::filesystem::exists(beside))
       return beside.string();
   }
-  return find_deployment(config.command.deployment_path, config.command.scenarios_dir, "local");
+  return find_deployment(config.command.deployment_path, config.command.scenarios_dir,
+                         scenario::BackendKind::local);
 }
 
 }  // namespace
@@ -174,7 +179,7 @@ RunOutcome check(const CheckConfig& config) {
   Login login = login_for(config, profile);
 
   SandboxCommand command = config.command;
-  command.backend = "existing";  // nothing is deployed, whatever the config said
+  command.backend = scenario::BackendKind::existing;  // nothing is deployed, whatever the config said
   command.accept_new_host_keys = login.accept_new;
   RunSession session({.command = command,
                       .profile = &profile,
@@ -193,7 +198,7 @@ RunOutcome check(const CheckConfig& config) {
   const std::string jumphost =
       login.route.jump.user + "@" + login.route.jump.host + ":" + std::to_string(login.route.jump.port);
   deploy::SandboxFacts facts;
-  facts.backend = "existing";
+  facts.backend = scenario::BackendKind::existing;
   facts.extra = {{"ssh_command", config.ssh_line.substr(0, 4096)},
                  {"jumphost", jumphost},
                  {"sandbox", login.route.sandbox.user + "@" + login.route.sandbox.host + ":" +

@@ -12,9 +12,9 @@
 namespace isoharness::runner {
 
 struct CheckConfig {
-  // backend "existing"; accept_new_host_keys is refused beside known_hosts; deployment_path
+  // backend existing; accept_new_host_keys is refused beside known_hosts; deployment_path
   // empty: <scenarios_dir>/deployments/local.yaml, else the one beside the scenario
-  SandboxCommand command{.backend = "existing"};
+  SandboxCommand command{.backend = scenario::BackendKind::existing};
   std::string scenario_path;  // a scenario or a bare eval-set config
   std::string item_id;        // as `plan --format json` prints it
   std::string runtime;        // "runc" / "gvisor"; empty: as the plan resolves the item

@@ -38,10 +38,10 @@ std::string utc_now() {
   return buf;
 }
 
-nlohmann::json run_context(const std::string& backend, const std::string& deployment_path) {
+nlohmann::json run_context(scenario::BackendKind backend, const std::string& deployment_path) {
   nlohmann::json context = host_context();
   context["started"] = utc_now();
-  context["backend"] = backend;
+  context["backend"] = scenario::backend_name(backend);
   context["deployment"] = deployment_path;
   return context;
 }

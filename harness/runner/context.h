@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/scenario/backend_kind.h"
+
 namespace isoharness::runner {
 
 // Host, kernel, CPU count and frequency scaling, tool version and git revision, and the
@@ -11,7 +13,7 @@ namespace isoharness::runner {
 nlohmann::json host_context();
 
 // host_context() plus when the run started, its backend and deployment profile.
-nlohmann::json run_context(const std::string& backend, const std::string& deployment_path);
+nlohmann::json run_context(scenario::BackendKind backend, const std::string& deployment_path);
 
 // ISO 8601 UTC time of now, e.g. "2026-11-29T12:00:00Z".
 std::string utc_now();

@@ -44,9 +44,9 @@ DeclaredPlatform declared_platform(const scenario::DeploymentProfile& profile) {
   return out;
 }
 
-nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, const std::string& backend,
+nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, scenario::BackendKind backend,
                                  const nlohmann::json& cell_details, const nlohmann::json& context) {
-  const bool local = backend == "local";
+  const bool local = backend == scenario::BackendKind::local;
   const DeclaredPlatform declared = declared_platform(profile);
   nlohmann::json runtime = nlohmann::json::object();
   if (local) {
@@ -59,14 +59,17 @@ nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, con
   if (cell_details.is_array())
     for (const auto& d : cell_details)
       if (auto name = string_at(d, "cell"); !name.empty()) cells[name] = cell_provenance(profile, d);
-  return {{"backend", backend}, {"deployment", profile.name},
-          {"runtime", runtime}, {"node_image", text_or_null(declared.node_image)},
-          {"cells", cells},     {"harness_host_versions_apply", local}};
+  return {{"backend", scenario::backend_name(backend)},
+          {"deployment", profile.name},
+          {"runtime", runtime},
+          {"node_image", text_or_null(declared.node_image)},
+          {"cells", cells},
+          {"harness_host_versions_apply", local}};
 }
 
 void separate_harness_host(nlohmann::json& context, const scenario::DeploymentProfile& profile,
-                           const std::string& backend) {
-  if (backend == "local" || !context.is_object()) return;
+                           scenario::BackendKind backend) {
+  if (backend == scenario::BackendKind::local || !context.is_object()) return;
   nlohmann::json host = nlohmann::json::object();
   for (const char* k : kHostRuntimeKeys) {
     if (context.contains(k)) host[k] = context[k];

@@ -28,11 +28,11 @@ DeclaredPlatform declared_platform(const scenario::DeploymentProfile& profile);
 // of its node (kernel, node name, boot id, CPUs); cell_details is the section's list.
 // {backend, deployment, runtime: {name: version}, node_image, cells: {cell: {...}},
 //  harness_host_versions_apply}
-nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, const std::string& backend,
+nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, scenario::BackendKind backend,
                                  const nlohmann::json& cell_details, const nlohmann::json& context);
 
 // Moves the harness host's runtime versions out of the way for a non-local backend (above).
 void separate_harness_host(nlohmann::json& context, const scenario::DeploymentProfile& profile,
-                           const std::string& backend);
+                           scenario::BackendKind backend);
 
 }  // namespace isoharness::runner

@@ -301,7 +301,7 @@ void deploy_cell(const ParityInput& in, Cell& cell, const JobContext& ctx, int s
                           {"timings", cell.sandbox->timings()}});
   std::fprintf(stderr, "cell %-16s ready (%s; boot_id %s, cpus %s)\n", cell.key.c_str(),
                !facts.runtime_binary.empty() ? facts.runtime_binary.c_str()
-               : !facts.backend.empty()      ? facts.backend.c_str()
+               : facts.backend               ? std::string(scenario::backend_name(*facts.backend)).c_str()
                                              : cell.runtime.c_str(),
                node["boot_id"].is_string() ? node["boot_id"].get<std::string>().substr(0, 8).c_str() : "?",
                node["cpus_allowed"].is_string() ? node["cpus_allowed"].get<std::string>().c_str() : "?");

@@ -63,10 +63,10 @@ RunKey::~RunKey() {
 }
 
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir,
-                            const std::string& backend) {
+                            scenario::BackendKind backend) {
   if (!given.empty()) return given;
   if (scenarios_dir.empty()) throw UserError(resolve_path(kScenariosDir).problem);
-  std::string p = scenarios_dir + "/deployments/" + backend + ".yaml";
+  std::string p = scenarios_dir + "/deployments/" + std::string(scenario::backend_name(backend)) + ".yaml";
   if (fs::exists(p)) return p;
   throw UserError("no deployment profile: pass --deployment FILE (looked for " + p + ")");
 }

@@ -50,7 +50,7 @@ class RunKey {
 // --deployment, else <scenarios_dir>/deployments/<backend>.yaml; UserError when neither
 // (an empty scenarios_dir means none was found: the error says where it looked).
 std::string find_deployment(const std::string& given, const std::string& scenarios_dir,
-                            const std::string& backend);
+                            scenario::BackendKind backend);
 
 // The two builds of isoprobe: the full bundle (posture and the timing workloads, what
 // `parity` uploads) and the posture-only static agent (what `run` uploads).

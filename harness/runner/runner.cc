@@ -65,8 +65,9 @@ std::vector<std::string> default_scenarios(const std::string& scenarios_dir) {
 namespace {
 
 void check_run_config(const RunConfig& config) {
-  if (config.command.backend != "local" && config.command.backend != "hawk")
-    throw UserError("unknown backend '" + config.command.backend + "' (local, hawk)");
+  if (config.command.backend == scenario::BackendKind::existing)
+    throw UserError(
+        "run deploys its sandboxes: backend local or hawk (isoharness check probes one that is up)");
   if (config.parallel < 1 || config.parallel > 64) throw UserError("--parallel must be between 1 and 64");
   if (config.deploy_parallel < 0 || config.deploy_parallel > 64)
     throw UserError("--deploy-parallel must be between 1 and 64 (0 in a RunConfig: two per CPU)");
@@ -160,7 +161,8 @@ void use_test_seams(const RunConfig& config, RunSettings& settings) {
 // (they are the platform's waiting); else --parallel and --deploy-parallel.
 std::pair<int, int> in_flight_bounds(const RunConfig& config, const scenario::DeploymentProfile& profile) {
   const int deploys = config.deploy_parallel > 0 ? config.deploy_parallel : default_deploy_parallel();
-  if (config.command.backend == "hawk" && profile.hawk && profile.hawk->max_live_evals > 0)
+  if (config.command.backend == scenario::BackendKind::hawk && profile.hawk &&
+      profile.hawk->max_live_evals > 0)
     return {profile.hawk->max_live_evals, profile.hawk->max_live_evals};
   return {config.parallel, deploys};
 }
@@ -193,8 +195,8 @@ RunOutcome run(const RunConfig& config) {
   const auto [parallel, deploy_parallel] = in_flight_bounds(config, profile);
   std::fprintf(
       stderr, "isoharness run %s: %zu scenario(s), %zu sandbox job(s), backend %s, parallel %d, deploys %d\n",
-      session.run_id().c_str(), planned.size(), jobs.size(), config.command.backend.c_str(), parallel,
-      deploy_parallel);
+      session.run_id().c_str(), planned.size(), jobs.size(),
+      std::string(scenario::backend_name(config.command.backend)).c_str(), parallel, deploy_parallel);
 
   use_test_seams(config, session.settings());
   session.settings().egress_deadline = std::chrono::milliseconds(profile.egress_deadline_ms);

@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/scenario/backend_kind.h"
+
 namespace isoharness::runner {
 
 struct SandboxCommand {
-  std::string backend = "local";            // "local", "hawk"; `check` is "existing" (nothing deployed)
+  scenario::BackendKind backend = scenario::BackendKind::local;  // `check`: existing (nothing deployed)
   std::string deployment_path;              // empty: <scenarios_dir>/deployments/<backend>.yaml
   std::string scenarios_dir = "scenarios";  // where the default scenarios and profiles live
   std::string out_dir = "out";              // result.json, the journal, the reports

@@ -88,7 +88,7 @@ RunSession::RunSession(SessionSetup setup)
   // The wait for room is bounded by more than another sandbox's whole life (its start, its
   // wait for the quota, 10 minutes to verify and delete it), so only a run that holds
   // every slot for good (selftest's peer under a limit of 1) ends in that error.
-  if (setup_.profile && setup_.command.backend == "hawk" && setup_.profile->hawk) {
+  if (setup_.profile && setup_.command.backend == scenario::BackendKind::hawk && setup_.profile->hawk) {
     const auto& hawk = *setup_.profile->hawk;
     state_.set_held_limit(hawk.max_live_evals,
                           std::chrono::seconds(hawk.start_timeout_s + hawk.quota_wait_s + 600));
@@ -104,7 +104,7 @@ RunSession::~RunSession() {
 // human's key is the one the platform installed, and sandbox keys may be accepted on
 // first use, but only through the pinned jumphost.
 void RunSession::use_login(const scenario::DeploymentProfile& profile) {
-  if (setup_.command.backend == "hawk" && profile.hawk) {
+  if (setup_.command.backend == scenario::BackendKind::hawk && profile.hawk) {
     settings_.credentials.private_key_path = transport::expand_home(profile.hawk->identity_file);
     if (profile.hawk->sandbox_host_keys == "first-use") {
       settings_.jump_key_must_be_pinned = !setup_.command.accept_new_host_keys;
@@ -118,7 +118,7 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
     };
     return;
   }
-  if (setup_.command.backend == "local") {
+  if (setup_.command.backend == scenario::BackendKind::local) {
     key_.emplace(run_id_);
     settings_.credentials.private_key_path = key_->private_path();
     settings_.credentials.public_key_path = key_->public_path();

@@ -101,9 +101,10 @@ void read_identity(const nlohmann::json& v, DeploymentProfile& p, const ProfileE
   }
   if (v.contains("backend")) {
     if (v["backend"].is_string()) {
-      p.backend = v["backend"].get<std::string>();
-      if (p.backend != "local" && p.backend != "hawk")
-        err("/backend", "backend must be local or hawk, not '" + p.backend + "'");
+      const auto& name = v["backend"].get_ref<const std::string&>();
+      p.backend = backend_from_name(name);
+      if (p.backend == BackendKind::existing) p.backend.reset();  // no profile deploys nothing
+      if (!p.backend) err("/backend", "backend must be local or hawk, not '" + name + "'");
     } else {
       err("/backend", "backend must be a string (local, hawk)");
     }
@@ -114,7 +115,7 @@ void read_identity(const nlohmann::json& v, DeploymentProfile& p, const ProfileE
 // backend's own sandboxes show (DeploymentProfile::node_mounts).
 void read_node_mounts(const nlohmann::json& v, DeploymentProfile& p, const ProfileErrors& err) {
   if (!v.contains("node_mounts")) {
-    if (p.backend.empty() || p.backend == "local") p.node_mounts = {"/usr", "/etc/alternatives"};
+    if (!p.backend || p.backend == BackendKind::local) p.node_mounts = {"/usr", "/etc/alternatives"};
     return;
   }
   const auto& m = v["node_mounts"];
@@ -228,7 +229,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   read_blocked_deadline(v, p, err);
   read_peers_per_sandbox(v, p, err);
   read_node_mounts(v, p, err);
-  if (p.backend == "hawk" || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
+  if (p.backend == BackendKind::hawk || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);
   detail::read_witness_section(doc, p, errors);
   detail::read_hubble_section(doc, p, errors);

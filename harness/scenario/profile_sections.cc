@@ -198,7 +198,7 @@ void read_hawk_holds(const YamlDocument& doc, const json& h, HawkSettings& out,
 void read_hawk_section(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
   if (!v.contains("hawk")) {
-    if (profile.backend == "hawk")
+    if (profile.backend == BackendKind::hawk)
       errors.push_back(
           doc.source.diagnostic("/backend", "", "backend hawk needs a hawk: section (cli, human, ...)"));
     return;

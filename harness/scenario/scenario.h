@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/scenario/backend_kind.h"
 #include "harness/scenario/source_map.h"
 
 namespace isoharness::scenario {
@@ -284,7 +285,7 @@ bool config_override_reserved(std::string_view key);
 
 struct DeploymentProfile {
   std::string name;
-  std::string backend;                               // "local", "hawk", ...
+  std::optional<BackendKind> backend;                // local or hawk; absent: the profile names none
   std::vector<std::string> runtime_classes;          // runtime classes the deployment offers
   std::optional<std::string> sandbox_runtime_class;  // the hardened class
   // Whether sandbox_runtime_class is also the default for sandboxes that pin none (as

@@ -1,5 +1,8 @@
 #include "harness/selftest/detection.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -87,8 +90,7 @@ json judge_evidence_cell(const Weakening& w, const std::string& runtime, const S
   if (passed.empty() && !withheld.empty()) return mark_caught(std::move(cell), summary, rt);
   summary["missed"].push_back(w.name + " (" + runtime + ")");
   cell["status"] = "missed";
-  std::string names;
-  for (const auto& c : passed.empty() ? w.caught_by : passed) names += (names.empty() ? "" : ", ") + c;
+  const std::string names = fmt::format("{}", fmt::join(passed.empty() ? w.caught_by : passed, ", "));
   cell["reason"] = passed.empty() ? "none of its controls ran (" + names + ")"
                                   : "passed without the evidence the weakening took away: " + names;
   return cell;
@@ -133,8 +135,7 @@ json judge_cell(const Weakening& w, const std::string& runtime, const JudgeInput
   if (!catching.empty()) return mark_caught(std::move(cell), summary, rt);
   summary["missed"].push_back(w.name + " (" + runtime + ")");
   cell["status"] = "missed";
-  std::string others;
-  for (const auto& f : seen.failed) others += (others.empty() ? "" : ", ") + f;
+  const std::string others = fmt::format("{}", fmt::join(seen.failed, ", "));
   if (!judged.empty()) {
     cell["reason"] =
         "the catalogued controls failed, but not by its judge (" + w.judge + "): " + judged.dump();

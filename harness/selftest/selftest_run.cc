@@ -185,7 +185,7 @@ std::string selftest_scenario(const std::string& scenarios_dir) {
 }
 
 SelftestOutcome run_selftest(const SelftestConfig& config) {
-  if (config.command.backend != "local")
+  if (config.command.backend != scenario::BackendKind::local)
     throw UserError("selftest needs the local backend (it weakens the node it runs)");
   if (config.parallel < 1 || config.parallel > 32) throw UserError("--parallel must be between 1 and 32");
   if (config.runtimes.empty()) throw UserError("--runtimes names no runtime");

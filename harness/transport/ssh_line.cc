@@ -28,6 +28,11 @@ std::string printable(std::string_view s, std::size_t max = 60) {
   return out;
 }
 
+// " (<setting>)" after a refusal for a missing user, where the caller has such a setting.
+std::string setting_hint(const std::string& setting) {
+  return setting.empty() ? "" : " (" + printable(setting) + ")";
+}
+
 Expected<std::string_view> find_ssh_line(std::string_view output) {
   if (output.size() > kMaxOutput) return refuse("output longer than 64 KiB");
   while (!output.empty()) {
@@ -266,9 +271,8 @@ Expected<SshLine> parse_ssh_line(std::string_view output, const SshLineRules& ru
   if (!jump) return jump.error();
   if (jump->user.empty()) jump->user = rules.jump_user.empty() ? rules.local_user : rules.jump_user;
   if (jump->user.empty())
-    return refuse(
-        fmt::format("jumphost '{}' names no user, and no default user is known (hawk.jumphost_user)",
-                    printable(jump->host)));
+    return refuse(fmt::format("jumphost '{}' names no user, and no default user is known{}",
+                              printable(jump->host), setting_hint(rules.jump_user_setting)));
   if (jump->port == 0) jump->port = 22;
 
   auto sandbox = parse_ssh_endpoint(*w.destination, "destination", false);
@@ -278,9 +282,8 @@ Expected<SshLine> parse_ssh_line(std::string_view output, const SshLineRules& ru
     sandbox->user = rules.sandbox_user.empty() ? rules.local_user : rules.sandbox_user;
   if (sandbox->user.empty())
     return refuse(
-        fmt::format("destination '{}' names no user (user@host or -l), and no default user is "
-                    "known (hawk.sandbox_user)",
-                    printable(sandbox->host)));
+        fmt::format("destination '{}' names no user (user@host or -l), and no default user is known{}",
+                    printable(sandbox->host), setting_hint(rules.sandbox_user_setting)));
   if (sandbox->port == 0) sandbox->port = w.port.value_or(22);
   line.route = SshRoute{std::move(*jump), std::move(*sandbox)};
   return line;

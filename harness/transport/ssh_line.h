@@ -7,8 +7,8 @@
 // `-tt` or `-vvv`); refuse by name anything that changes where or how the connection goes
 // (forwards, proxies, another config, connection sharing, a remote command). A host named
 // without a user gets one the way OpenSSH gives it: from the caller's settings (SshLineRules),
-// else the local user. Messages start with "ssh-command:" and name the hawk profile's
-// settings for the default users, the caller that has such settings. Text only, no I/O.
+// else the local user. Messages start with "ssh-command:"; where no user can be found they
+// name the caller's setting for it (SshLineRules), if the caller has one. Text only, no I/O.
 #pragma once
 
 #include <string>
@@ -39,6 +39,10 @@ struct SshLineRules {
   std::string jump_user;
   std::string sandbox_user;
   std::string local_user;  // the user running isoharness (local_user_name())
+  // Where the caller's default users are set (e.g. "hawk.jumphost_user"), named when a host
+  // has no user at all; empty: the caller has no such setting, and none is named.
+  std::string jump_user_setting;
+  std::string sandbox_user_setting;
 };
 
 // `output` may hold several lines; the first that starts with "ssh " (after blanks) is

@@ -6,16 +6,13 @@
 #include <sstream>
 
 #include "harness/common/install_paths.h"
+#include "harness/common/text.h"
 #include "harness/verify/debian_version.h"
 
 namespace isoharness::verify {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+using common::trim;
 
 std::vector<std::string_view> split(std::string_view s, char by) {
   std::vector<std::string_view> out;

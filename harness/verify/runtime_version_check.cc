@@ -8,6 +8,7 @@
 // distribution package or a later revision of it). A pass names every CVE it checked and
 // what each rested on; a version that cannot be read fails.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/common/json_read.h"
 #include "harness/verify/checks_internal.h"
@@ -54,8 +55,7 @@ RuncSeen seen_in(const deploy::SandboxFacts& facts) {
 void judge(const RuncEscape& e, const RuncSeen& seen, std::string& checked, std::string& open) {
   const std::string fix = fixed_by(e, seen.upstream);
   const FixCarrier* carrier = fix.empty() && !seen.package.empty() ? carried_by(e, seen.package) : nullptr;
-  std::string fixes;
-  for (const auto& f : e.fixed) fixes += (fixes.empty() ? "" : ", ") + f;
+  const std::string fixes = fmt::format("{}", fmt::join(e.fixed, ", "));
   if (!fix.empty() || carrier) {
     checked +=
         fmt::format("{}{} ({})", checked.empty() ? "" : "; ", e.cve,

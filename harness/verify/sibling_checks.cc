@@ -1,5 +1,8 @@
 #include "harness/verify/sibling_checks.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "harness/policy/chart_values.h"
 #include "harness/verify/checks_internal.h"
 
@@ -195,8 +198,7 @@ std::vector<CheckResult> verify_none_sibling(const NoneSiblingObservation& o) {
   if (!missing_names.empty())
     reason = "sibling: the probe inside service " + o.service + " did not report every target";
   if (!reached.empty()) {
-    std::string r;
-    for (const auto& n : reached) r += (r.empty() ? "" : ", ") + n;
+    const std::string r = fmt::format("{}", fmt::join(reached, ", "));
     reason = "sibling: service " + o.service + " has network_mode none but reaches " + r + " from inside";
   }
   out.push_back(make(base + ":isolated", reached.empty() && missing_names.empty() && !o.asked.empty(),

@@ -40,7 +40,7 @@ std::string isoharness_bin() {
 std::string standin() {
   return test::source_dir() + "/tests/hawk_standin/hawk";
 }
-std::string scenario(const std::string& name) {
+std::string scenario_file(const std::string& name) {
   return test::source_dir() + "/scenarios/" + name;
 }
 std::string bundle() {
@@ -121,10 +121,11 @@ struct Platform {
         << "  lead_s: 600\n";
   }
   std::map<std::string, std::string> env() const {
-    std::map<std::string, std::string> e = {{"HAWK_STANDIN_STATE", state},
-                                            {"HAWK_STANDIN_MODE", mode},
-                                            {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
-                                            {"HAWK_STANDIN_PROFILE", scenario("deployments/local.yaml")}};
+    std::map<std::string, std::string> e = {
+        {"HAWK_STANDIN_STATE", state},
+        {"HAWK_STANDIN_MODE", mode},
+        {"HAWK_STANDIN_ISOHARNESS", isoharness_bin()},
+        {"HAWK_STANDIN_PROFILE", scenario_file("deployments/local.yaml")}};
     // Every stand-in eval's witness log server MACs its lines with the token the profile names.
     e[dl::kWitnessKeyEnv] = witness_key_file();
     e.insert(env_extra.begin(), env_extra.end());
@@ -297,7 +298,7 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
   }
   p.require_nothing_left();
 
-  RunResult local = run_local(p.dir.path + "/local", scenario("deployments/local.yaml"), scenarios,
+  RunResult local = run_local(p.dir.path + "/local", scenario_file("deployments/local.yaml"), scenarios,
                               {"--attempts", "1", "--node-classes", "tier"});
   INFO(local.out);
   CHECK(local.exit_code == 0);
@@ -312,7 +313,7 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
 TEST_CASE("a platform that drops runtimeClassName fails the kernel check", "[system][hawk]") {
   Platform p;
   p.mode = "drop-runtime-class";
-  RunResult r = p.run({scenario("strict.yaml")});
+  RunResult r = p.run({scenario_file("strict.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 1);
   auto failed = failed_controls(result_in(p.out));
@@ -326,7 +327,7 @@ namespace {
 // gvisor-only.yaml's one sandbox on a platform that cannot make it: the run exits 3 and the
 // sandbox's error is what it returns.
 std::string lone_sandbox_error(Platform& p) {
-  RunResult r = p.run({scenario("gvisor-only.yaml")});
+  RunResult r = p.run({scenario_file("gvisor-only.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 3);
   json result = result_in(p.out);
@@ -408,7 +409,7 @@ TEST_CASE(
     p.mode = mode;
     INFO("HAWK_STANDIN_MODE=" << mode);
     const auto t0 = std::chrono::steady_clock::now();
-    auto r = run_command(p.run_argv(p.out, {scenario("gvisor-only.yaml")}),
+    auto r = run_command(p.run_argv(p.out, {scenario_file("gvisor-only.yaml")}),
                          {.deadline = 240s, .env_set = p.env(), .merge_stderr = true});
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     REQUIRE(r);
@@ -439,7 +440,7 @@ TEST_CASE(
 TEST_CASE("the login pre-flight fails before any eval is started", "[system][hawk]") {
   Platform p;
   p.mode = "logged-out";
-  RunResult r = p.run({scenario("gvisor-only.yaml")});
+  RunResult r = p.run({scenario_file("gvisor-only.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.out, Catch::Contains("the login pre-flight failed") && Catch::Contains("hawk login"));
@@ -531,7 +532,7 @@ TEST_CASE("stuck sandbox pods: each its item's error within its grace, the run g
 TEST_CASE("the CLI's Error: ends the run with exit 3 and its message", "[system][hawk]") {
   Platform p;
   p.mode = "error";
-  RunResult r = p.run({scenario("gvisor-only.yaml")});
+  RunResult r = p.run({scenario_file("gvisor-only.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.out, Catch::Contains("Error: the stand-in platform is unavailable"));
@@ -540,7 +541,7 @@ TEST_CASE("the CLI's Error: ends the run with exit 3 and its message", "[system]
 
 TEST_CASE("SIGINT in the middle of a hawk run deletes every started eval", "[system][hawk]") {
   Platform p;
-  auto argv = p.run_argv(p.out, {scenario("standard.yaml")});
+  auto argv = p.run_argv(p.out, {scenario_file("standard.yaml")});
   argv.erase(argv.begin() + 11, argv.begin() + 15);  // every attempt and node class: 8 sandboxes
   auto pid = spawn_detached(argv, p.dir.path + "/run.log", p.env());
   REQUIRE(pid);
@@ -754,7 +755,7 @@ RunResult sftp_pwd(const LocalUp& up) {
 }  // namespace
 
 TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "[system][hawk]") {
-  const json item = plan_item(scenario("strict.yaml"));
+  const json item = plan_item(scenario_file("strict.yaml"));
   LocalUp up(item["values"]);
   const std::string ssh = up.info["ssh_command"];
   CHECK_THAT(ssh, Catch::StartsWith("ssh ") && Catch::Contains(" -J "));
@@ -762,7 +763,7 @@ TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "
   INFO(sftp.out);
   CHECK(sftp.exit_code == 0);
   CHECK_THAT(sftp.out, Catch::Contains("/home/agent"));
-  RunResult r = check(scenario("strict.yaml"), item, ssh, up.dir.path + "/out");
+  RunResult r = check(scenario_file("strict.yaml"), item, ssh, up.dir.path + "/out");
   INFO(r.out);
   CHECK(r.exit_code == 0);
   json result = result_in(up.dir.path + "/out");
@@ -776,14 +777,14 @@ TEST_CASE("check verifies a sandbox from local up given only its ssh -J line", "
 // (OpenSSH's own sftp client cannot start it), and check still verifies the sandbox, the
 // agent sent over an exec channel.
 TEST_CASE("check verifies a sandbox from local up whose sshd has no SFTP subsystem", "[system][hawk]") {
-  const json item = plan_item(scenario("strict.yaml"));
+  const json item = plan_item(scenario_file("strict.yaml"));
   LocalUp up(item["values"], {"--test-weakening", "sshd:no-sftp"});
   CHECK(up.info["facts"]["test_weakenings"][0] == "sshd:no-sftp");
   RunResult refused = sftp_pwd(up);
   INFO(refused.out);
   CHECK(refused.exit_code != 0);
   CHECK_THAT(refused.out, Catch::Contains("subsystem request failed"));
-  RunResult r = check(scenario("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
+  RunResult r = check(scenario_file("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
   INFO(r.out);
   CHECK(r.exit_code == 0);
   json result = result_in(up.dir.path + "/out");
@@ -840,13 +841,13 @@ TEST_CASE("run on a platform whose sandboxes have no SFTP passes, the agent sent
 }
 
 TEST_CASE("local up deploys every service, and check judges the siblings of what it made", "[system][hawk]") {
-  const json item = plan_item(scenario("siblings.yaml"));
+  const json item = plan_item(scenario_file("siblings.yaml"));
   REQUIRE(item["values"]["services"].size() == 3);
   LocalUp up(item["values"]);
   std::set<std::string> deployed;
   for (const auto& s : up.info["facts"]["siblings"]) deployed.insert(s["service"].get<std::string>());
   CHECK(deployed == std::set<std::string>{"helper", "scorer"});
-  RunResult r = check(scenario("siblings.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
+  RunResult r = check(scenario_file("siblings.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
   INFO(r.out);
   CHECK(r.exit_code == 0);
   json result = result_in(up.dir.path + "/out");
@@ -861,12 +862,12 @@ TEST_CASE("local up deploys every service, and check judges the siblings of what
 }
 
 TEST_CASE("check fails a sandbox weakened behind the plan's back", "[system][hawk]") {
-  const json item = plan_item(scenario("strict.yaml"));
+  const json item = plan_item(scenario_file("strict.yaml"));
   json weakened = item["values"];
   weakened["services"]["default"]["runtimeClassName"] = "CLUSTER_DEFAULT";
   weakened["services"]["default"].erase("securityContext");
   LocalUp up(weakened);
-  RunResult r = check(scenario("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
+  RunResult r = check(scenario_file("strict.yaml"), item, up.info["ssh_command"], up.dir.path + "/out");
   INFO(r.out);
   CHECK(r.exit_code == 1);
   auto failed = failed_controls(result_in(up.dir.path + "/out"));
@@ -878,7 +879,7 @@ namespace {
 
 std::vector<std::string> refusal_scenarios() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(scenario("refused")))
+  for (const auto& e : std::filesystem::directory_iterator(scenario_file("refused")))
     out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
@@ -886,7 +887,7 @@ std::vector<std::string> refusal_scenarios() {
 
 // Strict scenarios that a deployment without a hardened runtime class must refuse.
 std::vector<std::string> strict_scenarios() {
-  return {scenario("mixed.yaml"), scenario("strict-egress.yaml"), scenario("strict.yaml")};
+  return {scenario_file("mixed.yaml"), scenario_file("strict-egress.yaml"), scenario_file("strict.yaml")};
 }
 
 // report.md's "Refused as required" table: scenario -> its cells (rule and reason
@@ -1006,7 +1007,8 @@ TEST_CASE("configs the platform must refuse: refused as required, on hawk and on
     CHECK_THAT(cells[2], Catch::StartsWith("✅ "));
   }
 
-  RunResult local = run_local(p.dir.path + "/local", scenario("deployments/local.yaml"), refusal_scenarios());
+  RunResult local =
+      run_local(p.dir.path + "/local", scenario_file("deployments/local.yaml"), refusal_scenarios());
   INFO(local.out);
   CHECK(local.exit_code == 0);
   require_refusal_verdicts(p.dir.path + "/local", refusal_scenarios().size(), "pass");
@@ -1040,7 +1042,7 @@ TEST_CASE("strict without a hardened runtime class is refused at submission, on 
 
   const std::string local_out = p.dir.path + "/local";
   RunResult local =
-      run_local(local_out, scenario("deployments/local-no-hardened-class.yaml"), strict_scenarios());
+      run_local(local_out, scenario_file("deployments/local-no-hardened-class.yaml"), strict_scenarios());
   INFO(local.out);
   CHECK(local.exit_code == 0);
   require_refusal_verdicts(local_out, strict_scenarios().size(), "pass");
@@ -1088,7 +1090,7 @@ TEST_CASE(
   Platform p;
   p.egress = true;
   p.write_profile();  // witness: and hubble: (the Platform's default)
-  RunResult r = p.run({scenario("standard.yaml")});
+  RunResult r = p.run({scenario_file("standard.yaml")});
   INFO(r.out);
   CHECK(r.exit_code == 0);
   const json result = result_in(p.out);
@@ -1136,7 +1138,7 @@ TEST_CASE(
     // says so: rule B1), and metadata's UDP goes out where no witness watches and no drop
     // point stops it: unwitnessed (B5), so the run ends 3.
     p.env_extra["HAWK_STANDIN_TEST_WEAKENINGS"] = "nft:allow-udp";
-    RunResult weak = p.run(p.dir.path + "/weak", {scenario("standard.yaml")});
+    RunResult weak = p.run(p.dir.path + "/weak", {scenario_file("standard.yaml")});
     INFO(weak.out);
     CHECK(weak.exit_code == 3);
     const auto weak_checks = egress_checks(result_in(p.dir.path + "/weak"));
@@ -1158,7 +1160,7 @@ TEST_CASE(
   }
   {  // The platform's Hubble cannot be reached: no blocked way out passes, the run exits 3.
     p.env_extra["HAWK_STANDIN_HUBBLE"] = "down";
-    RunResult down = p.run(p.dir.path + "/down", {scenario("standard.yaml")});
+    RunResult down = p.run(p.dir.path + "/down", {scenario_file("standard.yaml")});
     INFO(down.out);
     CHECK(down.exit_code == 3);
     CHECK_THAT(down.out, Catch::Contains("unwitnessed: "));
@@ -1180,7 +1182,7 @@ TEST_CASE(
     p.witness = false;
     p.hubble = false;
     p.write_profile();
-    RunResult plain = p.run(p.dir.path + "/plain", {scenario("standard.yaml")});
+    RunResult plain = p.run(p.dir.path + "/plain", {scenario_file("standard.yaml")});
     INFO(plain.out);
     CHECK(plain.exit_code == 0);
     for (const auto& [key, check] : egress_checks(result_in(p.dir.path + "/plain"))) {

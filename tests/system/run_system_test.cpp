@@ -194,7 +194,8 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
   auto profile = scenario::load_deployment(scenarios() + "/deployments/local.yaml");
   const std::string run_id = runner::random_run_id();
   runner::RunKey key(run_id);
-  auto backend = deploy::make_backend("local", profile, {run_id, dir.path, false, nullptr});
+  auto backend =
+      deploy::make_backend(scenario::BackendKind::local, profile, {run_id, dir.path, false, nullptr});
 
   runner::RunSettings settings;
   settings.run_id = run_id;
@@ -406,7 +407,8 @@ TEST_CASE("run: two sandboxes behind one jumphost share one jump connection", "[
   auto profile = scenario::load_deployment(scenarios() + "/deployments/local.yaml");
   const std::string run_id = runner::random_run_id();
   runner::RunKey key(run_id);
-  auto backend = deploy::make_backend("local", profile, {run_id, dir.path, false, nullptr});
+  auto backend =
+      deploy::make_backend(scenario::BackendKind::local, profile, {run_id, dir.path, false, nullptr});
   runner::RunSettings settings;
   settings.run_id = run_id;
   settings.credentials.private_key_path = key.private_path();

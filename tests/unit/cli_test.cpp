@@ -82,7 +82,7 @@ TEST_CASE("cli: the shared sandbox flags fill the command's SandboxCommand and k
           "[cli]") {
   const auto c = parse_shared({"--backend", "hawk", "--deployment", "d.yaml", "--scenarios-dir", "s", "--out",
                                "o", "--isoprobe-bundle", "b", "--accept-new-host-keys"});
-  CHECK(c.backend == "hawk");
+  CHECK(c.backend == scenario::BackendKind::hawk);
   CHECK(c.deployment_path == "d.yaml");
   CHECK(c.scenarios_dir == "s");
   CHECK(c.out_dir == "o");
@@ -93,14 +93,19 @@ TEST_CASE("cli: the shared sandbox flags fill the command's SandboxCommand and k
                                            "--accept-new-host-keys"});
 
   const auto defaults = parse_shared({});
-  CHECK(defaults.backend == "local");
+  CHECK(defaults.backend == scenario::BackendKind::local);
   CHECK(defaults.out_dir == "out");
   CHECK_FALSE(defaults.accept_new_host_keys);
   CHECK(defaults.argv == std::vector<std::string>{"isoharness", "cmd"});
 
   // A command that reaches a sandbox already running has no --backend to choose.
-  CHECK(parse_shared({}, cli::BackendFlag::existing).backend == "local");  // the struct's; check sets its own
+  CHECK(parse_shared({}, cli::BackendFlag::existing).backend ==
+        scenario::BackendKind::local);  // the struct's; check sets its own
   CHECK_THROWS_AS(parse_shared({"--backend", "hawk"}, cli::BackendFlag::existing), CLI::ParseError);
+  // Only the backends that deploy can be chosen; a name is taken as written.
+  CHECK_THROWS_AS(parse_shared({"--backend", "existing"}), CLI::ParseError);
+  CHECK_THROWS_AS(parse_shared({"--backend", "kata"}), CLI::ParseError);
+  CHECK_THROWS_AS(parse_shared({"--backend", "0"}), CLI::ParseError);
 }
 
 TEST_CASE("cli: run, parity and check record their command line as result.json's run.argv", "[cli]") {

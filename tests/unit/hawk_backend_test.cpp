@@ -615,11 +615,12 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
 
   auto local = scenario::parse_deployment("backend: local\n", "local.yaml");
   CHECK(deploy::probe_targets(local).size() > 5);  // the local world's
-  CHECK_THROWS_WITH(deploy::make_backend("local", p, {"abc", "/tmp", false, nullptr}),
+  CHECK_THROWS_WITH(deploy::make_backend(scenario::BackendKind::local, p, {"abc", "/tmp", false, nullptr}),
                     Catch::Contains("is for backend 'hawk'"));
   auto unpinned = scenario::parse_deployment("backend: hawk\nhawk: { human: alice }\n", "u.yaml");
-  CHECK_THROWS_WITH(deploy::make_backend("hawk", unpinned, {"abc", "/tmp", false, nullptr}),
-                    Catch::Contains("jumphost_host_key is required"));
+  CHECK_THROWS_WITH(
+      deploy::make_backend(scenario::BackendKind::hawk, unpinned, {"abc", "/tmp", false, nullptr}),
+      Catch::Contains("jumphost_host_key is required"));
 }
 
 TEST_CASE("refusal scenarios: expect, reason, or_never_running", "[hawk]") {

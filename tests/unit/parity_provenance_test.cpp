@@ -15,9 +15,13 @@ using namespace isoharness;
 
 namespace {
 
-scenario::DeploymentProfile profile(const std::string& backend, bool declared) {
+using scenario::BackendKind;
+constexpr BackendKind kHawk = BackendKind::hawk;
+constexpr BackendKind kLocal = BackendKind::local;
+
+scenario::DeploymentProfile profile(BackendKind backend, bool declared) {
   scenario::DeploymentProfile p;
-  p.name = backend == "local" ? "local" : "staging";
+  p.name = backend == kLocal ? "local" : "staging";
   p.backend = backend;
   p.runtime_handlers = {{"gvisor", "runsc"}};
   p.raw = nlohmann::json::object();
@@ -48,7 +52,7 @@ nlohmann::json cell_details() {
 
 TEST_CASE("a hawk run's context keeps the harness host's runtime versions apart", "[parity][provenance]") {
   auto context = host_context("hawk");
-  runner::separate_harness_host(context, profile("hawk", true), "hawk");
+  runner::separate_harness_host(context, profile(kHawk, true), kHawk);
   CHECK(context["runc"].is_null());
   CHECK(context["runsc"] == "release-20260901.0");  // declared by the profile
   CHECK(context["runsc_platform"].is_null());
@@ -56,19 +60,19 @@ TEST_CASE("a hawk run's context keeps the harness host's runtime versions apart"
   CHECK(context["harness_host"]["runsc"] == "0.0~20221219");
 
   auto undeclared = host_context("hawk");
-  runner::separate_harness_host(undeclared, profile("hawk", false), "hawk");
+  runner::separate_harness_host(undeclared, profile(kHawk, false), kHawk);
   CHECK(undeclared["runsc"].is_null());
 
   auto local = host_context("local");
-  runner::separate_harness_host(local, profile("local", false), "local");
+  runner::separate_harness_host(local, profile(kLocal, false), kLocal);
   CHECK(local == host_context("local"));  // the harness host is the node
 }
 
 TEST_CASE("the parity section's provenance: deployment, runtime as observed or declared, each cell's node",
           "[parity][provenance]") {
   auto context = host_context("hawk");
-  runner::separate_harness_host(context, profile("hawk", true), "hawk");
-  const auto p = runner::parity_provenance(profile("hawk", true), "hawk", cell_details(), context);
+  runner::separate_harness_host(context, profile(kHawk, true), kHawk);
+  const auto p = runner::parity_provenance(profile(kHawk, true), kHawk, cell_details(), context);
   CHECK(p["backend"] == "hawk");
   CHECK(p["deployment"] == "staging");
   CHECK(p["runtime"] ==
@@ -80,7 +84,7 @@ TEST_CASE("the parity section's provenance: deployment, runtime as observed or d
   CHECK(p["cells"]["runc/tier"]["node_name"] == "ip-10-0-0-1");
 
   const auto l =
-      runner::parity_provenance(profile("local", false), "local", cell_details(), host_context("local"));
+      runner::parity_provenance(profile(kLocal, false), kLocal, cell_details(), host_context("local"));
   CHECK(l["runtime"]["runsc"] == "0.0~20221219");
   CHECK(l["harness_host_versions_apply"] == true);
 }
@@ -90,9 +94,9 @@ TEST_CASE("the history of a hawk run shows no harness-host runtime versions", "[
   const std::string path = (dir.path / "h.sqlite").string();
   auto result = test::result_with_parity_fixture();
   result["context"] = host_context("hawk");
-  runner::separate_harness_host(result["context"], profile("hawk", false), "hawk");
+  runner::separate_harness_host(result["context"], profile(kHawk, false), kHawk);
   result["parity"]["provenance"] =
-      runner::parity_provenance(profile("hawk", false), "hawk", cell_details(), result["context"]);
+      runner::parity_provenance(profile(kHawk, false), kHawk, cell_details(), result["context"]);
   {
     history::Database db(path);
     db.record(result);

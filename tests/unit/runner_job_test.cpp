@@ -12,6 +12,7 @@
 #include "harness/runner/check_tally.h"
 #include "harness/runner/sandbox_job.h"
 #include "tests/unit/policy_test_util.h"
+#include "tests/unit/posture_fixture.h"
 #include "tests/unit/runner_fakes.h"
 
 using namespace isoharness;
@@ -20,62 +21,13 @@ using nlohmann::json;
 
 namespace {
 
-json observation(const std::string& name, json value) {
-  return {{"name", name}, {"status", "ok"}, {"value", std::move(value)}, {"errno", 0}, {"evidence", name}};
-}
-
-// What isoprobe reports from a strict gVisor sandbox with nothing reachable, vouching for
-// the agent file of `box`; cap_eff is its effective capability set.
+// What isoprobe reports from a strict gVisor sandbox with nothing reachable (the fixture
+// verify's tests judge too), vouching for the agent file of `box`; cap_eff is its
+// effective capability set.
 json strict_gvisor_posture(const test::FakeSandbox& box, const std::string& cap_eff = "0000000000000000") {
-  json o = json::array();
-  o.push_back(observation("kernel", {{"sysname", "Linux"},
-                                     {"release", "4.4.0"},
-                                     {"version", "#1 SMP Sun Jan 10 15:06:54 PST 2016"},
-                                     {"machine", "x86_64"},
-                                     {"gvisor", true},
-                                     {"gvisor_signals", {"version_string", "sentry_meminfo"}}}));
-  o.push_back(observation("capabilities", {{"inh", "0000000000000000"},
-                                           {"prm", cap_eff},
-                                           {"eff", cap_eff},
-                                           {"bnd", cap_eff},
-                                           {"amb", "0000000000000000"}}));
-  o.push_back(observation("no_new_privs", true));
-  o.push_back(observation("seccomp", {{"status_mode", 0}, {"prctl_mode", 0}}));
-  o.push_back(observation("identity", {{"uid", 1000}, {"euid", 1000}, {"gid", 1000}, {"egid", 1000}}));
-  o.push_back(observation("userns", {{"created", true}}));
-  o.push_back(observation("mount", {{"tmpfs_mounted", false}}));
-  o.push_back(observation("kallsyms", {{"state", "empty"}, {"lines", 0}}));
-  o.push_back(observation("debugfs", {{"present", false}, {"entries", 0}}));
-  o.push_back(observation("sysrq", {{"present", true}, {"opens_for_write", true}}));
-  o.push_back(observation("devices", {{"extra", json::array()}}));
-  o.push_back(observation("runtime_sockets", {{"found", json::array()}}));
-  o.push_back(observation("kubernetes", {{"service_account_token", false}, {"env", json::array()}}));
-  o.push_back(observation("processes", {{"visible", 3}, {"pid1", "sshd"}}));
-  o.push_back(observation("network", {{"interfaces", {"lo", "eth0"}}, {"hostname", "sandbox-1"}}));
-  o.push_back(observation("filesystem", {{"root_writable", false},
-                                         {"readonly_mounts", {"/", "/usr"}},
-                                         {"paths", {{"/tmp", true}, {"/home/agent", true}}},
-                                         {"cgroup_writable", false}}));
-  o.push_back(observation("boot_id", {{"boot_id", "aaaa-gvisor"}}));
-  o.push_back(observation("escape_mounts", {{"host_mounts", json::array()},
-                                            {"proc_sys_read_only", false},
-                                            {"cgroup_writable_mounts", json::array()},
-                                            {"release_agent_visible", false},
-                                            {"release_agent_writable", false}}));
-  o.push_back(observation(
-      "bpf",
-      {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
-  o.push_back(observation(
-      "egress", {{"targets",
-                  {{{"name", "target"}, {"result", "timeout"}},
-                   {{"name", "metadata"}, {"result", "timeout"}},
-                   {{"name", "cidr-host"}, {"result", "timeout"}},
-                   {{"name", "dns"}, {"result", "dns_failed"}}}},
-                 {"sockets",
-                  {{"icmp_datagram", "EACCES"}, {"raw_icmp", "EAFNOSUPPORT"}, {"packet", "EAFNOSUPPORT"}}}}));
-  return {{"schema", "isoharness.posture/v1"},
-          {"context", {{"verified_file", {{"bytes", box.agent_bytes}, {"sha256", box.agent_sha256}}}}},
-          {"observations", o}};
+  json p = test::clean_posture(true, cap_eff);
+  p["context"] = {{"verified_file", {{"bytes", box.agent_bytes}, {"sha256", box.agent_sha256}}}};
+  return p;
 }
 
 Expected<transport::ExecResult> answer(std::string out, int exit_code = 0) {

@@ -41,7 +41,7 @@ json local_agent() {
 
 TEST_CASE("sandbox facts: the typed fields are read from a record and written back unchanged", "[verify]") {
   const SandboxFacts f = SandboxFacts::from_json(local_agent());
-  CHECK(f.backend == "local");
+  CHECK(f.backend == isoharness::scenario::BackendKind::local);
   CHECK(f.runtime == "runsc");
   CHECK(f.address == "192.0.2.193");
   CHECK(f.address6 == "2001:db8:0:1::c1");

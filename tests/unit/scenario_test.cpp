@@ -182,7 +182,7 @@ TEST_CASE("eval-set shape errors name the task and item", "[scenario]") {
 TEST_CASE("deployment profiles keep every key and check the policy's", "[scenario]") {
   auto d = load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml");
   CHECK(d.name == "local");
-  CHECK(d.backend == "local");
+  CHECK(d.backend == scenario::BackendKind::local);
   CHECK(d.runtime_classes == std::vector<std::string>{"gvisor"});
   CHECK(d.sandbox_runtime_class == "gvisor");
   CHECK_FALSE(d.sandbox_runtime_class_is_default);
@@ -192,7 +192,7 @@ TEST_CASE("deployment profiles keep every key and check the policy's", "[scenari
   CHECK(d.raw["node_classes"]["non-tier"]["noisy_neighbour"] == true);
 
   auto staging = load_deployment(test::source_dir() + "/scenarios/deployments/staging.example.yaml");
-  CHECK(staging.backend == "hawk");
+  CHECK(staging.backend == scenario::BackendKind::hawk);
   CHECK(staging.sandbox_runtime_class_is_default);
   REQUIRE(staging.hawk.has_value());
   CHECK(staging.hawk->jumphost_host_key.rfind("ssh-ed25519 ", 0) == 0);

@@ -129,9 +129,16 @@ TEST_CASE("a host without a user gets one the way OpenSSH gives it", "[transport
     CHECK(r->route.sandbox.user == "named");
     CHECK(r->route.jump.user == "bastion");
   }
-  SECTION("no default at all: refused, naming the setting") {
-    CHECK_THAT(error_of("ssh -J h agent@sb"), Catch::Contains("hawk.jumphost_user"));
-    CHECK_THAT(error_of("ssh -J j@h sb"), Catch::Contains("hawk.sandbox_user"));
+  SECTION("no default at all: refused, naming the caller's setting where it has one") {
+    const SshLineRules settings{.jump_user_setting = "hawk.jumphost_user",
+                                .sandbox_user_setting = "hawk.sandbox_user"};
+    CHECK_THAT(error_of("ssh -J h agent@sb", settings),
+               Catch::Contains("no default user is known (hawk.jumphost_user)"));
+    CHECK_THAT(error_of("ssh -J j@h sb", settings),
+               Catch::Contains("no default user is known (hawk.sandbox_user)"));
+    // A caller with no such setting is not told to set one.
+    CHECK_THAT(error_of("ssh -J h agent@sb"), Catch::EndsWith("no default user is known"));
+    CHECK_THAT(error_of("ssh -J j@h sb"), Catch::EndsWith("no default user is known"));
   }
   SECTION("the local user is the one this process runs as") {
     const std::string me = isoharness::transport::local_user_name();

@@ -5,73 +5,16 @@
 #include <set>
 
 #include "tests/unit/policy_test_util.h"
+#include "tests/unit/posture_fixture.h"
 
 using namespace isoharness;
 using nlohmann::json;
 
 namespace {
 
-json obs(const std::string& name, json value) {
-  return {{"name", name},
-          {"status", "ok"},
-          {"value", std::move(value)},
-          {"errno", 0},
-          {"evidence", "ev:" + name}};
-}
-
 // A posture as isoprobe reports it from a strict sandbox; `gvisor` flips the runtime.
 json posture(bool gvisor, const std::string& cap_eff = "0000000000000000") {
-  json o = json::array();
-  o.push_back(
-      obs("kernel", {{"sysname", "Linux"},
-                     {"release", gvisor ? "4.4.0" : "6.1.0"},
-                     {"version", gvisor ? "#1 SMP Sun Jan 10 15:06:54 PST 2016" : "#1 SMP"},
-                     {"machine", "x86_64"},
-                     {"gvisor", gvisor},
-                     {"gvisor_signals", gvisor ? json{"version_string", "sentry_meminfo"} : json::array()}}));
-  o.push_back(obs("capabilities", {{"inh", "0000000000000000"},
-                                   {"prm", cap_eff},
-                                   {"eff", cap_eff},
-                                   {"bnd", cap_eff},
-                                   {"amb", "0000000000000000"}}));
-  o.push_back(obs("no_new_privs", true));
-  o.push_back(obs("seccomp", {{"status_mode", gvisor ? 0 : 2}, {"prctl_mode", gvisor ? 0 : 2}}));
-  o.push_back(obs("identity", {{"uid", 1000}, {"euid", 1000}, {"gid", 1000}, {"egid", 1000}}));
-  o.push_back(obs("userns", {{"created", gvisor}}));
-  o.push_back(obs("mount", {{"tmpfs_mounted", false}}));
-  o.push_back(obs("kallsyms", {{"state", gvisor ? "empty" : "zeroed"}, {"lines", gvisor ? 0 : 1000}}));
-  o.push_back(obs("debugfs", {{"present", false}, {"entries", 0}}));
-  o.push_back(obs("sysrq", {{"present", true}, {"opens_for_write", gvisor}}));
-  o.push_back(obs("devices", {{"extra", json::array()}}));
-  o.push_back(obs("runtime_sockets", {{"found", json::array()}}));
-  o.push_back(obs("kubernetes", {{"service_account_token", false}, {"env", json::array()}}));
-  o.push_back(obs("processes", {{"visible", 3}, {"pid1", "sshd"}}));
-  o.push_back(obs("network", {{"interfaces", {"lo", "eth0"}}, {"hostname", "sandbox-1"}}));
-  o.push_back(obs("filesystem", {{"root_writable", false},
-                                 {"readonly_mounts", {"/", "/usr"}},
-                                 {"paths", {{"/tmp", true}, {"/home/agent", true}}},
-                                 {"cgroup_writable", false}}));
-  o.push_back(obs("boot_id", {{"boot_id", gvisor ? "aaaa-gvisor" : "host-boot-id"}}));
-  o.push_back(obs("escape_mounts", {{"host_mounts", json::array({{{"mount_point", "/etc/resolv.conf"},
-                                                                  {"fstype", "ext4"},
-                                                                  {"root", "/pods/x/resolv.conf"},
-                                                                  {"read_only", false}}})},
-                                    {"proc_sys_read_only", !gvisor},
-                                    {"cgroup_writable_mounts", json::array()},
-                                    {"release_agent_visible", false},
-                                    {"release_agent_writable", false}}));
-  o.push_back(obs(
-      "bpf",
-      {{"unprivileged_bpf_disabled", 2}, {"map_created", false}, {"map_errno", 1}, {"route_localnet", 0}}));
-  o.push_back(obs("egress",
-                  {{"targets",
-                    {{{"name", "target"}, {"result", "timeout"}},
-                     {{"name", "metadata"}, {"result", "timeout"}},
-                     {{"name", "cidr-host"}, {"result", "timeout"}},
-                     {{"name", "dns"}, {"result", "dns_failed"}}}},
-                   // raw and packet sockets refused (no CAP_NET_RAW), as under strict
-                   {"sockets", {{"icmp_datagram", "EACCES"}, {"raw_icmp", "EPERM"}, {"packet", "EPERM"}}}}));
-  return {{"schema", "isoharness.posture/v1"}, {"observations", o}};
+  return test::clean_posture(gvisor, cap_eff);
 }
 
 // Expect blocks as the policy engine writes them: verify is tested against the plan it
@@ -409,8 +352,7 @@ TEST_CASE("a plan without one of the keys fails the check that reads it", "[veri
 // for that runtime accepts, and gVisor's open interfaces pass only because gVisor is seen.
 TEST_CASE("reference: what gVisor actually changes", "[verify]") {
   auto set_obs = [](json& p, const std::string& name, const json& value) {
-    for (auto& o : p["observations"])
-      if (o["name"] == name) o["value"] = value;
+    test::posture_value(p, name) = value;
   };
   // runc: kallsyms populated (symbols listed, addresses zeroed without CAP_SYSLOG),
   // /sys/kernel/debug present (an empty mount point), the runtime's default set.

@@ -1,6 +1,7 @@
 #include "harness/deploy/factory/backend_factory.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -93,17 +94,19 @@ std::vector<EgressTarget> with_witness(std::vector<EgressTarget> base, const sce
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
+std::unique_ptr<Backend> make_backend(scenario::BackendKind backend,
+                                      const scenario::DeploymentProfile& profile,
                                       const BackendOptions& options) {
-  if (!profile.backend.empty() && profile.backend != backend)
-    throw UserError("deployment profile " + profile.path + " is for backend '" + profile.backend +
-                    "', not '" + backend + "'");
-  if (backend == "local") {
+  using scenario::backend_name;
+  if (profile.backend && profile.backend != backend)
+    throw UserError(fmt::format("deployment profile {} is for backend '{}', not '{}'", profile.path,
+                                backend_name(*profile.backend), backend_name(backend)));
+  if (backend == scenario::BackendKind::local) {
     local::LocalOptions local_options;
     local_options.run_id = options.run_id;
     return local::make_local_backend(profile.raw, local_options);
   }
-  if (backend == "hawk") {
+  if (backend == scenario::BackendKind::hawk) {
     if (!profile.hawk) throw UserError("deployment profile " + profile.path + " has no hawk: section");
     if (profile.hawk->jumphost_host_key.empty() && !options.accept_new_host_keys)
       throw UserError(
@@ -116,7 +119,7 @@ std::unique_ptr<Backend> make_backend(const std::string& backend, const scenario
     hawk_options.interrupted = options.interrupted;
     return std::make_unique<hawk::HawkBackend>(profile, std::move(hawk_options));
   }
-  throw UserError("unknown backend '" + backend + "' (local, hawk)");
+  throw UserError(fmt::format("backend '{}' deploys nothing (local, hawk)", backend_name(backend)));
 }
 
 std::vector<EgressTarget> probe_targets(const scenario::DeploymentProfile& profile) {

@@ -1,4 +1,4 @@
-// Choosing a backend by name ("local", "hawk") for a deployment profile, and the egress
+// Making the backend a run asks for (local or hawk) from its deployment profile, and the egress
 // targets a deployment's probes try. The runner and `isoharness check` come here; nothing
 // above deploy/ names a backend's own types.
 #pragma once
@@ -20,10 +20,11 @@ struct BackendOptions {
   std::atomic<bool>* interrupted = nullptr;  // set by SIGINT/SIGTERM
 };
 
-// Throws UserError for an unknown backend, a profile made for another backend, or a hawk
+// Throws UserError for `existing` (nothing to make), a profile made for another backend, or a hawk
 // profile without a pinned jumphost key (unless accept_new_host_keys); InfraError when the
 // backend cannot start (e.g. the local world cannot be built).
-std::unique_ptr<Backend> make_backend(const std::string& backend, const scenario::DeploymentProfile& profile,
+std::unique_ptr<Backend> make_backend(scenario::BackendKind backend,
+                                      const scenario::DeploymentProfile& profile,
                                       const BackendOptions& options);
 
 // The profile's `egress:` targets, else the local world's (what every test here uses); with

@@ -15,6 +15,7 @@
 #include "harness/deploy/hawk/one_item_config.h"
 #include "harness/deploy/hawk/platform_text.h"
 #include "harness/policy/chart_values.h"
+#include "harness/scenario/backend_kind.h"
 #include "harness/transport/host_key.h"
 #include "harness/transport/ssh_line.h"
 
@@ -294,6 +295,16 @@ void judge_status(const HawkCli& cli, const std::string& id, WaitState& w) {
                      w.timings());
 }
 
+// How the platform's ssh line is read: a host it names without a user takes the profile's
+// user for it, else ours, and a refusal names the profile's setting.
+transport::SshLineRules ssh_line_rules(const scenario::HawkSettings& settings) {
+  return {.jump_user = settings.jumphost_user,
+          .sandbox_user = settings.sandbox_user,
+          .local_user = transport::local_user_name(),
+          .jump_user_setting = "hawk.jumphost_user",
+          .sandbox_user_setting = "hawk.sandbox_user"};
+}
+
 }  // namespace
 
 // ssh-command in short rounds, hawk status between them, until the line comes or time is up.
@@ -341,9 +352,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
   try {
     const double start_s = seconds_since(t0);
     const std::string text = wait_for_ssh_line(cli, id);
-    auto line = transport::parse_ssh_line(text, {.jump_user = settings_.jumphost_user,
-                                                 .sandbox_user = settings_.sandbox_user,
-                                                 .local_user = transport::local_user_name()});
+    auto line = transport::parse_ssh_line(text, ssh_line_rules(settings_));
     if (!line) throw InfraError(fmt::format("eval {}: {}", id, line.error().message));
     SandboxHandle h;
     h.name = id;
@@ -358,7 +367,7 @@ SandboxHandle HawkBackend::deploy(const SandboxRequest& request) {
                            "apply them; verification shows what the sandbox got): " +
                                started.warning}});
     nlohmann::json facts = {
-        {"backend", "hawk"},
+        {"backend", scenario::backend_name(scenario::BackendKind::hawk)},
         {"eval_set_id", id},
         {"node_class", request.node_class},
         {"runtime_requested", request.add_runtime_class.empty() ? "as written" : request.add_runtime_class},
@@ -449,7 +458,7 @@ void HawkBackend::destroy(const SandboxHandle& handle) noexcept {
 }
 
 nlohmann::json HawkBackend::context() const {
-  return {{"backend", "hawk"},
+  return {{"backend", scenario::backend_name(scenario::BackendKind::hawk)},
           {"hawk_cli", settings_.cli},
           {"hawk_human", settings_.human},
           {"deployment", profile_.name},

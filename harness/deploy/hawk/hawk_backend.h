@@ -64,7 +64,9 @@ class HawkBackend final : public Backend {
   HawkBackend(scenario::DeploymentProfile profile, HawkOptions options);
   ~HawkBackend() override;
 
-  std::string name() const override { return "hawk"; }
+  std::string name() const override {
+    return std::string(scenario::backend_name(scenario::BackendKind::hawk));
+  }
   SandboxHandle deploy(const SandboxRequest& request) override;
   void destroy(const SandboxHandle& handle) noexcept override;
   std::optional<RefusalProbe> submit_expecting_refusal(const SandboxRequest& request,

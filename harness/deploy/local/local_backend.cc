@@ -19,6 +19,7 @@
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
 #include "harness/deploy/witness_log.h"
+#include "harness/scenario/backend_kind.h"
 
 namespace isoharness::deploy::local {
 namespace fs = std::filesystem;
@@ -507,7 +508,7 @@ std::vector<EgressTarget> world_targets() {
 
 json LocalBackend::context() const {
   return json{
-      {"backend", "local"},
+      {"backend", scenario::backend_name(scenario::BackendKind::local)},
       {"run_id", paths_.run_id},
       {"state_dir", paths_.dir()},
       {"kernel", kernel_release_},

@@ -50,7 +50,9 @@ class LocalBackend : public Backend {
   // Destroys every sandbox still deployed, then the world, then the run's state.
   ~LocalBackend() override;
 
-  std::string name() const override { return "local"; }
+  std::string name() const override {
+    return std::string(scenario::backend_name(scenario::BackendKind::local));
+  }
   SandboxHandle deploy(const SandboxRequest& request) override;
   void destroy(const SandboxHandle& handle) noexcept override;
   std::vector<EgressTarget> egress_targets() const override;

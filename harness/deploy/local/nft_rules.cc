@@ -1,5 +1,8 @@
 #include "harness/deploy/local/nft_rules.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "harness/deploy/local/address_plan.h"
 
 namespace isoharness::deploy::local {
@@ -118,8 +121,7 @@ std::string host_guard_ruleset(const std::string& run_id) {
   std::string s = "table inet " + nft_table_name(run_id) + " {\n";
   s += "  chain guard_out {\n    type filter hook output priority 0; policy accept;\n";
   s += "    oifname \"ih-*\" accept\n";
-  std::string ranges;
-  for (const auto& r : world_ranges()) ranges += (ranges.empty() ? "" : ", ") + r;
+  const std::string ranges = fmt::format("{}", fmt::join(world_ranges(), ", "));
   s += "    ip daddr { " + ranges + " } counter drop\n";
   s += "    ip6 daddr " + std::string(world_addr::kInternet6) + " counter drop\n  }\n}\n";
   return s;
@@ -156,8 +158,7 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
   s += "add element " + t + " from_sandbox { \"" + e.veth + "\" : jump " + c + " }\n";
   s += "add chain " + t + " px_" + std::to_string(e.index) + "\n";
   if (!e.proxied.empty()) {
-    std::string set;
-    for (const auto& a : e.proxied) set += (set.empty() ? "" : ", ") + a;
+    const std::string set = fmt::format("{}", fmt::join(e.proxied, ", "));
     s += "add rule " + t + " px_" + std::to_string(e.index) + " ip saddr " + e.address + " ip daddr { " +
          set + " } tcp dport { 80, 443 } ct state new dnat ip to " + world_addr::kNodeJumpSide + ":" +
          std::to_string(world_addr::kNameProxyPort) + "\n";

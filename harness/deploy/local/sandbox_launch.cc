@@ -23,6 +23,7 @@
 #include "harness/deploy/local/sshd_config.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
+#include "harness/scenario/backend_kind.h"
 
 namespace isoharness::deploy::local {
 namespace fs = std::filesystem;
@@ -266,7 +267,7 @@ json agent_sandbox_facts(const DeployedSandbox& sb, const SandboxSpec& spec, con
   json scratch = json::array();
   for (const auto& s : spec.scratch) scratch.push_back(s.path);
   return {
-      {"backend", "local"},
+      {"backend", scenario::backend_name(scenario::BackendKind::local)},
       {"run_id", run_id},
       {"container_id", sb.container},
       {"runtime", oci_runtime_name(sb.runtime)},

@@ -10,6 +10,7 @@
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/capabilities.h"
 #include "harness/policy/chart_values.h"
+#include "harness/scenario/backend_kind.h"
 
 namespace isoharness::deploy::local {
 namespace {
@@ -480,7 +481,7 @@ OciRuntime runtime_for(const SandboxSpec& spec, const LocalProfile& profile) {
 
 json default_local_profile() {
   return json{{"name", "local"},
-              {"backend", "local"},
+              {"backend", scenario::backend_name(scenario::BackendKind::local)},
               {"runtime_classes", json::array({"gvisor"})},
               {"sandbox_runtime_class", "gvisor"},
               {"runtime_handlers", {{"gvisor", "runsc"}}},
