@@ -3,7 +3,7 @@
 // writes, which isoprobe bundle it uploads, whether it accepts new host keys, and the
 // command line it records. Each command's config embeds one; the CLI binds its flags once
 // (harness/cli/options.cc), and the run session takes it as it is (session.h), so a setting
-// every sandbox command shares is added here and nowhere else.
+// every sandbox command shares is a field here, its flag there, and what reads it.
 #pragma once
 
 #include <chrono>

@@ -2,6 +2,9 @@
 // `node_image:` section (the runc the nodes ship), docs/CONTRACTS.md §4.6 and §4.7. Every
 // value is checked here: the command is an argv of plain words, run without a shell; the
 // file is an absolute path; every bound has a range.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 
@@ -29,8 +32,7 @@ struct SectionReader {
     out = static_cast<T>(s[key].get<long long>());
   }
   void unknown_keys(const json& s, const std::vector<std::string_view>& known) const {
-    std::string list;
-    for (auto k : known) list += std::string(list.empty() ? "" : ", ") + std::string(k);
+    const std::string list = fmt::format("{}", fmt::join(known, ", "));
     for (const auto& [key, value] : s.items())
       if (std::find(known.begin(), known.end(), key) == known.end())
         error("", "has an unknown key '" + key + "' (known: " + list + ")");

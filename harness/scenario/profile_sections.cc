@@ -1,5 +1,8 @@
 #include "harness/scenario/profile_sections.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -34,13 +37,10 @@ struct Section {
     for (const auto& [key, value] : v.items()) {
       bool ok = false;
       for (const char* k : known) ok = ok || key == k;
-      if (!ok) error(key, "unknown key '" + key + "' in " + base.substr(1) + " (known: " + join(known) + ")");
+      if (!ok)
+        error(key, "unknown key '" + key + "' in " + base.substr(1) +
+                       " (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
     }
-  }
-  static std::string join(std::initializer_list<const char*> words) {
-    std::string out;
-    for (const char* w : words) out += (out.empty() ? "" : ", ") + std::string(w);
-    return out;
   }
 };
 
