@@ -217,8 +217,7 @@ std::string runs_elsewhere(const HistoryView& h, const BaselineRecord& rec, cons
   for (const auto& r : h.runs)
     if (usable(r, scenario, rec.cell(), target_cell) && r.provenance.key() != deployment)
       other.insert(r.provenance.key());
-  const std::string list = fmt::format("{}", fmt::join(other, ", "));
-  return list;
+  return fmt::format("{}", fmt::join(other, ", "));
 }
 
 // Where the ratio comes from: the chosen deployment's runs, else (with the flag) any.

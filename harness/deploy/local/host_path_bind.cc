@@ -98,7 +98,7 @@ std::string bind_host_path(const HostPathMount& h, const std::string& bundle_dir
   if (::fstat(source.get(), &opened) != 0) refuse_host_path(h, std::string("fstat: ") + std::strerror(errno));
 
   const std::string staging = host_path_staging_dir(bundle_dir);
-  const std::string point = staging + "/" + std::to_string(n);
+  std::string point = staging + "/" + std::to_string(n);  // returned: not const, so it moves
   if ((::mkdir(staging.c_str(), 0700) != 0 && errno != EEXIST) || ::mkdir(point.c_str(), 0700) != 0)
     refuse_host_path(h, "cannot create its staging point " + point + ": " + std::strerror(errno));
   const std::string by_fd = "/proc/self/fd/" + std::to_string(source.get());
