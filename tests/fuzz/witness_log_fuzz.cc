@@ -12,7 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace deploy = isoharness::deploy;
   const auto log = deploy::parse_witness_log(isoharness::fuzz::as_text(data, size));
   for (const auto& r : log.records) {
-    if (r.kind != "tcp-syn" && r.kind != "udp" && r.kind != "icmp-echo" && r.kind != "dns") __builtin_trap();
+    if (r.kind != "tcp-syn" && r.kind != "tcp-data" && r.kind != "udp" && r.kind != "icmp-echo" &&
+        r.kind != "dns")
+      __builtin_trap();
     if (r.port < 0 || r.port > 65535) __builtin_trap();
   }
   const long long from = 1700000000000LL, to = 1700000060000LL;
