@@ -28,7 +28,9 @@ void add_sandbox_options(CLI::App* sub, runner::SandboxCommand& command, const C
     sub->add_option_function<std::string>(
            "--backend",
            [&command](const std::string& name) {
-             command.backend = scenario::backend_from_name(name).value_or(BackendKind::local);
+             const auto kind = scenario::backend_from_name(name);  // IsMember let only a name in
+             if (!kind) throw CLI::ValidationError("--backend", "no backend named '" + name + "'");
+             command.backend = *kind;
            },
            "Backend: local (real runc/runsc on this machine) or hawk (a deployment, through its CLI)")
         ->default_str(std::string(scenario::backend_name(command.backend)))

@@ -25,7 +25,7 @@ constexpr std::string_view backend_name(BackendKind kind) {
     case BackendKind::existing:
       return "existing";
   }
-  return "local";  // not reached: every kind is named above
+  return "unnamed";  // not reached: every kind is named above, and no backend has this name
 }
 
 // The kind a name stands for; nullopt for any other text (the caller says what it accepts).

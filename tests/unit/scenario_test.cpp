@@ -204,6 +204,14 @@ TEST_CASE("deployment profiles keep every key and check the policy's", "[scenari
   auto none = parse_deployment("runtime_classes: [gvisor]\n", "n.yaml");
   CHECK_FALSE(none.sandbox_runtime_class.has_value());
   CHECK(none.name == "n");
+  CHECK_FALSE(none.backend.has_value());  // a profile that names no backend serves either
+  // A profile names a backend that deploys: `existing` (check's, nothing deployed) is none.
+  for (const char* name : {"existing", "kata", "Local"})
+    CHECK_THAT(error_of([name] { parse_deployment(std::string("backend: ") + name + "\n", "b.yaml"); }),
+               Catch::Contains("b.yaml:1:") &&
+                   Catch::Contains("backend must be local or hawk, not '" + std::string(name) + "'"));
+  CHECK_THAT(error_of([] { parse_deployment("backend: 1\n", "b.yaml"); }),
+             Catch::Contains("backend must be a string (local, hawk)"));
   CHECK_THAT(error_of([] {
                parse_deployment("runtime_classes: [kata]\nsandbox_runtime_class: gvisor\n", "d.yaml");
              }),
