@@ -1,7 +1,7 @@
 # System tests of the local backend against real runc, runsc, sshd, dnsmasq and nftables.
 isoharness_test(local_system_test SYSTEM TIMEOUT 900
   SOURCES system/local_system_test.cpp system/local_test_support.cpp
-  LIBS isoharness::deploy_local)
+  LIBS isoharness::deploy_local isoprobe_core)
 isoharness_test(local_lifecycle_test SYSTEM TIMEOUT 600
   SOURCES system/local_lifecycle_test.cpp system/local_test_support.cpp
   LIBS isoharness::deploy_local)

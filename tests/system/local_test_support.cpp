@@ -1,6 +1,7 @@
 #include "tests/system/local_test_support.h"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -45,6 +46,22 @@ RunResult ssh_through_jumphost(const std::string& dir, const std::string& tag,
   auto r = run_command(dl::ssh_argv(route, cfg, command), opts);
   if (!r) throw std::runtime_error("cannot run ssh: " + r.error().message);
   return *r;
+}
+
+std::string printf_escaped(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += fmt::format("\\x{:02x}", c);
+  return out;
+}
+
+std::string answer_probe_function() {
+  return "probe() { r=$(timeout 5 bash -c 'exec 3<>/dev/tcp/$0 2>/dev/null || exit 1; echo connected; "
+         "printf \"$1\" >&3 2>/dev/null; "
+         "if [ -z \"$2\" ]; then read -r -N 1 -t 4 c <&3 && echo answered marker; exit; fi; "
+         "while IFS= read -r -t 4 l <&3 || [ -n \"$l\" ]; do echo \"answered $l\"; "
+         "case $l in *\"$2\"*) echo marker; exit;; esac; l=; done' \"$1\" \"$2\" \"$3\"); "
+         "case $r in *marker*) echo open;; *answered*) echo answered-otherwise; echo \"$r\" >&2;; "
+         "connected) echo closed; echo \"$1: connected, no answer\" >&2;; *) echo closed;; esac; }; ";
 }
 
 std::vector<std::string> leftovers_of(const std::string& state_root, const std::string& run_id) {

@@ -232,12 +232,13 @@ TEST_CASE("run: isoharness sees what ssh -J and a shell see on the same sandbox"
       std::map<std::string, json> obs;
       for (const auto& o : posture["observations"]) obs[o["name"].get<std::string>()] = o["value"];
 
-      auto shell =
-          test::local::ssh_through_jumphost(dir.path, job.scenario, sandbox.handle().route,
-                                            {"sh", "-c",
-                                             "uname -r; grep CapEff /proc/self/status | awk '{print $2}'; "
-                                             "if timeout 3 bash -c 'exec 3<>/dev/tcp/203.0.113.10/80' "
-                                             "2>/dev/null; then echo open; else echo closed; fi"});
+      auto shell = test::local::ssh_through_jumphost(
+          dir.path, job.scenario, sandbox.handle().route,
+          {"bash", "-c",
+           "uname -r; grep CapEff /proc/self/status | awk '{print $2}'; " +
+               test::local::answer_probe_function() + "probe 203.0.113.10/80 '" +
+               test::local::printf_escaped("GET / HTTP/1.0\r\nHost: target.example.com\r\n\r\n") +
+               "' 'isoharness world: target'"});
       REQUIRE(shell.exit_code == 0);
       std::istringstream lines(shell.out);
       std::string release, capeff, egress;
