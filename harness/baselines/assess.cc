@@ -8,6 +8,7 @@
 #include "harness/baselines/baselines.h"
 #include "harness/baselines/drift_since.h"
 #include "harness/baselines/ratio.h"
+#include "harness/history/series.h"
 #include "harness/parity/nights.h"
 
 namespace isoharness::baselines {
@@ -133,10 +134,7 @@ struct Judged {
 };
 
 bool concerns(const std::string& runtime, const std::string& field) {
-  const bool gvisor =
-      runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
-  if (field == "node_image") return true;
-  return gvisor ? field == "runsc" || field == "runsc_platform" : field == runtime;
+  return field == "node_image" || history::field_versions_runtime(field, runtime);
 }
 
 // What change-point detection cannot see (a change in the last nights, fewer than a

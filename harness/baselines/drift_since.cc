@@ -11,12 +11,8 @@ namespace {
 
 // The context fields a runtime's own binary shows up under (history::context_fields).
 bool names_runtime(const nlohmann::json& change, const std::string& runtime) {
-  const bool gvisor =
-      runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
-  for (const auto& c : change.value("context_changes", nlohmann::json::array())) {
-    const std::string field = c.value("field", "");
-    if (gvisor ? (field == "runsc" || field == "runsc_platform") : field == runtime) return true;
-  }
+  for (const auto& c : change.value("context_changes", nlohmann::json::array()))
+    if (history::field_versions_runtime(c.value("field", ""), runtime)) return true;
   return false;
 }
 

@@ -116,6 +116,12 @@ const std::vector<ContextField>& context_fields() {
   return fields;
 }
 
+bool field_versions_runtime(const std::string& field, const std::string& runtime) {
+  const bool gvisor =
+      runtime.find("gvisor") != std::string::npos || runtime.find("runsc") != std::string::npos;
+  return gvisor ? field == "runsc" || field == "runsc_platform" : field == runtime;
+}
+
 nlohmann::json context_changes(const nlohmann::json& before, const nlohmann::json& after) {
   nlohmann::json out = nlohmann::json::array();
   if (!before.is_object() || !after.is_object()) return out;

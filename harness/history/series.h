@@ -53,6 +53,11 @@ struct ContextField {
 };
 const std::vector<ContextField>& context_fields();
 
+// Whether the context field `field` is the version of a runtime named `runtime` (a
+// baseline's or a cell's word): `runsc` and `runsc_platform` for a gVisor runtime (a name
+// holding "gvisor" or "runsc"), else the field of the runtime's own name (`runc`).
+bool field_versions_runtime(const std::string& field, const std::string& runtime);
+
 // What differs between two runs' context blocks, as {field, label, before, after, runtime}.
 nlohmann::json context_changes(const nlohmann::json& before, const nlohmann::json& after);
 
