@@ -4,7 +4,7 @@
 #
 #   <prefix>/bin/isoharness
 #   <prefix>/lib/isoharness/       isoprobe-bundle/, isoprobe-posture/, getpid-static, isoharness-world-helper
-#   <prefix>/share/isoharness/     scenarios/ (with deployments/, parity/, invalid/), runc-escapes.txt
+#   <prefix>/share/isoharness/     scenarios/ (with deployments/, parity/, invalid/), runtime-escapes/
 #   <prefix>/share/doc/isoharness/ README.md, CODING.md, CONTRACTS.md, examples/workflows/,
 #                                  examples/baselines.example.csv
 #
@@ -38,8 +38,9 @@ install(PROGRAMS ${CMAKE_BINARY_DIR}/probes/isoprobe-posture/isoprobe
   ${CMAKE_BINARY_DIR}/probes/isoprobe-posture/isoprobe-unxz
   DESTINATION ${ISOHARNESS_INSTALL_LIBDIR}/isoprobe-posture)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scenarios/ DESTINATION ${ISOHARNESS_INSTALL_DATADIR}/scenarios)
-# The table of runc escapes the runtime_version check judges by (data/runc-escapes.txt).
-install(FILES ${CMAKE_SOURCE_DIR}/data/runc-escapes.txt DESTINATION ${ISOHARNESS_INSTALL_DATADIR})
+# The escape tables the runtime_version check judges by, one per component
+# (data/runtime-escapes/<component>.txt).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/data/runtime-escapes/ DESTINATION ${ISOHARNESS_INSTALL_DATADIR}/runtime-escapes)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/CODING.md ${CMAKE_SOURCE_DIR}/docs/CONTRACTS.md
   DESTINATION ${ISOHARNESS_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/ci/workflows/ DESTINATION ${ISOHARNESS_INSTALL_DOCDIR}/examples/workflows)

@@ -51,13 +51,13 @@ const ShippedPath kWorldHelper{"world helper",
                                "",
                                ""};
 
-const ShippedPath kRuncEscapes{"runc escape table",
-                               "",
-                               "ISOHARNESS_RUNC_ESCAPES",
-                               ISOHARNESS_INSTALL_DATADIR "/runc-escapes.txt",
-                               "",
-                               "data/runc-escapes.txt",
-                               ""};
+const ShippedPath kRuntimeEscapes{"runtime escape tables",
+                                  "",
+                                  "ISOHARNESS_RUNTIME_ESCAPES",
+                                  ISOHARNESS_INSTALL_DATADIR "/runtime-escapes",
+                                  "",
+                                  "data/runtime-escapes",
+                                  "runc.txt"};
 
 const char* to_string(PathOrigin origin) {
   switch (origin) {
@@ -176,7 +176,7 @@ std::vector<std::pair<const ShippedPath*, ResolvedPath>> resolve_all_shipped_pat
   const PathContext context = PathContext::of_this_process();
   std::vector<std::pair<const ShippedPath*, ResolvedPath>> out;
   for (const ShippedPath* item :
-       {&kScenariosDir, &kIsoprobeBundle, &kPostureAgent, &kWorldHelper, &kRuncEscapes})
+       {&kScenariosDir, &kIsoprobeBundle, &kPostureAgent, &kWorldHelper, &kRuntimeEscapes})
     out.emplace_back(item, resolve_path(*item, "", context));
   return out;
 }

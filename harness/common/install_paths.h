@@ -4,7 +4,7 @@
 //
 //   1. the command-line flag, when the command has one;
 //   2. an environment variable (ISOHARNESS_SCENARIOS_DIR, ISOHARNESS_PROBE_DIR,
-//      ISOHARNESS_POSTURE_AGENT_DIR, ISOHARNESS_WORLD_HELPER, ISOHARNESS_RUNC_ESCAPES);
+//      ISOHARNESS_POSTURE_AGENT_DIR, ISOHARNESS_WORLD_HELPER, ISOHARNESS_RUNTIME_ESCAPES);
 //   3. the install prefix of the running binary: /proc/self/exe is <prefix>/bin/isoharness,
 //      data under <prefix>/share/isoharness, programs under <prefix>/lib/isoharness;
 //   4. the build tree this binary was compiled in, and its source tree, but only while the
@@ -42,7 +42,9 @@ extern const ShippedPath kScenariosDir;
 extern const ShippedPath kIsoprobeBundle;
 extern const ShippedPath kPostureAgent;  // the posture-only static isoprobe that `run` uploads
 extern const ShippedPath kWorldHelper;
-extern const ShippedPath kRuncEscapes;  // the table of runc escapes runtime_version judges by
+// The folder of escape tables runtime_version judges by, one <component>.txt each; an
+// operator points ISOHARNESS_RUNTIME_ESCAPES at their own folder.
+extern const ShippedPath kRuntimeEscapes;
 
 struct ResolvedPath {
   std::string path;  // empty when not found

@@ -60,12 +60,27 @@ std::optional<PodRef> pod_of(const json& j) {
   return PodRef{json_string(*pod, "name").value_or(""), json_string(*pod, "namespace").value_or("")};
 }
 
+// node_image's members, each a string under its own name.
+constexpr std::pair<const char*, std::string NodeImageFacts::*> kNodeImageFields[] = {
+    {"name", &NodeImageFacts::name},
+    {"runc_version", &NodeImageFacts::runc_version},
+    {"runc_package", &NodeImageFacts::runc_package},
+    {"containerd_version", &NodeImageFacts::containerd_version},
+    {"containerd_package", &NodeImageFacts::containerd_package},
+    {"crun_version", &NodeImageFacts::crun_version},
+    {"crun_package", &NodeImageFacts::crun_package},
+    {"runsc_version", &NodeImageFacts::runsc_version},
+    {"runsc_package", &NodeImageFacts::runsc_package},
+    {"nvidia_container_toolkit_version", &NodeImageFacts::nvidia_container_toolkit_version},
+    {"nvidia_container_toolkit_package", &NodeImageFacts::nvidia_container_toolkit_package},
+};
+
 std::optional<NodeImageFacts> node_image_of(const json& j) {
   const json* image = json_object(j, "node_image");
   if (!image) return std::nullopt;
-  return NodeImageFacts{json_string(*image, "name").value_or(""),
-                        json_string(*image, "runc_version").value_or(""),
-                        json_string(*image, "runc_package").value_or("")};
+  NodeImageFacts out;
+  for (const auto& [key, field] : kNodeImageFields) out.*field = json_string(*image, key).value_or("");
+  return out;
 }
 
 std::optional<ItemResolverFacts> resolver_of(const json& j) {
@@ -148,10 +163,15 @@ json SandboxFacts::to_json() const {
   if (!exec.empty()) j["exec"] = exec;
   if (!test_weakenings.empty()) j["test_weakenings"] = test_weakenings;
   if (sandbox_pod) j["sandbox_pod"] = {{"name", sandbox_pod->name}, {"namespace", sandbox_pod->namespace_}};
-  if (node_image)
-    j["node_image"] = {{"name", node_image->name},
-                       {"runc_version", node_image->runc_version},
-                       {"runc_package", node_image->runc_package}};
+  if (node_image) {
+    // name and runc's two are always written (readers before the rest of the stack expect them).
+    json image = {{"name", node_image->name},
+                  {"runc_version", node_image->runc_version},
+                  {"runc_package", node_image->runc_package}};
+    for (const auto& [key, field] : kNodeImageFields)
+      if (!((*node_image).*field).empty()) image[key] = (*node_image).*field;
+    j["node_image"] = std::move(image);
+  }
   if (item_resolver)
     j["item_resolver"] = {{"address", item_resolver->address},
                           {"instance_name", item_resolver->instance_name},

@@ -21,12 +21,21 @@ struct PodRef {
   std::string namespace_;
 };
 
-// The node image a deployment profile declares (node_image:), where the node's runc
-// cannot be seen from inside a sandbox.
+// The node image a deployment profile declares (node_image:), where the node's runtime
+// stack cannot be seen from inside a sandbox. Each version is upstream's word, each
+// package a distribution's package version; "" when the profile declares none.
 struct NodeImageFacts {
   std::string name;
   std::string runc_version;
   std::string runc_package;
+  std::string containerd_version;
+  std::string containerd_package;
+  std::string crun_version;
+  std::string crun_package;
+  std::string runsc_version;
+  std::string runsc_package;
+  std::string nvidia_container_toolkit_version;
+  std::string nvidia_container_toolkit_package;
 };
 
 // The item's own resolver (local backend): its address, the name that answers with this

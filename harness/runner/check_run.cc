@@ -189,6 +189,7 @@ RunOutcome check(const CheckConfig& config) {
   header.scenario_names = {p.scenario.name};
   header.plans[p.scenario.name] = policy::to_json(p.plan);
   add_plan_findings(p.scenario.name, p.plan, header.findings);
+  add_escape_table_findings(header.findings);
   session.open_journal(header);
 
   RunSettings& settings = session.settings();

@@ -58,8 +58,14 @@ struct RunSettings {
   // How many other live sandboxes each sandbox tries as peers (the profile's
   // peers_per_sandbox; harness/verify/peer_checks.h).
   int peers_per_sandbox = 2;
-  // The deployment profile's accepted_runtime_escapes (CVE -> reason), for runtime_version.
+  // The deployment profile's accepted_runtime_escapes ({component, CVE} -> reason), for
+  // runtime_version.
   verify::AcceptedEscapes accepted_escapes;
+  // The profile's runtime classes -> OCI runtime (runtime_handlers; a class without one is
+  // its own name), for which OCI runtime's escapes apply to an item; and its
+  // runsc_max_age_days.
+  std::map<std::string, std::string> runtime_handlers;
+  int runsc_max_age_days = 365;
 };
 
 class RunState {

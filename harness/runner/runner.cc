@@ -101,6 +101,7 @@ HeaderParts run_header(const std::vector<Planned>& planned, const std::vector<Re
     header.scenario_names.push_back(p.scenario.name);
     add_plan_findings(p.scenario.name, p.plan, header.findings);
   }
+  add_escape_table_findings(header.findings);
   for (const auto& r : refusals) header.scenario_names.push_back(r.scenario.name);
   for (const auto& s : skipped)
     header.skipped.push_back(

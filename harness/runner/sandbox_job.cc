@@ -156,6 +156,22 @@ std::vector<deploy::EgressTarget> job_targets(const RunSettings& settings, const
   return targets;
 }
 
+// runtime_version for this job: the OCI runtime of its runtime class (the job's class, "runc"
+// being the node's default unless the item pins one; the profile's handler, else the class's
+// own name; none: the node's default), whether the item has a GPU service, the run's time.
+verify::CheckResult runtime_version_of(const RunSettings& settings, const Job& job,
+                                       const deploy::SandboxFacts& facts) {
+  verify::RuntimeVersionInput in{facts, settings.accepted_escapes};
+  in.gpu = job.item->gpu;
+  const std::string cls = job.runtime != "runc" ? job.runtime : job.item->runtime_class.value_or("");
+  if (!cls.empty()) {
+    const auto it = settings.runtime_handlers.find(cls);
+    in.oci_runtime = it == settings.runtime_handlers.end() ? cls : it->second;
+  }
+  in.runsc_max_age_days = settings.runsc_max_age_days;
+  return verify::check_runtime_version(in);
+}
+
 // The posture document judged: the witness's view of the probe run (when the backend has
 // one: egress is judged on it, not on the sandbox's word), the claims, the siblings, and
 // whether the agent that wrote it ran from the uploaded file (if not, nothing it claimed
@@ -170,7 +186,7 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
   out.claims =
       verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
                               out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
-  out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts, ctx.settings.accepted_escapes));
+  out.claims.push_back(runtime_version_of(ctx.settings, job, sandbox.handle().facts));
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (out.agent->status != CheckStatus::pass) {

@@ -70,6 +70,18 @@ void add_plan_findings(const std::string& scenario, const policy::Plan& plan, nl
                           {"message", f.message}});
 }
 
+void add_escape_table_findings(nlohmann::json& findings) {
+  const auto today =
+      std::chrono::duration_cast<std::chrono::days>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  for (const auto& note : verify::stale_escape_tables(verify::shipped_escape_tables(), today))
+    findings.push_back({{"scenario", "(run)"},
+                        {"item_id", nullptr},
+                        {"code", "escape_table_stale"},
+                        {"severity", "note"},
+                        {"message", note + ": runtime_version judges by what it lists"}});
+}
+
 RunSession::RunSession(SessionSetup setup)
     : setup_(std::move(setup)), run_id_(random_run_id()), state_(&g_interrupted) {
   settings_.run_id = run_id_;
@@ -80,7 +92,10 @@ RunSession::RunSession(SessionSetup setup)
   if (setup_.profile) use_login(*setup_.profile);
   if (setup_.profile) {
     for (const auto& e : setup_.profile->accepted_runtime_escapes)
-      settings_.accepted_escapes[e.cve] = e.reason;
+      settings_.accepted_escapes[{e.component, e.cve}] = e.reason;
+    for (const auto& [cls, handler] : setup_.profile->runtime_handlers)
+      settings_.runtime_handlers[cls] = handler;
+    settings_.runsc_max_age_days = setup_.profile->runsc_max_age_days;
     // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
     settings_.witness_waived = setup_.profile->witness_none;
   }

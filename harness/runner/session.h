@@ -108,6 +108,10 @@ class RunSession {
 // Findings of one plan document, flattened for the result (scenario, item_id, code, ...).
 void add_plan_findings(const std::string& scenario, const policy::Plan& plan, nlohmann::json& findings);
 
+// A note among the findings for each runtime escape table runtime_version reads that was
+// reviewed more than 180 days before now (harness/verify/runtime_escapes.h).
+void add_escape_table_findings(nlohmann::json& findings);
+
 // The result's "summary": counts, and the verdict (error when the infrastructure failed, a
 // sandbox errored, the run was interrupted, or fewer sandboxes than planned were recorded;
 // no planned count, no such comparison).

@@ -1,5 +1,6 @@
 // The deployment profile's `hubble:` section (where the drop point's flows come from) and
-// `node_image:` section (the runc the nodes ship), docs/CONTRACTS.md §4.6 and §4.7. Every
+// `node_image:` section (the runtime stack the nodes ship, with accepted_runtime_escapes and
+// runsc_max_age_days), docs/CONTRACTS.md §4.6 and §4.7. Every
 // value is checked here: the command is an argv of plain words, run without a shell; the
 // file is an absolute path; every bound has a range.
 #include <fmt/format.h>
@@ -96,39 +97,67 @@ void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
   profile.hubble = out;
 }
 
+// One optional `<component>_version` with its `<component>_package`; a package without a
+// version is refused.
+void read_stack_version(const SectionReader& r, const json& n, const std::string& component,
+                        std::string& version, std::string& package) {
+  const std::string vk = component + "_version", pk = component + "_package";
+  if (n.contains(vk) && !version_word(n[vk]))
+    r.error(vk, "must be the " + component + " version the image ships (letters, digits, + . ~ - :)");
+  else if (n.contains(vk))
+    version = n[vk].get<std::string>();
+  if (n.contains(pk) && !version_word(n[pk]))
+    r.error(pk, "must be a package version (letters, digits, + . ~ - :)");
+  else if (n.contains(pk) && !n.contains(vk))
+    r.error(pk, "needs " + vk + " beside it");
+  else if (n.contains(pk))
+    package = n[pk].get<std::string>();
+}
+
 void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile,
                              std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
   if (!v.contains("node_image")) return;
   const SectionReader r{doc, errors, "node_image"};
   const json& n = v["node_image"];
-  if (!n.is_object()) return r.error("", "must be a mapping (name, runc_version, runc_package)");
-  r.unknown_keys(n, {"name", "runc_version", "runc_package"});
+  if (!n.is_object()) return r.error("", "must be a mapping (name, runc_version or crun_version, ...)");
+  r.unknown_keys(n, {"name", "runc_version", "runc_package", "containerd_version", "containerd_package",
+                     "crun_version", "crun_package", "runsc_version", "runsc_package",
+                     "nvidia_container_toolkit_version", "nvidia_container_toolkit_package"});
   NodeImageSettings out;
   if (!n.contains("name") || !n["name"].is_string() || n["name"].get<std::string>().empty() ||
       n["name"].get<std::string>().size() > 256)
     r.error("name", "is required: the image the nodes run (at most 256 characters)");
   else
     out.name = n["name"].get<std::string>();
-  if (!n.contains("runc_version") || !version_word(n["runc_version"]))
-    r.error("runc_version", "is required: the runc version the image ships (letters, digits, + . ~ - :)");
-  else
-    out.runc_version = n["runc_version"].get<std::string>();
-  if (n.contains("runc_package") && !version_word(n["runc_package"]))
-    r.error("runc_package", "must be a package version (letters, digits, + . ~ - :)");
-  else if (n.contains("runc_package"))
-    out.runc_package = n["runc_package"].get<std::string>();
+  if (!n.contains("runc_version") && !n.contains("crun_version"))
+    r.error("runc_version", "is required unless crun_version names the nodes' OCI runtime");
+  read_stack_version(r, n, "runc", out.runc_version, out.runc_package);
+  read_stack_version(r, n, "containerd", out.containerd_version, out.containerd_package);
+  read_stack_version(r, n, "crun", out.crun_version, out.crun_package);
+  read_stack_version(r, n, "runsc", out.runsc_version, out.runsc_package);
+  read_stack_version(r, n, "nvidia_container_toolkit", out.nvidia_container_toolkit_version,
+                     out.nvidia_container_toolkit_package);
   profile.node_image = out;
 }
 
-// accepted_runtime_escapes: [{cve, reason}], each a CVE name and a reason of its own.
+// accepted_runtime_escapes: [{component, cve, reason}], each a component of the stack, a
+// CVE name and a reason of its own.
 void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
                            std::vector<Diagnostic>& errors) {
   const json& v = doc.value;
+  if (v.contains("runsc_max_age_days")) {
+    const SectionReader top{doc, errors, "runsc_max_age_days"};
+    const json& d = v["runsc_max_age_days"];
+    if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 36500)
+      top.error("", "must be a whole number of days from 1 to 36500");
+    else
+      profile.runsc_max_age_days = d.get<int>();
+  }
   if (!v.contains("accepted_runtime_escapes")) return;
   const SectionReader r{doc, errors, "accepted_runtime_escapes"};
   const json& list = v["accepted_runtime_escapes"];
-  if (!list.is_array()) return r.error("", "must be a list of {cve, reason}");
+  if (!list.is_array()) return r.error("", "must be a list of {component, cve, reason}");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const json& e = list[i];
     const std::string at = std::to_string(i);
@@ -138,11 +167,17 @@ void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
     const bool reason_ok = e.is_object() && e.contains("reason") && e["reason"].is_string() &&
                            !e["reason"].get<std::string>().empty() &&
                            e["reason"].get<std::string>().size() <= 512;
+    const bool component_ok =
+        e.is_object() && e.contains("component") && e["component"].is_string() &&
+        std::any_of(std::begin(kRuntimeStackComponents), std::end(kRuntimeStackComponents),
+                    [&](const char* c) { return e["component"].get<std::string>() == c; });
+    if (!component_ok)
+      r.error(at, "needs component: one of containerd, runc, crun, runsc, nvidia-container-toolkit");
     if (!cve_ok) r.error(at, "needs cve: a CVE name (CVE-YYYY-NNNN)");
     if (!reason_ok) r.error(at, "needs reason: why the deployment runs open to it (1 to 512 characters)");
-    if (cve_ok && reason_ok)
+    if (cve_ok && reason_ok && component_ok)
       profile.accepted_runtime_escapes.push_back(
-          {e["cve"].get<std::string>(), e["reason"].get<std::string>()});
+          {e["cve"].get<std::string>(), e["reason"].get<std::string>(), e["component"].get<std::string>()});
   }
 }
 

@@ -251,17 +251,33 @@ struct HubbleSettings {
 // The `node_image:` section: the image the deployment's nodes run and the runc it ships,
 // as the operator declares them (from inside a sandbox the node's runtime is not
 // observable). runtime_version judges these.
-// A runc escape the deployment knowingly runs open to (`accepted_runtime_escapes:`): the
-// runtime_version check names it and the reason in every report instead of failing on it.
+// An escape of one component of the runtime stack the deployment knowingly runs open to
+// (`accepted_runtime_escapes:`): the runtime_version check names it and the reason in every
+// report instead of failing on it.
 struct AcceptedEscape {
-  std::string cve;     // CVE-YYYY-NNNN+
-  std::string reason;  // why the deployment runs it anyway, for people
+  std::string cve;        // CVE-YYYY-NNNN+
+  std::string reason;     // why the deployment runs it anyway, for people
+  std::string component;  // containerd, runc, crun, runsc or nvidia-container-toolkit
 };
+
+// The components of the runtime stack that have an escape table (the component words of
+// accepted_runtime_escapes; harness/verify/runtime_escapes.h has the same five).
+inline constexpr const char* kRuntimeStackComponents[] = {"containerd", "runc", "crun", "runsc",
+                                                          "nvidia-container-toolkit"};
 
 struct NodeImageSettings {
   std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
-  std::string runc_version;  // the upstream version its runc reports ("1.3.3")
+  std::string runc_version;  // the upstream version its runc reports ("1.3.3"); "" when the nodes run crun
   std::string runc_package;  // its distribution package version ("1.1.12-0ubuntu3.1"), "" when none
+  // The rest of the stack, each optional ("" = not declared, runtime_version says n/a).
+  std::string containerd_version;
+  std::string containerd_package;
+  std::string crun_version;
+  std::string crun_package;
+  std::string runsc_version;  // release-20240513.0 upstream, 0.0~20221219.0 Debian's
+  std::string runsc_package;
+  std::string nvidia_container_toolkit_version;
+  std::string nvidia_container_toolkit_package;
 };
 
 // A node class's settings for the hawk backend: environment for the CLI and keys merged
@@ -300,6 +316,9 @@ struct DeploymentProfile {
   std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::vector<AcceptedEscape> accepted_runtime_escapes;  // empty: every open escape fails
+  // `runsc_max_age_days:` a gVisor runtime released longer ago than this is a known risk
+  // of runtime_version (1 to 36500; default 365).
+  int runsc_max_age_days = 365;
   // `witness: none`: the deployment declares it has no witness, and its egress checks rest
   // on the sandbox's own report (the summary says so). Without it, a deployment whose
   // backend has no witness gets `unwitnessed` egress checks.

@@ -12,17 +12,19 @@
 // there and gets no emulation excuses anywhere else.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/common/expected.h"
 #include "harness/common/verdict.h"
 #include "harness/deploy/backend.h"
 #include "harness/policy/plan.h"
-#include "harness/verify/runc_escapes.h"
+#include "harness/verify/runtime_escapes.h"
 
 namespace isoharness::verify {
 
@@ -82,19 +84,34 @@ std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
 
-// The runc the sandbox's facts report (`runtime`, `runtime_version`, or on a deployment the
-// profile's `node_image`) against the shipped table of runc's published escapes
-// (runtime_version_check.cc, runc_escapes.h); not applicable under runsc or when nothing
-// reports a version; a failure when the table cannot be read or the version not parsed.
+// runtime_version (runtime_version_check.cc): the sandbox's runtime stack against the
+// escape tables of its components (runtime_escapes.h): the CRI runtime (containerd, on a
+// deployment) for every item; the OCI runtime of its runtime class (runc or crun for the
+// node's default, runsc for gVisor); the NVIDIA Container Toolkit for items with a GPU
+// service only. Each version comes from the facts: locally the runtime's own --version as
+// the backend ran it; on a deployment the profile's node_image; else that component is n/a,
+// saying what is not observable. A version that is given but cannot be read, or a table that
+// cannot be read, fails. A gVisor item shows runsc's release date and age, a known risk past
+// runsc_max_age_days; a table reviewed more than 180 days before `now` is named.
 //
-// accepted: escapes the deployment profile declares it runs open to (CVE -> its reason,
-// `accepted_runtime_escapes:`). An open escape listed there does not fail the check; the
-// check's reason names it and the reason, so every report shows it.
-using AcceptedEscapes = std::map<std::string, std::string>;
+// accepted: escapes the deployment profile declares it runs open to ({component, CVE} ->
+// its reason, `accepted_runtime_escapes:`). An open escape listed there does not fail the
+// check; the check's reason names it and the reason, so every report shows it.
+using AcceptedEscapes = std::map<std::pair<std::string, std::string>, std::string>;
+
+struct RuntimeVersionInput {
+  const deploy::SandboxFacts& facts;
+  const AcceptedEscapes& accepted;
+  bool gpu = false;  // the plan's item has a GPU service (policy::PlanItem::gpu)
+  // The OCI runtime of the item's runtime class ("runc", "crun", "runsc"; a class named
+  // gvisor counts as runsc); "": the facts' runtime, else the node's default.
+  std::string oci_runtime;
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();  // the run's time
+  int runsc_max_age_days = 365;
+  const EscapeTables* tables = nullptr;  // null: the shipped (or ISOHARNESS_RUNTIME_ESCAPES) folder
+};
+CheckResult check_runtime_version(const RuntimeVersionInput& in);
 CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const AcceptedEscapes& accepted = {});
-// The same against a given table (tests).
-CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const Expected<RuncEscapeTable>& table,
-                                  const AcceptedEscapes& accepted = {});
 
 // The reason a check gets when it would pass but rests on a posture document the control
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).

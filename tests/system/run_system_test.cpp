@@ -277,9 +277,10 @@ TEST_CASE("run: a far jumphost link losing 5 % of its packets still passes", "[s
                            "non-tier": {"cpuset": "0-1", "noisy_neighbour": true}},
           "egress_deadline_ms": 2000, "jumphost_link": {"rtt_ms": 40, "loss_percent": 5},
           "accepted_runtime_escapes": [
-            {"cve": "CVE-2025-31133", "reason": "as the local profile: Debian 12's runc"},
-            {"cve": "CVE-2025-52565", "reason": "as the local profile: Debian 12's runc"},
-            {"cve": "CVE-2025-52881", "reason": "as the local profile: Debian 12's runc"}]})");
+            {"component": "runc", "cve": "CVE-2025-31133", "reason": "as the local profile: Debian 12's runc"},
+            {"component": "runc", "cve": "CVE-2025-52565", "reason": "as the local profile: Debian 12's runc"},
+            {"component": "runc", "cve": "CVE-2025-52881", "reason": "as the local profile: Debian 12's runc"},
+            {"component": "runc", "cve": "CVE-2026-41579", "reason": "as the local profile: Debian 12's runc"}]})");
   std::ofstream(dir.path + "/lossy.yaml") << profile.dump();  // JSON is YAML
   auto cfg = config_for("standard.yaml", dir.path + "/out");
   cfg.command.isoprobe_bundle = posture_agent_dir();  // packed, as `run` sends it

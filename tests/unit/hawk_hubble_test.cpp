@@ -237,7 +237,36 @@ TEST_CASE("deployment profile: hubble: and node_image: sections, checked", "[haw
              Catch::Contains("unknown key 'shell'"));
   CHECK_THAT(hubble_profile_error("node_image: { name: x }\n"), Catch::Contains("runc_version is required"));
   CHECK_THAT(hubble_profile_error("node_image: { name: x, runc_version: \"1.2 ; rm\" }\n"),
-             Catch::Contains("runc_version is required"));
+             Catch::Contains("node_image.runc_version must be the runc version the image ships"));
+}
+
+TEST_CASE("deployment profile: node_image declares the rest of the runtime stack, each optional", "[hawk]") {
+  const auto p = scenario::parse_deployment(
+      kHubbleBase +
+          "node_image: { name: gpu-1, runc_version: 1.3.5, containerd_version: 1.7.31,\n"
+          "  containerd_package: 1.7.31-0ubuntu1, runsc_version: release-20261101.0,\n"
+          "  nvidia_container_toolkit_version: 1.17.7, nvidia_container_toolkit_package: 1.17.7-1 }\n",
+      "h.yaml");
+  REQUIRE(p.node_image);
+  CHECK(p.node_image->containerd_version == "1.7.31");
+  CHECK(p.node_image->containerd_package == "1.7.31-0ubuntu1");
+  CHECK(p.node_image->runsc_version == "release-20261101.0");
+  CHECK(p.node_image->nvidia_container_toolkit_version == "1.17.7");
+  CHECK(p.node_image->nvidia_container_toolkit_package == "1.17.7-1");
+  CHECK(p.node_image->crun_version.empty());
+  // A node whose OCI runtime is crun needs no runc_version.
+  const auto crun =
+      scenario::parse_deployment(kHubbleBase + "node_image: { name: c, crun_version: 1.28 }\n", "h.yaml");
+  REQUIRE(crun.node_image);
+  CHECK(crun.node_image->crun_version == "1.28");
+  CHECK(crun.node_image->runc_version.empty());
+  CHECK_THAT(
+      hubble_profile_error("node_image: { name: x, runc_version: 1.3.6, containerd_package: 1.7.31-1 }\n"),
+      Catch::Contains("node_image.containerd_package needs containerd_version beside it"));
+  CHECK_THAT(hubble_profile_error("node_image: { name: x, runc_version: 1.3.6, runsc_version: [1] }\n"),
+             Catch::Contains("node_image.runsc_version must be the runsc version"));
+  CHECK_THAT(hubble_profile_error("node_image: { name: x, runc_version: 1.3.6, docker_version: 1 }\n"),
+             Catch::Contains("unknown key 'docker_version'"));
 }
 
 TEST_CASE("hawk backend witness: drops from Hubble flows, by file and by command, judged as the flows say",

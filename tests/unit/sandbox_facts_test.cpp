@@ -95,3 +95,26 @@ TEST_CASE("sandbox facts: an agent that lists no siblings and one that lists non
   CHECK(listed.to_json() == json{{"siblings", json::array()}});
   CHECK(SandboxFacts{}.to_json() == json::object());
 }
+
+TEST_CASE("sandbox facts: node_image carries the whole declared runtime stack and back", "[verify]") {
+  const json recorded = {{"node_image",
+                          {{"name", "gpu-1"},
+                           {"runc_version", "1.3.5"},
+                           {"runc_package", ""},
+                           {"containerd_version", "1.7.31"},
+                           {"runsc_version", "release-20261101.0"},
+                           {"nvidia_container_toolkit_version", "1.17.7"},
+                           {"nvidia_container_toolkit_package", "1.17.7-1"}}}};
+  const SandboxFacts f = SandboxFacts::from_json(recorded);
+  REQUIRE(f.node_image);
+  CHECK(f.node_image->containerd_version == "1.7.31");
+  CHECK(f.node_image->runsc_version == "release-20261101.0");
+  CHECK(f.node_image->nvidia_container_toolkit_package == "1.17.7-1");
+  CHECK(f.node_image->crun_version.empty());
+  CHECK(f.to_json() == recorded);  // the undeclared ones are left out
+  // A wrong-typed version reads as not declared.
+  const SandboxFacts odd =
+      SandboxFacts::from_json({{"node_image", {{"name", "n"}, {"containerd_version", 1}}}});
+  REQUIRE(odd.node_image);
+  CHECK(odd.node_image->containerd_version.empty());
+}

@@ -245,21 +245,54 @@ TEST_CASE("deployment profiles: peers_per_sandbox sets how many other evals' san
              Catch::Contains("peers_per_sandbox must be a whole number"));
 }
 
-TEST_CASE("deployment profiles: accepted_runtime_escapes names each CVE with its reason", "[scenario]") {
+TEST_CASE("deployment profiles: accepted_runtime_escapes names each component and CVE with its reason",
+          "[scenario]") {
   CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").accepted_runtime_escapes.empty());
   const auto local = load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml");
-  REQUIRE(local.accepted_runtime_escapes.size() == 3);
+  REQUIRE(local.accepted_runtime_escapes.size() == 4);
   CHECK(local.accepted_runtime_escapes.front().cve == "CVE-2025-31133");
-  CHECK_FALSE(local.accepted_runtime_escapes.front().reason.empty());
+  CHECK(local.accepted_runtime_escapes.back().cve == "CVE-2026-41579");
+  for (const auto& e : local.accepted_runtime_escapes) {
+    CHECK(e.component == "runc");
+    CHECK_FALSE(e.reason.empty());
+  }
+  const auto toolkit = parse_deployment(
+      "accepted_runtime_escapes: [{component: nvidia-container-toolkit, cve: CVE-2025-23266, reason: r}]\n",
+      "d.yaml");
+  REQUIRE(toolkit.accepted_runtime_escapes.size() == 1);
+  CHECK(toolkit.accepted_runtime_escapes[0].component == "nvidia-container-toolkit");
   CHECK_THAT(error_of([] {
-               parse_deployment("name: x\naccepted_runtime_escapes: [{cve: CVE-2025-1}]\n", "d.yaml");
+               parse_deployment("name: x\naccepted_runtime_escapes: [{component: runc, cve: CVE-2025-1}]\n",
+                                "d.yaml");
              }),
              Catch::Contains("accepted_runtime_escapes.0 needs reason"));
-  CHECK_THAT(
-      error_of([] { parse_deployment("accepted_runtime_escapes: [{cve: bad, reason: r}]\n", "d.yaml"); }),
-      Catch::Contains("accepted_runtime_escapes.0 needs cve"));
+  CHECK_THAT(error_of([] {
+               parse_deployment("accepted_runtime_escapes: [{component: runc, cve: bad, reason: r}]\n",
+                                "d.yaml");
+             }),
+             Catch::Contains("accepted_runtime_escapes.0 needs cve"));
+  CHECK_THAT(error_of([] {
+               parse_deployment("accepted_runtime_escapes: [{cve: CVE-2025-31133, reason: r}]\n", "d.yaml");
+             }),
+             Catch::Contains("accepted_runtime_escapes.0 needs component: one of containerd, runc"));
+  CHECK_THAT(error_of([] {
+               parse_deployment(
+                   "accepted_runtime_escapes: [{component: docker, cve: CVE-2025-31133, reason: r}]\n",
+                   "d.yaml");
+             }),
+             Catch::Contains("accepted_runtime_escapes.0 needs component"));
   CHECK_THAT(error_of([] { parse_deployment("accepted_runtime_escapes: CVE-2025-1\n", "d.yaml"); }),
              Catch::Contains("accepted_runtime_escapes must be a list"));
+}
+
+TEST_CASE("deployment profiles: runsc_max_age_days bounds gVisor's age, default 365", "[scenario]") {
+  CHECK(parse_deployment("name: x\n", "d.yaml").runsc_max_age_days == 365);
+  CHECK(parse_deployment("runsc_max_age_days: 90\n", "d.yaml").runsc_max_age_days == 90);
+  CHECK_THAT(
+      error_of([] { parse_deployment("name: x\nrunsc_max_age_days: 0\n", "d.yaml"); }),
+      Catch::Contains("d.yaml:2:1: runsc_max_age_days must be a whole number of days from 1 to 36500"));
+  CHECK_THAT(error_of([] { parse_deployment("runsc_max_age_days: old\n", "d.yaml"); }),
+             Catch::Contains("runsc_max_age_days must be a whole number"));
 }
 
 TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {

@@ -68,8 +68,18 @@ std::vector<SandboxFacts> sibling_facts(const nlohmann::json& values,
 // (node_image:), for runtime_version.
 void add_node_image_fact(const scenario::DeploymentProfile& profile, SandboxFacts& facts) {
   if (!profile.node_image) return;
-  facts.node_image = NodeImageFacts{profile.node_image->name, profile.node_image->runc_version,
-                                    profile.node_image->runc_package};
+  const auto& n = *profile.node_image;
+  facts.node_image = NodeImageFacts{n.name,
+                                    n.runc_version,
+                                    n.runc_package,
+                                    n.containerd_version,
+                                    n.containerd_package,
+                                    n.crun_version,
+                                    n.crun_package,
+                                    n.runsc_version,
+                                    n.runsc_package,
+                                    n.nvidia_container_toolkit_version,
+                                    n.nvidia_container_toolkit_package};
 }
 
 // A CLI that waits for a person stops everything at once: no later call can do better.
