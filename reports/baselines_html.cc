@@ -74,7 +74,9 @@ std::string table(const nlohmann::json& doc) {
         escape_html(str_or(r, "cell")), escape_html(str_or(r, "mix")), r["duration_s"].get<double>(),
         interval_cell(r["ratio"], 3), escape_html(fraction_text(r)), interval_cell(r["corrected_s"], 0),
         escape_html(str_or(r, "verdict")), escape_html(verdict_text(r)), why,
-        src.is_object() ? escape_html(str_or(src, "run") + " (" + str_or(src, "backend") + ")") : "-");
+        src.is_object() ? escape_html(str_or(src, "run") + " (" + str_or(src, "backend") + "/" +
+                                      str_or(src, "deployment") + ")")
+                        : "-");
   }
   return out + "</table>\n";
 }
@@ -89,6 +91,8 @@ std::string render_baselines_html(const nlohmann::json& doc) {
       fmt::format("<p class=\"meta\">{} records from {} · as of {} · {} parity run(s) in the history</p>\n",
                   doc["summary"]["records"].get<int>(), escape_html(str_or(doc["input"], "file")),
                   escape_html(str_or(t, "at")), doc["parity_runs"].size());
+  if (doc.contains("deployment") && doc["deployment"].is_object())
+    out += "<p class=\"meta\">Deployment: " + escape_html(str_or(doc["deployment"], "rule")) + ".</p>\n";
   out += "<div class=\"verdict\">" + escape_html(summary_text(doc["summary"])) + "</div>\n";
   out += "<h2>Corrected intervals</h2>\n" + corrected_ratio_chart(doc);
   out += "<h2>Records</h2>\n" + table(doc);

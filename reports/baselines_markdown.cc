@@ -30,6 +30,12 @@ std::string fraction_value(const nlohmann::json& r) {
   return fmt::format("{:.6g}", (*it)["value"].get<double>());
 }
 
+// The record's deployment block's name or from ("" when null or absent).
+std::string deployment_of(const nlohmann::json& r, const char* key) {
+  const auto it = r.find("deployment");
+  return it != r.end() && it->is_object() ? str_or(*it, key) : "";
+}
+
 std::vector<std::string> new_columns(const nlohmann::json& r) {
   std::string changes;
   for (const auto& c : r["drift"]) changes += (changes.empty() ? "" : " | ") + change_text(c);
@@ -47,6 +53,8 @@ std::vector<std::string> new_columns(const nlohmann::json& r) {
           r["rounds_needed"].is_number() ? std::to_string(r["rounds_needed"].get<int>()) : "",
           src.is_object() ? str_or(src, "run") : "",
           src.is_object() ? str_or(src, "backend") : "",
+          deployment_of(r, "name"),
+          deployment_of(r, "from"),
           changes,
           fraction_value(r),
           r.contains("compute_fraction") && r["compute_fraction"].is_object()
@@ -70,6 +78,8 @@ std::string render_baselines_csv(const nlohmann::json& doc) {
                                                  "rounds_needed",
                                                  "source_run",
                                                  "source_backend",
+                                                 "deployment_used",
+                                                 "deployment_from",
                                                  "changes",
                                                  "compute_fraction_used",
                                                  "compute_fraction_from"};
@@ -97,6 +107,8 @@ std::string render_baselines_markdown(const nlohmann::json& doc) {
                                 escape_md_inline(str_or(t, "cell")), escape_md_inline(str_or(t, "at")));
   out += fmt::format("{} records from `{}`: {}.\n\n", doc["summary"]["records"].get<int>(),
                      escape_md_inline(str_or(doc["input"], "file")), summary_text(doc["summary"]));
+  if (doc.contains("deployment") && doc["deployment"].is_object())
+    out += "Deployment: " + escape_md_inline(str_or(doc["deployment"], "rule")) + ".\n\n";
   out += fmt::format(
       "| line | task / item | human | recorded | cell | mix | duration | ratio [{0}] | compute share | "
       "corrected [{0}] | verdict | why |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",

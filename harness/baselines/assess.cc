@@ -220,14 +220,14 @@ std::string runs_elsewhere(const HistoryView& h, const BaselineRecord& rec, cons
 
 // Where the ratio comes from: the chosen deployment's runs, else (with the flag) any.
 Found find_runs(const BaselineRecord& rec, const HistoryView& h, const Target& target, const Mixes& mixes,
-                const AssessOptions& o, std::string& unknown_reason) {
+                const AssessOptions& o, const std::string& deployment, std::string& unknown_reason) {
   const auto named = rec.mix.empty() ? mixes.named.end() : mixes.named.find(rec.mix);
   const std::map<std::string, double>* weights = named == mixes.named.end() ? nullptr : &named->second;
-  Found f = covering(h, rec, target.cell(), weights, mixes.scenario, o.deployment, o.nights);
+  Found f = covering(h, rec, target.cell(), weights, mixes.scenario, deployment, o.nights);
   if (f.run) return f;
-  const std::string elsewhere = runs_elsewhere(h, rec, target.cell(), mixes.scenario, o.deployment);
+  const std::string elsewhere = runs_elsewhere(h, rec, target.cell(), mixes.scenario, deployment);
   unknown_reason = fmt::format("no parity run of deployment {} by the target date timed both {} and {}",
-                               o.deployment, rec.cell(), target.cell());
+                               deployment, rec.cell(), target.cell());
   if (elsewhere.empty()) return f;
   if (!o.other_deployments) {
     unknown_reason += fmt::format(" (runs of {} did; --other-deployments uses them, marked so)", elsewhere);
@@ -236,6 +236,57 @@ Found find_runs(const BaselineRecord& rec, const HistoryView& h, const Target& t
   f = covering(h, rec, target.cell(), weights, mixes.scenario, "", o.nights);
   f.other_deployment = true;
   return f;
+}
+
+// The deployments the history holds by the target date (in the scenario, when one is named).
+std::set<std::string> deployments_of(const HistoryView& h, const std::string& scenario) {
+  std::set<std::string> out;
+  for (const auto& r : h.runs)
+    if (scenario.empty() || r.scenario == scenario) out.insert(r.provenance.key());
+  return out;
+}
+
+std::string listed(const std::set<std::string>& names) {
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string several(const std::set<std::string>& held) {
+  return fmt::format(
+      "the history holds runs of {} deployments ({}): choose one with --deployment BACKEND/PROFILE or the "
+      "record's deployment column (a deployment field in JSON Lines)",
+      held.size(), listed(held));
+}
+
+// The deployment a record is judged against and who chose it: its own column, else
+// --deployment, else the history's only deployment. A name no run of the history has, or
+// a history of several deployments with none named, leaves it unresolved (reason set).
+struct Chosen {
+  std::string name, from, reason;
+  bool resolved() const { return reason.empty(); }
+};
+inline constexpr const char* kFromRecord = "record";
+inline constexpr const char* kFromFlag = "--deployment";
+inline constexpr const char* kFromOnly = "the only deployment in the history";
+
+Chosen choose_deployment(const BaselineRecord& rec, const std::set<std::string>& held,
+                         const AssessOptions& o) {
+  if (!rec.deployment.empty()) {
+    if (held.count(rec.deployment)) return {rec.deployment, kFromRecord, ""};
+    return {rec.deployment, kFromRecord,
+            fmt::format("the record names deployment {}, which has no parity run in the history by the "
+                        "target date (the history holds: {})",
+                        rec.deployment, listed(held))};
+  }
+  if (!o.deployment.empty()) return {o.deployment, kFromFlag, ""};
+  if (held.size() == 1) return {*held.begin(), kFromOnly, ""};
+  if (held.empty()) return {"", "", "no parity run in the history by the target date"};
+  return {"", "", "the record names no deployment and " + several(held)};
+}
+
+nlohmann::json chosen_json(const Chosen& c) {
+  return {{"name", c.name.empty() ? nlohmann::json() : nlohmann::json(c.name)},
+          {"from", c.from.empty() ? nlohmann::json() : nlohmann::json(c.from)},
+          {"resolved", c.resolved()}};
 }
 
 nlohmann::json record_head(const BaselineRecord& rec, const Target& target) {
@@ -270,11 +321,14 @@ std::pair<double, std::string> fraction_of(const BaselineRecord& rec, const Mixe
 }
 
 nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, const Target& target,
-                             const Mixes& mixes, const AssessOptions& o) {
-  const bool same_cell = rec.cell() == target.cell();
-  std::string unknown_reason;
-  const Found f = same_cell ? Found{} : find_runs(rec, h, target, mixes, o, unknown_reason);
+                             const Mixes& mixes, const AssessOptions& o, const Chosen& chosen) {
+  const bool same_cell = chosen.resolved() && rec.cell() == target.cell();
+  std::string unknown_reason = chosen.reason;
+  const Found f = same_cell || !chosen.resolved()
+                      ? Found{}
+                      : find_runs(rec, h, target, mixes, o, chosen.name, unknown_reason);
   nlohmann::json out = record_head(rec, target);
+  out["deployment"] = chosen_json(chosen);
   const auto [fraction, from] = fraction_of(rec, mixes, o);
   out["compute_fraction"] = {{"value", fraction}, {"from", from}};
   out["combination"] = same_cell ? "same cell: ratio 1 by definition" : f.run ? f.ratio.combination : "";
@@ -288,9 +342,10 @@ nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, co
                f.run ? f.run->baseline : "",
                mixes.scenario,
                rec.recorded_utc,
-               f.run ? f.run->provenance.key() : o.deployment};
+               f.run ? f.run->provenance.key() : chosen.name};
   if (q.parity_baseline.empty() && !h.runs.empty()) q.parity_baseline = h.runs.back().baseline;
-  out["drift"] = changes_since(h.drift, q);
+  // Unresolved, no deployment's changes are the record's.
+  out["drift"] = chosen.resolved() ? changes_since(h.drift, q) : nlohmann::json::array();
   std::vector<std::string> warnings;
   const std::string runtime_change = runtime_since(h, rec, f, warnings);
   out["warnings"] = warnings;
@@ -298,8 +353,9 @@ nlohmann::json assess_record(const BaselineRecord& rec, const HistoryView& h, co
   return out;
 }
 
-nlohmann::json method_json(const AssessOptions& o) {
+nlohmann::json method_json(const AssessOptions& o, const std::string& deployment_rule) {
   return {
+      {"deployment", deployment_rule},
       {"ratio",
        fmt::format("target / record: the cells' mix slowdowns over each run's baseline cell, from the "
                    "newest parity run of the deployment at or before the target date that timed both "
@@ -325,20 +381,31 @@ nlohmann::json method_json(const AssessOptions& o) {
        "after recorded_at"}};
 }
 
-// The deployment the records are judged against and the runs left out for it.
-nlohmann::json deployment_json(const HistoryView& h, AssessOptions& o) {
-  const bool given = !o.deployment.empty();
-  if (!given && !h.runs.empty()) o.deployment = h.runs.back().provenance.key();
+// The deployment records naming none are judged against (--deployment, else the history's
+// only one, else none), every deployment the history holds, and the runs left out for the
+// default. A record's own deployment column overrides it for that record.
+nlohmann::json deployment_json(const std::set<std::string>& held, const HistoryView& h,
+                               const AssessOptions& o) {
+  const Chosen d = choose_deployment(BaselineRecord{}, held, o);
   nlohmann::json left_out = nlohmann::json::array();
   for (const auto& r : h.runs)
-    if (r.provenance.key() != o.deployment)
+    if (r.provenance.key() != d.name)
       left_out.push_back({{"run", r.run_id}, {"deployment", r.provenance.key()}});
-  nlohmann::json out = {{"name", o.deployment},
-                        {"chosen", given ? "--deployment" : "the newest parity run's"},
+  const std::string rule =
+      d.resolved()
+          ? fmt::format(
+                "records naming no deployment are judged against {} ({}); a record's deployment "
+                "column names its own",
+                d.name, d.from)
+          : "records naming no deployment are unknown: " + (held.size() > 1 ? several(held) : d.reason);
+  nlohmann::json out = {{"name", d.name.empty() ? nlohmann::json() : nlohmann::json(d.name)},
+                        {"chosen", d.resolved() ? nlohmann::json(d.from) : nlohmann::json()},
+                        {"deployments", held},
+                        {"rule", rule},
                         {"other_deployments_allowed", o.other_deployments},
                         {"runs_of_other_deployments", left_out},
                         {"warning", nullptr}};
-  if (o.deployment.ends_with(std::string("/") + kUnknownDeployment))
+  if (d.name.ends_with(std::string("/") + kUnknownDeployment))
     out["warning"] =
         "runs recorded before parity runs carried their deployment: they are compared only with each other, "
         "by backend, and never with a named deployment";
@@ -351,12 +418,13 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
                       const Mixes& mixes, const AssessOptions& options) {
   AssessOptions o = options;
   o.nights = std::max(1, o.nights);
-  const nlohmann::json deployment = deployment_json(history, o);
+  const std::set<std::string> held = deployments_of(history, mixes.scenario);
+  const nlohmann::json deployment = deployment_json(held, history, o);
   nlohmann::json records = nlohmann::json::array();
   std::map<std::string, int> counts = {{kComparable, 0}, {kAdjust, 0},  {kInconclusive, 0},
                                        {kStale, 0},      {kUnknown, 0}, {kUnstable, 0}};
   for (const auto& rec : file.records) {
-    records.push_back(assess_record(rec, history, target, mixes, o));
+    records.push_back(assess_record(rec, history, target, mixes, o, choose_deployment(rec, held, o)));
     ++counts[records.back()["verdict"].get<std::string>()];
   }
   nlohmann::json runs = nlohmann::json::array();
@@ -384,7 +452,7 @@ nlohmann::json assess(const BaselineFile& file, const HistoryView& history, cons
           {"compute_fraction_default", o.compute_fraction},
           {"compute_fraction_mixes", mixes.compute_fractions},
           {"parity_runs", runs},
-          {"method", method_json(o)},
+          {"method", method_json(o, deployment["rule"].get<std::string>())},
           {"records", records},
           {"summary", summary}};
 }

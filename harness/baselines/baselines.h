@@ -67,6 +67,9 @@ struct BaselineRecord {
   // The share of the task time that is sandbox compute (column compute_fraction); nullopt
   // = the assessment's default.
   std::optional<double> compute_fraction;
+  // The deployment it was recorded on, "BACKEND/PROFILE" (column deployment); "" = names
+  // none: --deployment, else the history's only deployment.
+  std::string deployment;
   std::string cell() const { return runtime + "/" + node_class; }
 };
 
@@ -97,6 +100,10 @@ std::optional<std::string> normalise_time(std::string_view text);
 
 // "runtime/node_class" split; nullopt unless both are names ([A-Za-z0-9._-]+).
 std::optional<std::pair<std::string, std::string>> parse_cell(std::string_view text);
+
+// "BACKEND/PROFILE" (hawk/staging, local/local-2core, hawk/unknown) split; nullopt unless
+// both are names. The form of a record's deployment column and of --deployment.
+std::optional<std::pair<std::string, std::string>> parse_deployment(std::string_view text);
 
 // Where a parity run ran, as the history recorded it. Runs recorded before the parity
 // section carried its own provenance have the backend from the run's context and the
@@ -153,8 +160,9 @@ struct Mixes {
 };
 
 struct AssessOptions {
-  // Only runs of this deployment ("backend/name"); "" = the deployment of the newest parity
-  // run by the target date.
+  // The deployment ("backend/name") whose runs judge a record that names none; "" = the
+  // history's only deployment (by the target date, in the scenario), and when it holds
+  // several, such a record is unknown: the default is never guessed.
   std::string deployment;
   // Also use runs of other deployments when the chosen one has none for a record; they are
   // marked "from another deployment". Off: such a record is unknown, with the reason.

@@ -12,7 +12,9 @@ namespace {
 // The context fields a runtime's own binary shows up under (history::context_fields).
 bool names_runtime(const nlohmann::json& change, const std::string& runtime) {
   for (const auto& c : change.value("context_changes", nlohmann::json::array()))
-    if (history::field_versions_runtime(c.value("field", ""), runtime)) return true;
+    if (c.value("harness_host", nlohmann::json()) != true &&
+        history::field_versions_runtime(c.value("field", ""), runtime))
+      return true;
   return false;
 }
 

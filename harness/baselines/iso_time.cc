@@ -58,4 +58,8 @@ std::optional<std::pair<std::string, std::string>> parse_cell(std::string_view t
   return std::make_pair(m[1].str(), m[2].str());
 }
 
+std::optional<std::pair<std::string, std::string>> parse_deployment(std::string_view text) {
+  return parse_cell(text);  // the same form: two names joined by '/'
+}
+
 }  // namespace isoharness::baselines

@@ -93,6 +93,19 @@ void read_mix(const std::string& text, int line, const ParseOptions& o, Collecto
   r.mix = text;
 }
 
+// deployment: empty = names none; else BACKEND/PROFILE, as --deployment takes it.
+void read_deployment(const std::string& text, int line, Collector& c, BaselineRecord& r) {
+  if (text.empty()) return;
+  if (!parse_deployment(text)) {
+    c.add(line, "deployment",
+          fmt::format("'{}' is not BACKEND/PROFILE (the backend and the deployment profile's name, "
+                      "e.g. hawk/staging or local/local-2core)",
+                      text));
+    return;
+  }
+  r.deployment = text;
+}
+
 // compute_fraction: empty = the run's default; else a number in [0, 1].
 void read_fraction(const std::string& text, int line, Collector& c, BaselineRecord& r) {
   if (text.empty()) return;
@@ -135,6 +148,7 @@ void read_record(const Fields& f, int line, const ParseOptions& o, bool report_m
   if (const auto* v = find(f, "node_class")) read_name(*v, "node_class", line, c, r.node_class);
   if (const auto* v = find(f, "mix")) read_mix(*v, line, o, c, r);
   if (const auto* v = find(f, "compute_fraction")) read_fraction(*v, line, c, r);
+  if (const auto* v = find(f, "deployment")) read_deployment(*v, line, c, r);
   if (c.errors.size() == before && reported.empty()) file.records.push_back(std::move(r));
 }
 

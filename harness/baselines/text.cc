@@ -19,8 +19,18 @@ std::string interval_text(const nlohmann::json& i, bool seconds) {
   return fmt::format("{} [{}, {}]{}", v("estimate"), v("low"), v("high"), seconds ? " s" : "");
 }
 
-std::string record_line(const nlohmann::json& r, std::size_t width) {
-  std::string verdict = r["verdict"].get<std::string>();
+// The deployment that judged a record, when it is not the document's default (its own
+// column named another): " [hawk/staging]".
+std::string own_deployment(const nlohmann::json& r, const nlohmann::json& doc) {
+  const auto d = r.value("deployment", nlohmann::json());
+  if (!d.is_object() || !d.value("name", nlohmann::json()).is_string()) return "";
+  const auto dflt = doc.value("deployment", nlohmann::json::object()).value("name", nlohmann::json());
+  const std::string name = d["name"].get<std::string>();
+  return dflt.is_string() && dflt.get<std::string>() == name ? "" : " [" + name + "]";
+}
+
+std::string record_line(const nlohmann::json& r, std::size_t width, const nlohmann::json& doc) {
+  std::string verdict = r["verdict"].get<std::string>() + own_deployment(r, doc);
   if (!r["rounds_needed"].is_null())
     verdict += fmt::format(" (~{} more rounds)", r["rounds_needed"].get<int>());
   if (verdict == kStale) verdict += " (ratio: " + r["ratio_verdict"].get<std::string>() + ")";
@@ -60,7 +70,7 @@ std::string to_text(const nlohmann::json& doc) {
                      "recorded in", "duration", "ratio [" + ci_label(doc) + "]",
                      "corrected [" + ci_label(doc) + "]", "verdict");
   for (const auto& r : doc["records"]) {
-    out += record_line(r, width);
+    out += record_line(r, width, doc);
     if (r["verdict"] == kStale || r["verdict"] == kUnknown || r["verdict"] == kUnstable)
       out += "       " + r["reason"].get<std::string>() + "\n";
     for (const auto& c : r["drift"])
@@ -75,8 +85,8 @@ std::string to_text(const nlohmann::json& doc) {
       s[kStale].get<int>(), s[kUnknown].get<int>(), s.value(kUnstable, 0));
   if (doc.contains("deployment") && doc["deployment"].is_object())
     out += fmt::format(
-        "deployment {} ({}); {} run(s) of other deployments left out; compute_fraction default {:g}\n",
-        doc["deployment"].value("name", "?"), doc["deployment"].value("chosen", "?"),
+        "deployment: {}; {} run(s) of other deployments left out; compute_fraction default {:g}\n",
+        doc["deployment"].value("rule", "?"),
         doc["deployment"].value("runs_of_other_deployments", nlohmann::json::array()).size(),
         doc.value("compute_fraction_default", 1.0));
   out += mixes_line(doc);

@@ -69,6 +69,9 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 int run_baselines(const BaselinesOptions& o) {
   const auto cell = baselines::parse_cell(o.target);
   if (!cell) throw UserError("--for: '" + o.target + "' is not RUNTIME/NODE_CLASS (e.g. gvisor/non-tier)");
+  if (!o.assess.deployment.empty() && !baselines::parse_deployment(o.assess.deployment))
+    throw UserError("--deployment: '" + o.assess.deployment +
+                    "' is not BACKEND/PROFILE (e.g. hawk/staging or local/local-2core)");
   const std::string now = runner::utc_now();
   const baselines::Target target{cell->first, cell->second, target_date(o.at, now)};
   const auto mixes = load_mixes(o.scenario);
@@ -120,8 +123,10 @@ Command baselines_command(CLI::App& app) {
                   "<scenarios-dir>/parity/default.yaml)");
   sub->add_option(
       "--deployment", o->assess.deployment,
-      "Judge against runs of this deployment only, BACKEND/PROFILE (e.g. hawk/staging; runs recorded "
-      "before runs carried their deployment are BACKEND/unknown). Default: the newest parity run's");
+      "Judge records that name no deployment (no deployment column) against runs of this deployment "
+      "only, BACKEND/PROFILE (e.g. hawk/staging; runs recorded before runs carried their deployment are "
+      "BACKEND/unknown). Default: the history's only deployment; when it holds several, such records are "
+      "unknown");
   sub->add_flag("--other-deployments", o->assess.other_deployments,
                 "When the deployment has no run that timed a record's cells, use another deployment's runs, "
                 "marked \"from another deployment\" (off: such a record is unknown, with the reason)");

@@ -215,6 +215,7 @@ nlohmann::json runs_json(const std::vector<std::string>& ids, const std::map<std
                    {"started", r.started},
                    {"deployment", r.deployment},
                    {"context", r.context},
+                   {"context_of_harness_host", context_of_harness_host(r.context)},
                    {"notes", r.notes}});
   }
   return out;

@@ -122,19 +122,35 @@ bool field_versions_runtime(const std::string& field, const std::string& runtime
   return gvisor ? field == "runsc" || field == "runsc_platform" : field == runtime;
 }
 
+bool harness_host_field(const std::string& field) {
+  for (const char* k : {"runc", "runsc", "runsc_platform", "runsc_network", "kernel"})
+    if (field == k) return true;
+  return false;
+}
+
+bool context_of_harness_host(const nlohmann::json& context) {
+  const std::string backend = text(context, "backend");
+  return !backend.empty() && backend != "local" && !context.contains("harness_host");
+}
+
 nlohmann::json context_changes(const nlohmann::json& before, const nlohmann::json& after) {
   nlohmann::json out = nlohmann::json::array();
   if (!before.is_object() || !after.is_object()) return out;
+  const bool host_side = context_of_harness_host(before) || context_of_harness_host(after);
   for (const auto& f : context_fields()) {
     auto b = before.find(f.key);
     auto a = after.find(f.key);
     if (b == before.end() || a == after.end() || *b == *a) continue;
     auto show = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    // A run recorded before its context kept the harness host apart: these are the host's
+    // versions, shown as they were read, never a runtime change of the deployment.
+    const bool host = host_side && harness_host_field(f.key);
     out.push_back({{"field", f.key},
-                   {"label", f.label},
+                   {"label", host ? std::string(f.label) + " (harness host's)" : std::string(f.label)},
                    {"before", show(*b)},
                    {"after", show(*a)},
-                   {"runtime", f.runtime}});
+                   {"runtime", f.runtime && !host},
+                   {"harness_host", host}});
   }
   return out;
 }

@@ -58,7 +58,16 @@ const std::vector<ContextField>& context_fields();
 // holding "gvisor" or "runsc"), else the field of the runtime's own name (`runc`).
 bool field_versions_runtime(const std::string& field, const std::string& runtime);
 
-// What differs between two runs' context blocks, as {field, label, before, after, runtime}.
+// Whether a run's context reports the harness host's runtime versions and kernel at top
+// level as if they were the deployment's: a run of a backend other than local recorded
+// before the context kept them under harness_host (it has no harness_host key). Such a
+// context is read as it was stored, and marked.
+bool context_of_harness_host(const nlohmann::json& context);
+
+// What differs between two runs' context blocks, as {field, label, before, after, runtime,
+// harness_host}. When either context is context_of_harness_host, its runc, runsc,
+// runsc_platform, runsc_network and kernel differences are the harness host's:
+// harness_host true, runtime false, the label saying "(harness host's)".
 nlohmann::json context_changes(const nlohmann::json& before, const nlohmann::json& after);
 
 }  // namespace isoharness::history

@@ -9,6 +9,7 @@
 
 #include "harness/common/build_info.h"
 #include "harness/common/subprocess.h"
+#include "harness/runner/parity_provenance.h"
 
 namespace isoharness::runner {
 namespace {
@@ -38,11 +39,13 @@ std::string utc_now() {
   return buf;
 }
 
-nlohmann::json run_context(scenario::BackendKind backend, const std::string& deployment_path) {
+nlohmann::json run_context(scenario::BackendKind backend, const std::string& deployment_path,
+                           const scenario::DeploymentProfile* profile) {
   nlohmann::json context = host_context();
   context["started"] = utc_now();
   context["backend"] = scenario::backend_name(backend);
   context["deployment"] = deployment_path;
+  separate_harness_host(context, profile ? declared_platform(*profile) : DeclaredPlatform{}, backend);
   return context;
 }
 

@@ -5,7 +5,8 @@ namespace isoharness::runner {
 
 namespace {
 
-constexpr const char* kHostRuntimeKeys[] = {"runc", "runsc", "runsc_platform", "runsc_network"};
+// What the harness host reports of itself that a deployment's nodes have their own of.
+constexpr const char* kHostRuntimeKeys[] = {"runc", "runsc", "runsc_platform", "runsc_network", "kernel"};
 
 std::string string_at(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return "";
@@ -35,12 +36,19 @@ nlohmann::json cell_provenance(const scenario::DeploymentProfile& profile, const
 DeclaredPlatform declared_platform(const scenario::DeploymentProfile& profile) {
   DeclaredPlatform out;
   const auto it = profile.raw.is_object() ? profile.raw.find("platform") : profile.raw.end();
-  if (!profile.raw.is_object() || it == profile.raw.end() || !it->is_object()) return out;
-  out.node_image = string_at(*it, "node_image");
-  const auto rv = it->find("runtime_versions");
-  if (rv != it->end() && rv->is_object())
-    for (const auto& [k, v] : rv->items())
-      if (v.is_string()) out.runtime_versions[k] = v.get<std::string>();
+  if (profile.raw.is_object() && it != profile.raw.end() && it->is_object()) {
+    out.node_image = string_at(*it, "node_image");
+    const auto rv = it->find("runtime_versions");
+    if (rv != it->end() && rv->is_object())
+      for (const auto& [k, v] : rv->items())
+        if (v.is_string()) out.runtime_versions[k] = v.get<std::string>();
+  }
+  // The node_image: section (what runtime_version judges) declares the image and its runc.
+  if (profile.node_image) {
+    if (out.node_image.empty()) out.node_image = profile.node_image->name;
+    if (!profile.node_image->runc_version.empty())
+      out.runtime_versions.emplace("runc", profile.node_image->runc_version);
+  }
   return out;
 }
 
@@ -69,14 +77,19 @@ nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, sce
 
 void separate_harness_host(nlohmann::json& context, const scenario::DeploymentProfile& profile,
                            scenario::BackendKind backend) {
+  separate_harness_host(context, declared_platform(profile), backend);
+}
+
+void separate_harness_host(nlohmann::json& context, const DeclaredPlatform& declared,
+                           scenario::BackendKind backend) {
   if (backend == scenario::BackendKind::local || !context.is_object()) return;
+  if (context.contains("harness_host")) return;  // already separated: the rule applies once
   nlohmann::json host = nlohmann::json::object();
   for (const char* k : kHostRuntimeKeys) {
     if (context.contains(k)) host[k] = context[k];
     context[k] = nullptr;
   }
   context["harness_host"] = host;
-  const DeclaredPlatform declared = declared_platform(profile);
   for (const char* k : {"runc", "runsc"})
     if (auto it = declared.runtime_versions.find(k); it != declared.runtime_versions.end())
       context[k] = it->second;

@@ -2,11 +2,13 @@
 // (section.provenance, docs/CONTRACTS.md §6) and as the history keeps it.
 //
 // The harness host is the node only on the local backend. On any other backend the versions
-// of runc and runsc on the harness host say nothing about the nodes that ran the cells, so
-// the context's runc, runsc, runsc_platform and runsc_network move under
+// of runc and runsc on the harness host, and its kernel, say nothing about the nodes that
+// ran the sandboxes, so every run's context (run_context: run, check, parity, selftest)
+// moves the context's runc, runsc, runsc_platform, runsc_network and kernel under
 // context.harness_host and the top-level keys become the deployment's own (what the
-// profile's `platform` block declares) or null: the history, drift attribution and the
-// reports then never present the harness host's versions as the platform's.
+// profile's `platform` block or its `node_image:` section declares) or null: the history,
+// drift attribution and the reports then never present the harness host's versions as the
+// platform's.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,7 +19,8 @@
 namespace isoharness::runner {
 
 // The profile's optional `platform` block, read typed: node_image (text) and
-// runtime_versions (runtime name -> version text); anything else is ignored.
+// runtime_versions (runtime name -> version text); anything else is ignored. Where it
+// declares none, the `node_image:` section's name and runc_version (as runc).
 struct DeclaredPlatform {
   std::string node_image;
   std::map<std::string, std::string> runtime_versions;
@@ -32,7 +35,10 @@ nlohmann::json parity_provenance(const scenario::DeploymentProfile& profile, sce
                                  const nlohmann::json& cell_details, const nlohmann::json& context);
 
 // Moves the harness host's runtime versions out of the way for a non-local backend (above).
+// Idempotent: a context that already has harness_host is left as it is.
 void separate_harness_host(nlohmann::json& context, const scenario::DeploymentProfile& profile,
+                           scenario::BackendKind backend);
+void separate_harness_host(nlohmann::json& context, const DeclaredPlatform& declared,
                            scenario::BackendKind backend);
 
 }  // namespace isoharness::runner

@@ -631,7 +631,6 @@ RunOutcome run_parity(const ParityConfig& config) {
   // A journal that had to leave --out (a full disk) makes the run an infrastructure failure.
   if (m.infra_error.empty()) m.infra_error = session.infra_error();
   add_cell_context(result["context"], in, m);
-  separate_harness_host(result["context"], in.profile, config.command.backend);
   result["parity"] = analyse(config, in, m, started);
   if (result["parity"].is_object())
     result["parity"]["provenance"] =

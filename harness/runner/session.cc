@@ -144,7 +144,7 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
 void RunSession::open_journal(const HeaderParts& parts) {
   nlohmann::json header = {
       {"schema", "isoharness.result/v1"},
-      {"context", run_context(setup_.command.backend, setup_.deployment_path)},
+      {"context", run_context(setup_.command.backend, setup_.deployment_path, setup_.profile)},
       {"run", {{"id", run_id_}, {"scenarios", parts.scenario_names}, {"argv", setup_.command.argv}}},
       {"plans", parts.plans},
       {"findings", parts.findings},

@@ -1197,3 +1197,71 @@ TEST_CASE(
     p.require_nothing_left();
   }
 }
+
+namespace {
+
+// The first line of a program's --version on this machine, the harness host.
+std::string host_version(const std::string& program) {
+  auto r = run_command({program, "--version"}, {.deadline = 10s});
+  REQUIRE(r);
+  REQUIRE(r->ok());
+  return r->out.substr(0, r->out.find('\n'));
+}
+
+// The context with harness_host left out: what the history, drift and the reports read as
+// the deployment's.
+json deployment_part(json context) {
+  context.erase("harness_host");
+  return context;
+}
+
+}  // namespace
+
+TEST_CASE("a hawk run's context and its history row are the deployment's, never the harness host's",
+          "[system][hawk][context]") {
+  Platform p;
+  // The deployment declares its nodes' image and runc; it declares no runsc.
+  std::ofstream(p.profile, std::ios::app) << "node_image:\n  name: standin-image-7\n  runc_version: 1.3.3\n";
+  const RunResult r = p.run({scenario_file("gvisor-only.yaml")});
+  INFO(r.out);
+  REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+  const json result = result_in(p.out);
+  const json& context = result["context"];
+  INFO(context.dump(2));
+  const std::string runc = host_version("runc"), runsc = host_version("runsc");
+  CHECK(context["backend"] == "hawk");
+  CHECK(context["runc"] == "1.3.3");
+  CHECK(context["node_image"] == "standin-image-7");
+  CHECK(context["runsc"].is_null());
+  CHECK(context["kernel"].is_null());
+  // The harness host's versions are kept, under the name of what they are.
+  CHECK(context["harness_host"]["runc"] == runc);
+  CHECK(context["harness_host"]["runsc"] == runsc);
+  CHECK(context["harness_host"]["kernel"].get<std::string>().starts_with("Linux "));
+  const std::string shown = deployment_part(context).dump();
+  CHECK(shown.find(runc) == std::string::npos);
+  CHECK(shown.find(runsc) == std::string::npos);
+  CHECK(shown.find(context["harness_host"]["kernel"].get<std::string>()) == std::string::npos);
+
+  // The history row keeps the same context: nothing of the host's is read as the deployment's.
+  const std::string db = p.dir.path + "/history.sqlite";
+  auto rec = run_command({isoharness_bin(), "history", "--db", db, "record", p.out + "/result.json"},
+                         {.deadline = 60s, .merge_stderr = true});
+  REQUIRE(rec);
+  INFO(rec->out);
+  REQUIRE(rec->ok());
+  auto show = run_command({isoharness_bin(), "history", "--db", db, "show",
+                           result["run"]["id"].get<std::string>(), "--format", "json"},
+                          {.deadline = 60s});
+  REQUIRE(show);
+  REQUIRE(show->ok());
+  const json row = json::parse(show->out)["context"];
+  CHECK(row["runc"] == "1.3.3");
+  CHECK(row["runsc"].is_null());
+  CHECK(row["kernel"].is_null());
+  CHECK(row["harness_host"]["runsc"] == runsc);
+  const std::string stored = deployment_part(row).dump();
+  CHECK(stored.find(runc) == std::string::npos);
+  CHECK(stored.find(runsc) == std::string::npos);
+  p.require_nothing_left();
+}

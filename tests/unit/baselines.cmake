@@ -4,6 +4,7 @@
 # headless Chromium (baselines_browser_test, label "browser" as well, so `ctest -LE browser`
 # can leave it out).
 isoharness_test(baselines_test SOURCES unit/baselines_test.cpp unit/baselines_assess_test.cpp
+  unit/baselines_deployment_test.cpp
   unit/baselines_fixture.cpp LIBS isoharness::baselines isoharness::scenario isoharness::reports)
 isoharness_test(baselines_cli_test SOURCES unit/baselines_cli_test.cpp unit/baselines_fixture.cpp
   unit/browser_screenshot.cpp LIBS isoharness::baselines isoharness::reports z TIMEOUT 240)

@@ -283,8 +283,10 @@ TEST_CASE("a history mixing local and deployment runs: only the deployment's are
       "task,item,duration_s,recorded_at,runtime,node_class\n"
       "swe,a,3600,2026-06-12,runc,tier\n"
       "swe,b,3600,2026-06-12,gvisor,tier\n";
-  Assessed a("2026-06-20T00:00:00Z", csv, {}, staging_nights(1.0, false));
+  // With two deployments in the history, one is named: none is guessed.
+  Assessed a("2026-06-20T00:00:00Z", csv, {"hawk/staging", false, 5, 1.0}, staging_nights(1.0, false));
   CHECK(a.doc["deployment"]["name"] == "hawk/staging");
+  CHECK(a.doc["deployment"]["chosen"] == "--deployment");
   CHECK(a.doc["deployment"]["runs_of_other_deployments"].size() == test::kNights);
   const auto& r = record_of(a.doc, "a");
   CHECK(r["source"]["deployment"] == "staging");
@@ -301,7 +303,7 @@ TEST_CASE("a history mixing local and deployment runs: only the deployment's are
   CHECK_THAT(b["reason"].get<std::string>(),
              Catch::Contains("local/unknown") && Catch::Contains("--other-deployments"));
 
-  Assessed other("2026-06-20T00:00:00Z", csv, {"", true, 5, 1.0}, staging_nights(1.0, false));
+  Assessed other("2026-06-20T00:00:00Z", csv, {"hawk/staging", true, 5, 1.0}, staging_nights(1.0, false));
   const auto& b2 = record_of(other.doc, "b");
   CHECK(b2["verdict"] != "unknown");
   CHECK(b2["source"]["from_another_deployment"] == true);
@@ -336,12 +338,12 @@ TEST_CASE("the last nights combine with random effects, and only while the runti
 TEST_CASE("an A/A spread beyond the tolerance gives no verdict: unstable", "[baselines]") {
   const std::string csv =
       "task,item,duration_s,recorded_at,runtime,node_class\nswe,a,3600,2026-06-12,runc,tier\n";
-  Assessed noisy("2026-06-20T00:00:00Z", csv, {}, staging_nights(0.70));
+  Assessed noisy("2026-06-20T00:00:00Z", csv, {"hawk/staging", false, 5, 1.0}, staging_nights(0.70));
   const auto& r = noisy.doc["records"][0];
   CHECK(r["nights"]["aa"]["unstable"] == true);
   CHECK(r["verdict"] == "unstable");
   CHECK(noisy.doc["summary"]["unstable"] == 1);
-  Assessed quiet("2026-06-20T00:00:00Z", csv, {}, staging_nights(1.0));
+  Assessed quiet("2026-06-20T00:00:00Z", csv, {"hawk/staging", false, 5, 1.0}, staging_nights(1.0));
   CHECK(quiet.doc["records"][0]["nights"]["aa"]["unstable"] == false);
   CHECK(quiet.doc["records"][0]["verdict"] != "unstable");
 }

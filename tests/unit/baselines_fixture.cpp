@@ -49,6 +49,53 @@ void make_baselines_history(const std::string& path) {
   db.annotate(baseline_night_id(kUpgradeNight), kUpgradeNote);
 }
 
+nlohmann::json deployment_night(bool platform, int night) {
+  const auto in =
+      nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/parity_samples.json"));
+  auto result = nlohmann::json::parse(read_text(source_dir() + "/tests/fixtures/reports/result.json"));
+  parity::SectionInput input;
+  input.scenario = "parity";
+  input.baseline = "runc/tier";
+  input.tolerance = 1.25;
+  input.weights = in.at("weights").get<std::map<std::string, double>>();
+  const auto all = in.at("samples").get<parity::Samples>();
+  input.samples["runc/tier"] = all.at("runc/tier");
+  // gvisor/tier: the baseline's times at the deployment's ratio, a little noise per sample
+  // (+-1 %) and per night (+-0.5 %).
+  const double ratio = (platform ? kPlatformRatio : kLocalBoxRatio) * (1 + 0.005 * (night % 3 - 1));
+  for (const auto& [workload, times] : all.at("runc/tier")) {
+    auto& out = input.samples["gvisor/tier"][workload];
+    for (std::size_t k = 0; k < times.size(); ++k)
+      out.push_back(times[k] * ratio * (1 + 0.01 * (static_cast<int>(k % 3) - 1)));
+  }
+  result["parity"] = parity::analyse(input);
+  char id[8], started[32];
+  std::snprintf(id, sizeof id, "%c%02d", platform ? 'p' : 'l', night);
+  std::snprintf(started, sizeof started, "2026-05-%02dT02:00:00Z", platform ? 1 + night : 10 + night);
+  result["run"]["id"] = id;
+  result["context"]["started"] = started;
+  result["context"]["backend"] = platform ? "hawk" : "local";
+  if (platform) {
+    nlohmann::json host = nlohmann::json::object();
+    for (const char* k : {"runc", "runsc", "runsc_platform", "runsc_network", "kernel"}) {
+      host[k] = result["context"].value(k, nlohmann::json());
+      result["context"][k] = nullptr;
+    }
+    result["context"]["harness_host"] = host;
+  }
+  result["parity"]["provenance"] = {{"backend", platform ? "hawk" : "local"},
+                                    {"deployment", platform ? "staging" : "local-2core"},
+                                    {"runtime", nlohmann::json::object()}};
+  result["summary"]["verdict"] = "pass";
+  return result;
+}
+
+void make_two_deployment_history(const std::string& path) {
+  history::Database db(path);
+  for (int n = 0; n < kPlatformNights; ++n) db.record(deployment_night(true, n));
+  for (int n = 0; n < kLocalBoxNights; ++n) db.record(deployment_night(false, n));
+}
+
 std::string baselines_csv() {
   return "task,item,human,duration_s,recorded_at,runtime,node_class,mix,notes\n"
          "swe,fix_bug,alice,5400,2026-05-20,runc,tier,,before the series\n"

@@ -31,4 +31,15 @@ void make_baselines_history(const std::string& path);
 // some with the named mixes of scenarios/parity/default.yaml.
 std::string baselines_csv();
 
+// A history of two deployments, as a new user's: 5 nights on a platform (hawk/staging,
+// 2026-05-01..05, gvisor/tier 1.10x runc/tier) and 20 newer nights on a local 2-core box
+// (local/local-2core, 2026-05-10..29, gvisor/tier 7.8x). Each night's section carries its
+// provenance; the platform's contexts keep the harness host under harness_host.
+inline constexpr double kPlatformRatio = 1.10;
+inline constexpr double kLocalBoxRatio = 7.8;
+inline constexpr int kPlatformNights = 5;
+inline constexpr int kLocalBoxNights = 20;
+nlohmann::json deployment_night(bool platform, int night);
+void make_two_deployment_history(const std::string& path);
+
 }  // namespace isoharness::test

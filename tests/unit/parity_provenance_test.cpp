@@ -7,6 +7,8 @@
 #include "harness/history/connection.h"
 #include "harness/history/drift.h"
 #include "harness/history/history.h"
+#include "harness/history/series.h"
+#include "harness/runner/context.h"
 #include "reports/reports.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/reports_fixture.h"
@@ -66,6 +68,82 @@ TEST_CASE("a hawk run's context keeps the harness host's runtime versions apart"
   auto local = host_context("local");
   runner::separate_harness_host(local, profile(kLocal, false), kLocal);
   CHECK(local == host_context("local"));  // the harness host is the node
+}
+
+TEST_CASE("every run's context on a deployment is the deployment's: one rule, applied once",
+          "[parity][provenance][context]") {
+  auto hawk = profile(kHawk, false);
+  hawk.node_image = scenario::NodeImageSettings{"ubuntu-2404-eks", "1.3.3", ""};
+  const auto context = runner::run_context(kHawk, "/p/staging.yaml", &hawk);
+  const auto host = runner::host_context();
+  INFO(context.dump(2));
+  CHECK(context["runc"] == "1.3.3");  // declared by node_image:
+  CHECK(context["node_image"] == "ubuntu-2404-eks");
+  CHECK(context["runsc"].is_null());
+  CHECK(context["kernel"].is_null());
+  CHECK(context["harness_host"]["kernel"] == host["kernel"]);
+  CHECK(context["harness_host"]["runsc"] == host["runsc"]);
+  auto again = context;
+  runner::separate_harness_host(again, hawk, kHawk);
+  CHECK(again == context);  // the harness host's values are not overwritten with nulls
+  const auto undeclared = runner::run_context(kHawk, "/p/staging.yaml", nullptr);
+  CHECK(undeclared["runc"].is_null());
+  CHECK(undeclared["harness_host"]["runc"] == host["runc"]);
+  const auto local = runner::run_context(kLocal, "/p/local.yaml", nullptr);
+  CHECK(local["kernel"] == host["kernel"]);  // the harness host is the node
+  CHECK(local["runc"] == host["runc"]);
+  CHECK_FALSE(local.contains("harness_host"));
+}
+
+TEST_CASE(
+    "a hawk run recorded before the rule is read as stored and marked; its host's change is no runtime "
+    "change",
+    "[parity][provenance][context]") {
+  auto old_a = host_context("hawk");
+  auto old_b = host_context("hawk");
+  old_b["runsc"] = "release-20260901.0";
+  old_b["kernel"] = "Linux 6.2";
+  old_a["kernel"] = "Linux 6.1";
+  CHECK(history::context_of_harness_host(old_a));
+  const auto d = history::context_changes(old_a, old_b);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0]["field"] == "runsc");
+  CHECK(d[0]["before"] == "0.0~20221219");  // read as stored
+  CHECK(d[0]["harness_host"] == true);
+  CHECK(d[0]["runtime"] == false);
+  CHECK(d[0]["label"] == "runsc (harness host's)");
+  CHECK(d[1]["field"] == "kernel");
+  CHECK(d[1]["harness_host"] == true);
+  // A context kept apart, or a local one, is not marked.
+  auto kept = old_b;
+  runner::separate_harness_host(kept, profile(kHawk, false), kHawk);
+  CHECK_FALSE(history::context_of_harness_host(kept));
+  CHECK_FALSE(history::context_of_harness_host(host_context("local")));
+  auto local_b = host_context("local");
+  local_b["runsc"] = "release-20260901.0";
+  const auto l = history::context_changes(host_context("local"), local_b);
+  REQUIRE(l.size() == 1);
+  CHECK(l[0]["runtime"] == true);
+  CHECK(l[0]["harness_host"] == false);
+
+  // In the drift document: the stored run is marked.
+  std::vector<history::SeriesPoint> points(2);
+  for (int i = 0; i < 2; ++i) {
+    points[i].series = "parity/gvisor/tier/mix";
+    points[i].scenario = "parity";
+    points[i].cell = "gvisor/tier";
+    points[i].workload = "mix";
+    points[i].run_id = i ? "r2" : "r1";
+    points[i].started = i ? "2026-11-30T02:00:04Z" : "2026-11-29T02:00:04Z";
+  }
+  const auto drift = history::analyse_drift(points,
+                                            {{"r1", points[0].started, old_a, {}, "hawk/unknown"},
+                                             {"r2", points[1].started, kept, {}, "hawk/staging"}},
+                                            {});
+  INFO(drift["runs"].dump(2));
+  REQUIRE(drift["runs"].size() == 2);
+  CHECK(drift["runs"][0]["context_of_harness_host"] == true);
+  CHECK(drift["runs"][1]["context_of_harness_host"] == false);
 }
 
 TEST_CASE("the parity section's provenance: deployment, runtime as observed or declared, each cell's node",
