@@ -11,6 +11,7 @@
 #include "harness/common/text.h"
 #include "reports/document_shape.h"
 #include "reports/reports.h"
+#include "reports/text_format.h"
 
 namespace isoharness::reports {
 
@@ -36,12 +37,19 @@ void make_dir(const fs::path& dir) {
 
 }  // namespace
 
-std::vector<std::string> write_all(const nlohmann::json& result, const std::string& out_dir) {
+std::vector<std::string> write_all(const nlohmann::json& result, const std::string& out_dir,
+                                   const ReportInputs& inputs) {
   // Render everything first: a document that cannot be rendered leaves no partial output.
   check_result_shape(result);
   const std::string json = render_json(result);
   const std::string md = render_markdown(result);
   const std::string junit = render_junit(result);
+  const std::string html = render_run_html(result, inputs.previous);
+  const std::string sarif =
+      inputs.sarif_path.empty()
+          ? ""
+          : render_sarif(sarif_findings(result), str_or(result["context"], "tool_version"));
+  const std::string metrics = inputs.metrics_path.empty() ? "" : render_openmetrics(result);
   const nlohmann::json parity = result.contains("parity") ? result["parity"] : nlohmann::json();
   const nlohmann::json& context = result["context"];
   const bool has_parity = !parity.is_null();
@@ -58,7 +66,10 @@ std::vector<std::string> write_all(const nlohmann::json& result, const std::stri
   std::vector<std::string> written;
   write_file(dir / "result.json", json, written);
   write_file(dir / "report.md", md, written);
+  write_file(dir / "report.html", html, written);
   write_file(dir / "junit.xml", junit, written);
+  if (!inputs.sarif_path.empty()) write_file(inputs.sarif_path, sarif, written);
+  if (!inputs.metrics_path.empty()) write_file(inputs.metrics_path, metrics, written);
   if (has_parity) {
     write_file(dir / "parity.md", parity_md, written);
     write_file(dir / "parity.html", parity_html, written);

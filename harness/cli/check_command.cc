@@ -32,6 +32,7 @@ Command check_command(CLI::App& app, const CommandLine& line) {
   auto* kh =
       sub->add_option("--known-hosts", cfg->known_hosts, "known_hosts file pinning the jumphost and sandbox");
   add_sandbox_options(sub, cfg->command, line, BackendFlag::existing);
+  add_report_options(sub, cfg->command, ReportFlags::all);
   sub->get_option("--accept-new-host-keys")->excludes(kh);
 
   return {sub, [cfg]() -> int {

@@ -33,6 +33,16 @@ enum class BackendFlag { choose, existing };
 void add_sandbox_options(CLI::App* sub, runner::SandboxCommand& command, const CommandLine& line,
                          BackendFlag backend = BackendFlag::choose);
 
+// The report flags beyond --out: --metrics FILE (run, check, parity) and, for run and
+// check, --sarif FILE, --previous FILE and --history DB (report.html's previous run).
+enum class ReportFlags { metrics, all };
+void add_report_options(CLI::App* sub, runner::SandboxCommand& command, ReportFlags flags);
+
+// The newest posture run in the history `target` other than `result` itself with the same
+// backend, deployment profile and scenarios; null when there is none. Throws what
+// history::Database throws when the history cannot be opened.
+nlohmann::json previous_run_in_history(const std::string& target, const nlohmann::json& result);
+
 Command version_command(CLI::App& app);
 Command plan_command(CLI::App& app);
 Command local_command(CLI::App& app);

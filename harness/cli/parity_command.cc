@@ -20,6 +20,7 @@ Command parity_command(CLI::App& app, const CommandLine& line) {
   sub->add_option("scenario", cfg->scenario_path,
                   "Scenario file (default: <scenarios-dir>/parity/default.yaml)");
   add_sandbox_options(sub, cfg->command, line);
+  add_report_options(sub, cfg->command, ReportFlags::metrics);
   sub->add_option("--baseline", cfg->baseline, "Baseline cell")->capture_default_str();
   sub->add_option(
       "--candidate", cfg->candidates,

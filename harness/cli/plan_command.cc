@@ -9,10 +9,12 @@
 #include <memory>
 
 #include "harness/cli/commands.h"
+#include "harness/common/build_info.h"
 #include "harness/common/error.h"
 #include "harness/common/install_paths.h"
 #include "harness/policy/plan.h"
 #include "harness/scenario/scenario.h"
+#include "reports/reports.h"
 
 namespace isoharness::cli {
 
@@ -47,6 +49,27 @@ std::string find_deployment(const PlanArgs& a) {
   throw UserError("no deployment profile: looked for " + looked + "; pass --deployment FILE");
 }
 
+reports::SarifFinding refusal_finding(const Diagnostic& d) {
+  return {"plan.refused", "the platform refuses this config",
+          "error",        d.item.empty() ? d.message : d.item + ": " + d.message,
+          d.file,         d.line,
+          d.column};
+}
+
+// The plan's refusals (errors) and every item's findings, each at its place in the file.
+std::string plan_sarif(const policy::Plan& plan) {
+  std::vector<reports::SarifFinding> findings;
+  for (const auto& d : plan.errors) findings.push_back(refusal_finding(d));
+  for (const auto& item : plan.items)
+    for (const auto& f : item.findings) {
+      const bool risk = f.severity == policy::Severity::known_risk;
+      findings.push_back({f.code, risk ? "a known risk the plan accepts" : "a finding of the plan",
+                          risk ? "warning" : "note", item.description + ": " + f.message, item.where.file,
+                          item.where.line, item.where.column});
+    }
+  return reports::render_sarif(findings, isoharness_build_version());
+}
+
 void print_errors(const std::vector<Diagnostic>& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "isoharness: error: %s\n", d.to_string().c_str());
 }
@@ -62,6 +85,14 @@ int run_plan(const PlanArgs& a) {
     for (const auto& path : a.task_sandboxes) catalogue.push_back(scenario::load_scenario(path));
     scenario::take_task_sandboxes(scenario, catalogue);
   } catch (const UserError& e) {
+    if (a.format == "sarif") {
+      std::vector<reports::SarifFinding> findings;
+      for (const auto& d : e.diagnostics()) findings.push_back(refusal_finding(d));
+      if (findings.empty()) findings.push_back(refusal_finding(Diagnostic{a.file, 0, 0, "", e.what()}));
+      std::cout << reports::render_sarif(findings, isoharness_build_version());
+      print_errors(e.diagnostics());
+      return kExitBadInput;
+    }
     if (a.format != "json") throw;
     // JSON callers get the errors in the document as well.
     nlohmann::json doc = {
@@ -88,6 +119,8 @@ int run_plan(const PlanArgs& a) {
 
   if (a.format == "json") {
     policy::write_json(plan, std::cout);
+  } else if (a.format == "sarif") {
+    std::cout << plan_sarif(plan);
   } else if (plan.accepted()) {
     if (a.format == "values") {
       std::cout << policy::to_values_yaml(plan);
@@ -120,8 +153,11 @@ Command plan_command(CLI::App& app) {
       "deployment profile (default: deployments/local.yaml next to the scenario file, else the default "
       "scenarios directory's: $ISOHARNESS_SCENARIOS_DIR, else "
       "<prefix>/share/isoharness/scenarios/deployments/local.yaml, else the source tree's)");
-  sub->add_option("--format", args->format, "text (for people), json (isoharness.plan/v1) or values (YAML)")
-      ->check(CLI::IsMember({"text", "json", "values"}));
+  sub->add_option(
+         "--format", args->format,
+         "text (for people), json (isoharness.plan/v1), values (YAML) or sarif (SARIF 2.1.0: refusals as "
+         "errors, known risks as warnings, each at its line in the file, for a pull request)")
+      ->check(CLI::IsMember({"text", "json", "values", "sarif"}));
   sub->add_flag("--deny-known-risks", args->deny_known_risks,
                 "refuse the plan when an item carries a known risk (e.g. a GPU service under strict)");
   sub->add_option(

@@ -17,10 +17,12 @@ Command run_command(CLI::App& app, const CommandLine& line) {
   CLI::App* sub = app.add_subcommand(
       "run",
       "Deploy the scenarios' sandboxes, reach each through the jumphost, run isoprobe, verify the isolation "
-      "against the plan, and write result.json, report.md and junit.xml. With no scenario: every scenario in "
+      "against the plan, and write result.json, report.md, report.html and junit.xml. With no scenario: "
+      "every scenario in "
       "scenarios/. Exit 0 all pass, 1 a check failed, 2 bad input, 3 infrastructure failure.");
   sub->add_option("scenarios", cfg->scenario_paths, "Scenario files (default: the set in --scenarios-dir)");
   add_sandbox_options(sub, cfg->command, line);
+  add_report_options(sub, cfg->command, ReportFlags::all);
   sub->add_option("--runtimes", cfg->runtimes,
                   "Comma-separated runtimes to run (runc,gvisor); default: the scenario's matrix")
       ->delimiter(',')

@@ -645,7 +645,7 @@ RunOutcome run_parity(const ParityConfig& config) {
 
   RunOutcome outcome;
   outcome.result_path = session.journal().finalise(result);
-  outcome.reports = reports::write_all(result, config.command.out_dir);
+  outcome.reports = reports::write_all(result, config.command.out_dir, report_inputs(config.command, result));
   outcome.exit_code = verdict_exit_code(verdict);
   print_summary(result["parity"], in.baseline, verdict, m, outcome.result_path);
   outcome.result = std::move(result);

@@ -238,7 +238,7 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
 
   RunOutcome outcome;
   outcome.result_path = journal_->finalise(result);
-  outcome.reports = reports::write_all(result, setup_.command.out_dir);
+  outcome.reports = reports::write_all(result, setup_.command.out_dir, report_inputs(setup_.command, result));
   outcome.exit_code = exit_code_of(result);
   if (!infra_error_.empty()) std::fprintf(stderr, "infrastructure failure: %s\n", infra_error_.c_str());
   if (interrupted) std::fprintf(stderr, "interrupted: every sandbox was torn down\n");

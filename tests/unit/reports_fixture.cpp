@@ -31,6 +31,39 @@ nlohmann::json result_with_parity_fixture() {
   return r;
 }
 
+RunPageFixture run_page_fixture() {
+  RunPageFixture f;
+  f.current = result_fixture();
+  auto& sbs = f.current["sandboxes"];
+  const double times[] = {41.5, 38.25, 22.0, 30.5};
+  for (std::size_t i = 0; i < sbs.size(); ++i)
+    sbs[i]["timings"] = {{"deploy_s", times[i] / 4}, {"posture_s", times[i] / 2}, {"total_s", times[i]}};
+  sbs[0]["checks"].push_back({{"control", "egress:metadata"},
+                              {"status", "unwitnessed"},
+                              {"expected", "blocked"},
+                              {"observed", nullptr},
+                              {"reason", "the witness recorded nothing for this sandbox's nonce"},
+                              {"evidence", ""}});
+  sbs[1]["checks"][3]["evidence"] =
+      "judged by the sandbox's own report (no witness on this backend)\nconnect refused";
+  f.current["plans"]["mixed-eval-set"]["scenario"] = {{"path", "scenarios/mixed-eval-set.yaml"}};
+  f.current["plans"]["mixed-eval-set"]["items"] = nlohmann::json::array(
+      {{{"id", "gpu-trainer"}, {"source", {{"file", "scenarios/mixed-eval-set.yaml"}, {"line", 21}}}},
+       {{"id", "bridge-iclr"}, {"source", {{"file", "scenarios/mixed-eval-set.yaml"}, {"line", 14}}}}});
+  f.current["findings"][0]["severity"] = "known_risk";
+
+  f.previous = f.current;
+  f.previous["run"]["id"] = "20261128-020002-77aa";
+  f.previous["context"]["started"] = "2026-11-28T02:00:02Z";
+  for (auto& sb : f.previous["sandboxes"]) {
+    sb["timings"]["total_s"] = sb["timings"]["total_s"].get<double>() - 10;
+    for (auto& c : sb["checks"])
+      if (c["status"] != "pass") c["status"] = "pass";
+  }
+  f.previous["sandboxes"][1]["checks"][0]["status"] = "fail";
+  return f;
+}
+
 namespace {
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   if (from.empty()) return;

@@ -218,14 +218,15 @@ TEST_CASE("per-cell Google Benchmark JSON has what compare.py reads", "[reports]
 TEST_CASE("write_all writes every file, parity files only with a parity section", "[reports]") {
   test::TempDir dir("ih-reports-test");
   const auto plain = write_all(test::result_fixture(), (dir.path / "plain").string());
-  CHECK(plain.size() == 3);
-  for (const char* f : {"result.json", "report.md", "junit.xml"}) CHECK(fs::exists(dir.path / "plain" / f));
+  CHECK(plain.size() == 4);
+  for (const char* f : {"result.json", "report.md", "report.html", "junit.xml"})
+    CHECK(fs::exists(dir.path / "plain" / f));
   CHECK_FALSE(fs::exists(dir.path / "plain" / "parity.html"));
   const auto back = nlohmann::json::parse(test::read_text((dir.path / "plain" / "result.json").string()));
   CHECK(back == test::result_fixture());
 
   const auto full = write_all(test::result_with_parity_fixture(), (dir.path / "full").string());
-  CHECK(full.size() == 3 + 2 + 4);
+  CHECK(full.size() == 4 + 2 + 4);
   CHECK(fs::file_size(dir.path / "full" / "parity.html") > 10000);
   CHECK(fs::exists(dir.path / "full" / "cells" / "strict.gvisor_tier.json"));
   for (const auto& entry : fs::directory_iterator(dir.path / "full")) {
