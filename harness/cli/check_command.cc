@@ -31,6 +31,13 @@ Command check_command(CLI::App& app, const CommandLine& line) {
                   "Private key (default: the line's -i, else ~/.ssh/id_ed25519)");
   auto* kh =
       sub->add_option("--known-hosts", cfg->known_hosts, "known_hosts file pinning the jumphost and sandbox");
+  sub->add_option("--node-view", cfg->node_view,
+                  "The node's view of the sandbox (isoharness.node-view/v1): a file, or a program to run "
+                  "(an executable path, started without a shell, with each --node-view-arg as one argument) "
+                  "whose output is the document. Without it, posture checks are unwitnessed unless the "
+                  "profile says node_view: none");
+  sub->add_option("--node-view-arg", cfg->node_view_args, "One argument of the --node-view program (repeat)")
+      ->allow_extra_args(false);
   add_sandbox_options(sub, cfg->command, line, BackendFlag::existing);
   add_report_options(sub, cfg->command, ReportFlags::all);
   sub->get_option("--accept-new-host-keys")->excludes(kh);

@@ -66,6 +66,11 @@ Command selftest_command(CLI::App& app, const CommandLine& line) {
       ->delimiter(',')
       ->allow_extra_args(false);
   sub->add_flag("--quick", cfg->quick, "A fast subset for nightly CI (one weakening per layer)");
+  sub->add_option("--agent", cfg->agent,
+                  "honest (the real probe) or lying (reports a clean sandbox's posture, keeping the real "
+                  "egress results: every posture weakening must still be caught, by the node's view)")
+      ->check(CLI::IsMember({"honest", "lying"}))
+      ->capture_default_str();
   sub->add_flag("--list", *list, "Print the catalogue and exit");
   sub->add_option("--parallel", cfg->parallel, "Sandboxes at once")
       ->capture_default_str()

@@ -74,4 +74,24 @@ constexpr CheckStatus pass_or_fail(bool pass) {
   return pass ? CheckStatus::pass : CheckStatus::fail;
 }
 
+// Who judged a check, carried on it (a check's `judges`): the sandbox's posture report, the
+// sandbox's own word on a way out, the arrival witness, the drop point, the node's view of
+// the sandbox (node_view.h), the cluster's API objects. A failing check names the judges
+// whose evidence failed it; a passing one the judges that agreed.
+enum class Judge { posture, sandbox_report, witness, drop_point, node, api };
+inline constexpr std::array<std::string_view, 6> kJudgeLabels{"posture", "sandbox report", "witness",
+                                                              "drop point", "node", "api"};
+constexpr std::string_view judge_label(Judge j) {
+  return kJudgeLabels.at(static_cast<std::size_t>(j));
+}
+// The judge a label names; false when it names none.
+constexpr bool judge_from_label(std::string_view text, Judge& out) {
+  for (std::size_t i = 0; i < kJudgeLabels.size(); ++i)
+    if (kJudgeLabels[i] == text) {
+      out = static_cast<Judge>(i);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace isoharness

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/node_view.h"
 #include "harness/deploy/sandbox_facts.h"
 #include "harness/transport/ssh_route.h"
 
@@ -169,6 +170,11 @@ class Backend {
                                              std::chrono::system_clock::time_point /*to*/) const {
     return std::nullopt;
   }
+
+  // What the node sees of this sandbox's containers (node_view.h), read after its probe
+  // ran. nullopt: this backend has no view of its nodes, and posture checks are then
+  // `unwitnessed` unless the deployment profile says `node_view: none`.
+  virtual std::optional<NodeView> node_view(const SandboxHandle&) const { return std::nullopt; }
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;

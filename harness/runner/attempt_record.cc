@@ -74,6 +74,7 @@ json attempt_json(const AttemptRecord& r) {
   if (r.tampered) record["tampered"] = true;
   if (!job.weakenings.empty()) record["weakenings"] = job.weakenings;
   if (r.probe.witness) record["witness"] = witness_summary(*r.probe.witness);
+  if (r.probe.node_view) record["node_view"] = deploy::to_json(*r.probe.node_view);
   for (const auto& [service, seen] : r.probe.siblings.none_siblings)
     record["siblings"][service] = seen_json(seen);
   if (!r.peers.is_null()) record["peers"] = r.peers;

@@ -47,6 +47,7 @@ struct PostureRecord {
   std::optional<nlohmann::json> posture;          // none: the sandbox's answer was no posture document
   std::optional<verify::CheckResult> unreadable;  // why not (read_posture refused it)
   std::optional<deploy::WitnessView> witness;     // the backend's witness, when it has one
+  std::optional<deploy::NodeView> node_view;      // the node's view, read after the probe ran
   std::vector<verify::CheckResult> claims;        // verify_sandbox, then runtime_version
   SiblingRecord siblings;
   std::optional<verify::CheckResult> agent;  // agent_upload

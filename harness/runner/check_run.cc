@@ -1,12 +1,15 @@
 #include "harness/runner/check_run.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/common/error.h"
+#include "harness/common/subprocess.h"
 #include "harness/deploy/factory/backend_factory.h"
 #include "harness/policy/chart_values.h"
 #include "harness/runner/matrix.h"
@@ -170,6 +173,41 @@ std::string deployment_for(const CheckConfig& config) {
 
 }  // namespace
 
+std::optional<deploy::NodeView> given_node_view(const std::string& source,
+                                                const std::vector<std::string>& args) {
+  if (source.empty()) return std::nullopt;
+  std::string text, problem;
+  if (::access(source.c_str(), X_OK) == 0 && !std::filesystem::is_directory(source)) {
+    RunOptions opts;
+    opts.deadline = std::chrono::seconds(60);
+    opts.max_output = deploy::kMaxNodeViewBytes + 1;
+    std::vector<std::string> argv = {source};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_command(argv, opts);
+    if (!r)
+      problem = "--node-view " + source + ": " + r.error().message;
+    else if (!r->ok())
+      problem = "--node-view " + source + " exited " + std::to_string(r->exit_code);
+    else
+      text = r->out;
+  } else {
+    std::ifstream in(source, std::ios::binary);
+    if (!in) problem = "--node-view " + source + ": cannot be read";
+    std::string buf(deploy::kMaxNodeViewBytes + 1, '\0');
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    text = std::move(buf);
+  }
+  deploy::NodeViewRead read;
+  if (problem.empty()) read = deploy::read_node_view(text);
+  if (problem.empty() && read.view) return read.view;
+  deploy::NodeView unreadable;
+  unreadable.witness = "--node-view " + source;
+  unreadable.complete = false;
+  unreadable.note = problem.empty() ? read.error : problem;
+  return unreadable;
+}
+
 RunOutcome check(const CheckConfig& config) {
   const std::string deployment_path = deployment_for(config);
   scenario::DeploymentProfile profile = scenario::load_deployment(deployment_path);
@@ -195,6 +233,7 @@ RunOutcome check(const CheckConfig& config) {
   RunSettings& settings = session.settings();
   settings.credentials.private_key_path = login.identity;
   settings.existing_sandbox = true;
+  settings.given_node_view = given_node_view(config.node_view, config.node_view_args);
   settings.jump_key_must_be_pinned = login.jump_must_be_pinned;
   const std::string jumphost =
       login.route.jump.user + "@" + login.route.jump.host + ":" + std::to_string(login.route.jump.port);

@@ -4,9 +4,11 @@
 // codes as `run`. Nothing is deployed and nothing is torn down.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/deploy/node_view.h"
 #include "harness/runner/runner.h"
 
 namespace isoharness::runner {
@@ -21,7 +23,17 @@ struct CheckConfig {
   std::string ssh_line;       // "ssh -J user@jump[:port] … user@sandbox"
   std::string identity_file;  // empty: the line's -i, else ~/.ssh/id_ed25519
   std::string known_hosts;    // pinned keys for the jumphost and the sandbox
+  // The node's view (`--node-view`): a file, or an executable run with node_view_args as
+  // its arguments (argv, no shell) whose output is the document; empty: none.
+  std::string node_view;
+  std::vector<std::string> node_view_args;
 };
+
+// The node's view `--node-view` names, read (a file) or asked (a program, deadline 60 s,
+// output bounded). What cannot be read is a view marked incomplete naming why, so the
+// posture checks it should witness are unwitnessed; nullopt when none was named.
+std::optional<deploy::NodeView> given_node_view(const std::string& source,
+                                                const std::vector<std::string>& args);
 
 // Throws UserError for bad input (an unknown item, an ssh line outside the contract, no
 // way to pin a host key); everything else is in the outcome, as for `run`.

@@ -14,12 +14,18 @@ void add_unwitnessed(CheckTally& tally, const nlohmann::json& record, const nloh
                                      text(check, "reason"));
 }
 
-bool sandbox_reported_egress(const nlohmann::json& check) {
+// A check judged on the sandbox's word alone carries `self_reported: true` (verify's
+// CheckResult::self_reported): an egress check under `witness: none`, a posture check under
+// `node_view: none`.
+bool self_reported(const nlohmann::json& check) {
+  const auto flag = check.find("self_reported");
+  return flag != check.end() && flag->is_boolean() && flag->get<bool>();
+}
+
+bool egress_check(const nlohmann::json& check) {
   const auto control = check.find("control");
-  const auto evidence = check.find("evidence");
   return control != check.end() && control->is_string() &&
-         control->get<std::string>().rfind("egress:", 0) == 0 && evidence != check.end() &&
-         evidence->is_string() && evidence->get<std::string>().rfind(kSandboxReportedMark, 0) == 0;
+         control->get<std::string>().rfind("egress:", 0) == 0;
 }
 
 }  // namespace
@@ -32,7 +38,7 @@ void add_record(CheckTally& tally, const nlohmann::json& record) {
   for (const auto& c : *checks) {
     if (!c.is_object()) continue;
     ++tally.checks;
-    if (sandbox_reported_egress(c)) ++tally.sandbox_reported;
+    if (self_reported(c)) ++(egress_check(c) ? tally.sandbox_reported : tally.posture_self_reported);
     switch (check_status_from_label(c.value("status", ""))) {
       case CheckStatus::pass:
         ++tally.pass;

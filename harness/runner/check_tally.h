@@ -20,13 +20,12 @@ struct CheckTally {
   std::vector<std::string> unwitnessed_checks;
   // Egress checks judged on the sandbox's own report (only where the profile says `witness: none`).
   int sandbox_reported = 0;
+  // Posture checks judged on the sandbox's own report (only where the profile says
+  // `node_view: none`).
+  int posture_self_reported = 0;
 };
 
 inline constexpr std::size_t kMaxUnwitnessedShown = 20;
-
-// The mark an egress check's evidence begins with when it rests on the sandbox's own
-// report (docs/CONTRACTS.md §4.4).
-inline constexpr std::string_view kSandboxReportedMark = "judged by the sandbox's own report";
 
 // Adds one record's checks (a status this build does not know counts as n/a).
 void add_record(CheckTally& tally, const nlohmann::json& record);

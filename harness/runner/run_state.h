@@ -42,6 +42,11 @@ struct RunSettings {
   std::chrono::milliseconds blocked_deadline{0};
   // The deployment profile says `witness: none`: egress checks rest on the sandbox's report.
   bool witness_waived = false;
+  // The deployment profile says `node_view: none`: posture checks rest on the sandbox's report.
+  bool node_view_waived = false;
+  // `isoharness check --node-view`: the node's view of the existing sandbox, read once
+  // before probing (a file, or a command's output); nullopt: the backend's own, if any.
+  std::optional<deploy::NodeView> given_node_view;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
   // no marker is left in it.
   bool existing_sandbox = false;
@@ -55,6 +60,10 @@ struct RunSettings {
   // hook set is an error.
   std::function<void(const Job&, deploy::SandboxRequest&)> weaken;
   bool mark_tampered = false;  // every record says "tampered": true (run's seam)
+  // Selftest's lying agent only (`selftest --agent lying`, harness/selftest/lying_agent.h):
+  // rewrites the posture document the sandbox answered before it is judged, as an agent
+  // that controls its isoprobe would. Unset in every real run.
+  std::function<void(const Job&, nlohmann::json& posture)> forge_posture;
   // How many other live sandboxes each sandbox tries as peers (the profile's
   // peers_per_sandbox; harness/verify/peer_checks.h).
   int peers_per_sandbox = 2;

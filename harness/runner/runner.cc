@@ -148,8 +148,9 @@ std::vector<int> run_sandboxes(const JobContext& base, std::vector<Job>& jobs,
 // RunConfig's test seams as the settings' one weakening hook: every request gets the named
 // backend weakenings and the values edit, and every record says "tampered".
 void use_test_seams(const RunConfig& config, RunSettings& settings) {
-  if (!config.tamper && config.test_weakenings.empty()) return;
+  if (!config.tamper && config.test_weakenings.empty() && !config.forge_posture) return;
   settings.mark_tampered = true;
+  settings.forge_posture = config.forge_posture;
   settings.weaken = [tamper = config.tamper, names = config.test_weakenings](
                         const Job& job, deploy::SandboxRequest& request) {
     request.test_weakenings = names;

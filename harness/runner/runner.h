@@ -14,6 +14,8 @@
 
 namespace isoharness::runner {
 
+struct Job;
+
 struct RunConfig {
   SandboxCommand command;                   // backend, profile, --out, bundle, host keys, argv
   std::vector<std::string> scenario_paths;  // empty: the default set in command.scenarios_dir
@@ -31,6 +33,10 @@ struct RunConfig {
   // Test seam: named weakenings the backend applies behind the plan's back (local:
   // "none-sibling-reachable", "sshd:no-sftp"), recorded in each sandbox's facts.
   std::vector<std::string> test_weakenings;
+  // Test seam: rewrites each sandbox's posture document before it is judged, as an agent
+  // that controls its isoprobe would (RunSettings::forge_posture); every record then says
+  // "tampered".
+  std::function<void(const Job& job, nlohmann::json& posture)> forge_posture;
 };
 
 struct RunOutcome {

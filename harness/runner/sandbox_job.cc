@@ -179,13 +179,23 @@ verify::CheckResult runtime_version_of(const RunSettings& settings, const Job& j
 void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, const PostureRun& run,
                    const std::vector<deploy::EgressTarget>& targets, NoneSiblingProbes& none_siblings,
                    PostureRecord& out) {
-  const nlohmann::json& posture = run.read.value();
+  nlohmann::json forged;
+  if (ctx.settings.forge_posture) {
+    forged = run.read.value();
+    ctx.settings.forge_posture(job, forged);
+  }
+  const nlohmann::json& posture = ctx.settings.forge_posture ? forged : run.read.value();
   const auto asked = Clock::now();
   out.witness = ctx.backend.witness(sandbox.handle(), run.nonce, run.from, run.to);
   sandbox.timings()["witness_s"] = seconds_since(asked);
+  const auto viewed = Clock::now();
+  out.node_view =
+      ctx.settings.given_node_view ? ctx.settings.given_node_view : ctx.backend.node_view(sandbox.handle());
+  sandbox.timings()["node_view_s"] = seconds_since(viewed);
   out.claims =
       verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
-                              out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
+                               out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived,
+                               out.node_view ? &*out.node_view : nullptr, ctx.settings.node_view_waived});
   out.claims.push_back(runtime_version_of(ctx.settings, job, sandbox.handle().facts));
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());

@@ -98,6 +98,7 @@ RunSession::RunSession(SessionSetup setup)
     settings_.runsc_max_age_days = setup_.profile->runsc_max_age_days;
     // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
     settings_.witness_waived = setup_.profile->witness_none;
+    settings_.node_view_waived = setup_.profile->node_view_none;
   }
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
   // The wait for room is bounded by more than another sandbox's whole life (its start, its
@@ -267,6 +268,7 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
       {"unwitnessed", t.unwitnessed},
       {"unwitnessed_checks", t.unwitnessed_checks},
       {"egress_sandbox_reported", t.sandbox_reported},
+      {"posture_self_reported", t.posture_self_reported},
       {"errors", t.errors},
       {"not_run", not_run},
       {"interrupted", interrupted},
@@ -316,6 +318,10 @@ void print_summary_line(const nlohmann::json& result, const std::string& result_
            ? fmt::format(
                  " ({} egress checks judged on the sandboxes' own reports: the profile says witness: none)",
                  self_reported)
+           : "") +
+      (sum.value("posture_self_reported", 0)
+           ? fmt::format(" ({} posture checks self-reported: the profile says node_view: none)",
+                         sum.value("posture_self_reported", 0))
            : "");
   std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a%s, %d errors — result %s\n",
                std::string(verdict_word(verdict)).c_str(), sandboxes, refused.c_str(), sum.value("checks", 0),

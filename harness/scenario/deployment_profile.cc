@@ -232,6 +232,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   if (p.backend == BackendKind::hawk || v.contains("hawk")) detail::read_hawk_section(doc, p, errors);
   detail::read_egress_section(doc, p, errors);
   detail::read_witness_section(doc, p, errors);
+  detail::read_node_view_section(doc, p, errors);
   detail::read_hubble_section(doc, p, errors);
   detail::read_node_image_section(doc, p, errors);
   detail::read_accepted_escapes(doc, p, errors);

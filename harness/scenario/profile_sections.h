@@ -15,6 +15,10 @@ void read_hawk_start_args(const YamlDocument& doc, const nlohmann::json& list, H
                           std::vector<Diagnostic>& errors);
 void read_egress_section(const YamlDocument& doc, DeploymentProfile& profile,
                          std::vector<Diagnostic>& errors);
+// node_view: none (harness/scenario/witness_section.cc): the deployment has no view of its
+// nodes; posture checks rest on the sandbox's report.
+void read_node_view_section(const YamlDocument& doc, DeploymentProfile& profile,
+                            std::vector<Diagnostic>& errors);
 // witness: (harness/scenario/witness_section.cc), an operator-run outside witness.
 void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
                           std::vector<Diagnostic>& errors);

@@ -323,6 +323,10 @@ struct DeploymentProfile {
   // on the sandbox's own report (the summary says so). Without it, a deployment whose
   // backend has no witness gets `unwitnessed` egress checks.
   bool witness_none = false;
+  // `node_view: none`: the deployment declares it has no view of its nodes, and its posture
+  // checks rest on the sandbox's own report (the summary counts them as self-reported).
+  // Without it, a deployment whose backend has no node view gets `unwitnessed` posture checks.
+  bool node_view_none = false;
   std::string path;
   nlohmann::json raw;  // the whole profile, for backends' own keys
   // egress_deadline_ms: how long isoprobe gives all egress targets together. A dropped

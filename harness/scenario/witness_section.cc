@@ -245,6 +245,19 @@ void read_witness_log(const WitnessReader& r, const json& w, WitnessSettings& ou
 
 }  // namespace
 
+void read_node_view_section(const YamlDocument& doc, DeploymentProfile& profile,
+                            std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("node_view")) return;
+  const json& n = v["node_view"];
+  if (n.is_string() && n.get<std::string>() == "none") {
+    profile.node_view_none = true;
+    return;
+  }
+  errors.push_back(doc.source.diagnostic(
+      "/node_view", "", "node_view must be the word none (the deployment declares it has no view of its nodes)"));
+}
+
 void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
                           std::vector<Diagnostic>& errors) {
   const json& v = doc.value;

@@ -60,7 +60,8 @@ void append_privileges(std::vector<Weakening>& w) {
                .caught_by = {"capability:CAP_SYS_ADMIN", "capability_bounding", "capabilities"},
                .not_applicable = everywhere,
                .edit_values = keep_capability("SYS_ADMIN"),
-               .quick = true});
+               .quick = true,
+               .judge = kJudgeNode});
   w.push_back(
       {.name = "net_raw_kept",
        .what = "CAP_NET_RAW kept under strict (drop ALL, add NET_RAW)",
@@ -68,7 +69,8 @@ void append_privileges(std::vector<Weakening>& w) {
        .not_applicable = not_under("gvisor",
                                    "runsc removes CAP_NET_RAW from every set unless started with "
                                    "--net-raw, so the kept capability never reaches a gVisor sandbox"),
-       .edit_values = keep_capability("NET_RAW")});
+       .edit_values = keep_capability("NET_RAW"),
+       .judge = kJudgeNode});
   w.push_back({.name = "privilege_escalation_allowed",
                .what = "no no_new_privs (allowPrivilegeEscalation: true)",
                .caught_by = {"no_new_privs"},
@@ -77,7 +79,8 @@ void append_privileges(std::vector<Weakening>& w) {
                              "this gVisor (runsc 20221219) sets no_new_privs in every sandbox "
                              "whatever the spec says (harness/selftest/README.md): escalation is neither "
                              "possible nor observable"),
-               .edit_values = [](json& s) { security(s)["allowPrivilegeEscalation"] = true; }});
+               .edit_values = [](json& s) { security(s)["allowPrivilegeEscalation"] = true; },
+               .judge = kJudgeNode});
   w.push_back({.name = "seccomp_unconfined",
                .what = "seccomp Unconfined on the host kernel",
                .caught_by = {"seccomp"},
@@ -85,9 +88,11 @@ void append_privileges(std::vector<Weakening>& w) {
                                            "runsc applies no OCI seccomp filter here (no --oci-seccomp): "
                                            "Seccomp reads 0 in every gVisor sandbox and verify excuses it as "
                                            "emulated; syscalls never reach the host kernel"),
-               .edit_values = [](json& s) {
-                 security(s)["seccompProfile"] = {{"type", "Unconfined"}};
-               }});
+               .edit_values =
+                   [](json& s) {
+                     security(s)["seccompProfile"] = {{"type", "Unconfined"}};
+                   },
+               .judge = kJudgeNode});
   w.push_back(
       {.name = "runc_instead_of_gvisor",
        .what = "runtime class dropped: runc while the plan says gVisor",
@@ -96,7 +101,8 @@ void append_privileges(std::vector<Weakening>& w) {
                                    "the plan of the host-kernel item already names the node's default "
                                    "runtime"),
        .edit_values = [](json& s) { s["runtimeClassName"] = policy::kClusterDefault; },
-       .quick = true});
+       .quick = true,
+       .judge = kJudgeNode});
 }
 
 // The user the sandbox runs as and its root filesystem.
@@ -108,17 +114,20 @@ void append_user_and_root(std::vector<Weakening>& w) {
                .not_applicable =
                    everywhere_not("the local backend's sandbox process is sshd running as the sandbox "
                                   "user, which cannot serve a login as uid 0; it refuses runAsUser 0 "
-                                  "before deploying (other_user_under_non_root changes the user instead)")});
+                                  "before deploying (other_user_under_non_root changes the user instead)"),
+               .judge = kJudgeNode});
   w.push_back({.name = "other_user_under_non_root",
                .what = "a different user (uid 1001) under non_root",
                .caught_by = {"uid"},
                .not_applicable = everywhere,
-               .edit_values = [](json& s) { security(s)["runAsUser"] = 1001; }});
+               .edit_values = [](json& s) { security(s)["runAsUser"] = 1001; },
+               .judge = kJudgeNode});
   w.push_back({.name = "writable_root",
                .what = "writable root under read_only_root",
                .caught_by = {"root_filesystem", "root_not_writable"},
                .not_applicable = everywhere,
-               .edit_values = [](json& s) { security(s)["readOnlyRootFilesystem"] = false; }});
+               .edit_values = [](json& s) { security(s)["readOnlyRootFilesystem"] = false; },
+               .judge = kJudgeNode});
 }
 
 // Ways out the node's policy must close, and the allow list's scope.
@@ -213,7 +222,8 @@ void append_host_leaks(std::vector<Weakening>& w) {
                                            "nothing at the path): a runtime's socket cannot reach a gVisor "
                                            "sandbox here"),
                .backend = {"oci:runtime-socket"},
-               .quick = true});
+               .quick = true,
+               .judge = kJudgeNode});
   w.push_back({.name = "host_pid_namespace",
                .what = "the host's PID namespace shared",
                .caught_by = {"pid_namespace"},
@@ -221,7 +231,8 @@ void append_host_leaks(std::vector<Weakening>& w) {
                                            "gVisor's sentry keeps its own process table whatever the spec "
                                            "says: the host's PID namespace cannot be shared into a gVisor "
                                            "sandbox"),
-               .backend = {"oci:host-pid"}});
+               .backend = {"oci:host-pid"},
+               .judge = kJudgeNode});
   w.push_back({.name = "host_network_namespace",
                .what = "the host's network namespace shared",
                .caught_by = {"host_namespaces"},
@@ -229,7 +240,8 @@ void append_host_leaks(std::vector<Weakening>& w) {
                    everywhere_not("the local backend reaches a sandbox only through its own namespace's "
                                   "address: one in the host's network namespace cannot be reached "
                                   "through the jumphost to be probed (host_uts_namespace shares a host "
-                                  "namespace that can)")});
+                                  "namespace that can)"),
+               .judge = kJudgeNode});
   w.push_back(
       {.name = "host_uts_namespace",
        .what = "the host's UTS namespace (hostname) shared",
@@ -237,14 +249,16 @@ void append_host_leaks(std::vector<Weakening>& w) {
        .not_applicable = not_under("gvisor",
                                    "runsc gives a sandbox without a UTS namespace an empty hostname of "
                                    "its own (observed), never the host's"),
-       .backend = {"oci:host-uts"}});
+       .backend = {"oci:host-uts"},
+       .judge = kJudgeNode});
   w.push_back({.name = "host_device",
                .what = "a host device (/dev/kmsg) passed in",
                .caught_by = {"host_devices"},
                .not_applicable = not_under("gvisor",
                                            "runsc does not pass linux.devices into the sandbox: /dev holds "
                                            "only gVisor's own devices (observed: no kmsg)"),
-               .backend = {"oci:host-device"}});
+               .backend = {"oci:host-device"},
+               .judge = kJudgeNode});
 }
 
 // Kernel addresses, and the sibling weakening left out here.
@@ -253,7 +267,8 @@ void append_kernel_and_siblings(std::vector<Weakening>& w) {
                .what = "/proc/kallsyms addresses readable (CAP_SYSLOG kept)",
                .caught_by = {"kallsyms"},
                .not_applicable = kallsyms_applicability,
-               .edit_values = keep_capability("SYSLOG")});
+               .edit_values = keep_capability("SYSLOG"),
+               .judge = kJudgeNode});
   w.push_back(
       {.name = "debugfs_mounted",
        .what = "debugfs mounted at /sys/kernel/debug",
@@ -261,7 +276,8 @@ void append_kernel_and_siblings(std::vector<Weakening>& w) {
        .not_applicable = not_under("gvisor",
                                    "gVisor has no debugfs: runsc starts the sandbox without the mount "
                                    "and /sys/kernel/debug does not exist (observed)"),
-       .backend = {"oci:debugfs"}});
+       .backend = {"oci:debugfs"},
+       .judge = kJudgeNode});
   // The local backend knows the weakening "none-sibling-reachable", and verify catches it
   // with sibling:<service> (tests/system/sibling_system_test.cpp proves both). To run it
   // here, add a `none` sibling named scorer to scenarios/selftest/hardened.yaml and set

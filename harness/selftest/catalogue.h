@@ -46,6 +46,9 @@ struct Weakening {
 inline constexpr const char* kJudgeWitness = "witness";
 inline constexpr const char* kJudgeSandbox = "sandbox report";
 inline constexpr const char* kJudgePosture = "posture";
+// The node's view of the sandbox (deploy/node_view.h): what the machine it runs on sees of
+// its confinement, whatever the sandbox reports.
+inline constexpr const char* kJudgeNode = "node";
 // A weakening of the verifier's own evidence (a dead or truncated witness, a flooded one, an
 // agent whose packets never leave): caught when none of its caught_by controls passed and at
 // least one ended unwitnessed or failed. No judge can see such a weakening; what selftest

@@ -175,21 +175,19 @@ json judge_clean(const std::string& runtime, const JudgeInput& in, json& summary
 }  // namespace
 
 std::vector<std::string> judges_of(const json& check) {
-  const auto text = [&](const char* key) {
-    const auto it = check.find(key);
-    return it != check.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (check_status_from_label(text("status")) != CheckStatus::fail) return {};
-  const std::string control = text("control"), expected = text("expected"), observed = text("observed");
-  if (control.rfind("egress:", 0) != 0) return {kJudgePosture};
+  const auto status = check.find("status");
+  if (status == check.end() || !status->is_string() ||
+      check_status_from_label(status->get<std::string>()) != CheckStatus::fail)
+    return {};
+  // The judges verify put on the check (CheckResult::judges), by their labels; a label this
+  // build does not know names no judge.
   std::vector<std::string> out;
-  const bool blocked = expected == "blocked";
-  if ((blocked && observed.rfind("arrived", 0) == 0) ||
-      (!blocked && observed.rfind("nothing arrived", 0) == 0))
-    out.emplace_back(kJudgeWitness);
-  if (blocked && observed.find("sandbox reported connected") != std::string::npos)
-    out.emplace_back(kJudgeSandbox);
-  if (out.empty()) out.emplace_back(kJudgePosture);  // judged without witnesses (an older result)
+  const auto judges = check.find("judges");
+  if (judges == check.end() || !judges->is_array()) return out;
+  for (const auto& j : *judges) {
+    Judge judge;
+    if (j.is_string() && judge_from_label(j.get<std::string>(), judge)) out.emplace_back(judge_label(judge));
+  }
   return out;
 }
 

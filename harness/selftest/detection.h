@@ -32,11 +32,9 @@ nlohmann::json judge(const JudgeInput& input);
 // sandbox failed, 3 a sandbox could not be deployed or probed.
 int exit_code_of(const nlohmann::json& section);
 
-// Which judges failed one check (a result's check object): for an egress check, the
-// outside witness (it recorded a blocked way out arriving, or a reachable one not) and the
-// sandbox's report (it reported reaching a blocked one), read from the check's `expected`
-// and `observed` as verify writes them (harness/verify/witness_checks.cc); for any other,
-// the posture check. Empty for a check that did not fail.
+// Which judges failed one check (a result's check object): the labels of its typed
+// `judges` (verify's CheckResult::judges: "posture", "sandbox report", "witness", "drop
+// point", "node", "api"), never read from its words. Empty for a check that did not fail.
 std::vector<std::string> judges_of(const nlohmann::json& check);
 
 // Whether `control` is removed by a disabled-check pattern.

@@ -74,22 +74,26 @@ void append_capabilities(std::vector<Weakening>& w) {
                .what = "CAP_SYS_MODULE kept (drop ALL, add SYS_MODULE)",
                .caught_by = {"capability:CAP_SYS_MODULE"},
                .not_applicable = applicable(),
-               .edit_values = add_capability("SYS_MODULE")});
+               .edit_values = add_capability("SYS_MODULE"),
+               .judge = kJudgeNode});
   w.push_back({.name = "cap_dac_read_search_kept",
                .what = "CAP_DAC_READ_SEARCH kept (drop ALL, add DAC_READ_SEARCH)",
                .caught_by = {"capability:CAP_DAC_READ_SEARCH"},
                .not_applicable = applicable(),
-               .edit_values = add_capability("DAC_READ_SEARCH")});
+               .edit_values = add_capability("DAC_READ_SEARCH"),
+               .judge = kJudgeNode});
   w.push_back({.name = "cap_bpf_kept",
                .what = "CAP_BPF kept (drop ALL, add BPF)",
                .caught_by = {"capability:CAP_BPF", "bpf"},
                .not_applicable = not_under_gvisor(kRunscRefuses),
-               .edit_values = add_capability("BPF")});
+               .edit_values = add_capability("BPF"),
+               .judge = kJudgeNode});
   w.push_back({.name = "every_capability_kept",
                .what = "every capability (add ALL): a privileged container's capabilities",
                .caught_by = {"capability:CAP_SYS_ADMIN", "capabilities", "capability_bounding"},
                .not_applicable = every_capability_applicability,
-               .edit_values = add_capability("ALL")});
+               .edit_values = add_capability("ALL"),
+               .judge = kJudgeNode});
 }
 
 }  // namespace
@@ -101,17 +105,20 @@ void append_escape_weakenings(std::vector<Weakening>& w) {
                .what = "a host directory mounted read-only (hostPath volume, readOnly)",
                .caught_by = {"host_path_mount"},
                .not_applicable = applicable(),
-               .edit_values = mount_host_path(true)});
+               .edit_values = mount_host_path(true),
+               .judge = kJudgeNode});
   w.push_back({.name = "host_path_writable",
                .what = "a host directory mounted writable (hostPath volume)",
                .caught_by = {"host_path_mount"},
                .not_applicable = applicable(),
-               .edit_values = mount_host_path(false)});
+               .edit_values = mount_host_path(false),
+               .judge = kJudgeNode});
   w.push_back({.name = "service_account_token_mounted",
                .what = "a service-account token mounted (automountServiceAccountToken: true)",
                .caught_by = {"kubernetes_credentials"},
                .not_applicable = applicable(),
-               .edit_item_values = [](json& values) { values["automountServiceAccountToken"] = true; }});
+               .edit_item_values = [](json& values) { values["automountServiceAccountToken"] = true; },
+               .judge = kJudgeNode});
   w.push_back({.name = "proc_sys_writable",
                .what = "/proc unmasked (procMount: Unmasked): /proc/sys on a writable mount",
                .caught_by = {"proc_sys"},
@@ -119,14 +126,16 @@ void append_escape_weakenings(std::vector<Weakening>& w) {
                    "gVisor's /proc/sys is the sentry's own and lies on a writable /proc in every gVisor "
                    "sandbox, clean ones included (observed): a write never reaches the host kernel's "
                    "sysctls, so verify reads it as emulated"),
-               .edit_values = [](json& s) { s["securityContext"]["procMount"] = "Unmasked"; }});
+               .edit_values = [](json& s) { s["securityContext"]["procMount"] = "Unmasked"; },
+               .judge = kJudgeNode});
   w.push_back({.name = "cgroup_writable",
                .what = "the cgroup filesystem mounted writable (a privileged container's cgroups)",
                .caught_by = {"cgroup_mounts"},
                .not_applicable = not_under_gvisor(
                    "runsc mounts no cgroup filesystem into the sandbox here, writable spec or not "
                    "(observed: no cgroup mount in mountinfo): there is no release_agent to reach"),
-               .backend = {"oci:cgroup-rw"}});
+               .backend = {"oci:cgroup-rw"},
+               .judge = kJudgeNode});
 }
 
 }  // namespace isoharness::selftest

@@ -19,6 +19,9 @@ struct SelftestConfig {
   std::vector<std::string> runtimes = {"runc", "gvisor"};
   std::vector<std::string> only;  // weakening names; empty = the catalogue (or its quick subset)
   bool quick = false;
+  // "honest": the real probe; "lying": the lying agent (lying_agent.h), which reports a
+  // clean sandbox's posture whatever the sandbox is.
+  std::string agent = "honest";
   int parallel = 4;
   // Test seam (ISOHARNESS_TEST_DISABLE_CHECK): checks judged as if verify lacked them,
   // to show that selftest notices a verifier that lost a check.

@@ -20,6 +20,7 @@
 #include "harness/runner/sandbox_job.h"
 #include "harness/runner/session.h"
 #include "harness/selftest/detection.h"
+#include "harness/selftest/lying_agent.h"
 #include "harness/selftest/selftest.h"
 #include "harness/selftest/selftest_files.h"
 #include "harness/selftest/selftest_jobs.h"
@@ -212,6 +213,10 @@ SelftestOutcome run_selftest(const SelftestConfig& config) {
   session.settings().weaken = [](const runner::Job& job, deploy::SandboxRequest& request) {
     apply_weakenings(job.weakenings, request.values, request.test_weakenings);
   };
+  if (config.agent == "lying")
+    session.settings().forge_posture = [](const runner::Job& job, json& posture) {
+      forge_clean_posture(posture, job.item->expect.get());
+    };
   run_on_backend(p, config.parallel, session, progress(config, total));
 
   json result = session.collect();

@@ -70,6 +70,14 @@ void check_egress(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_raw_sockets(const VerifyInput& in, std::vector<CheckResult>& out);
 void check_escape_classes(const VerifyInput& in, std::vector<CheckResult>& out);
 
+// The node verdict rule (node_verdict.cc, docs/CONTRACTS.md §4.8): every posture check
+// that passed on the sandbox's word passes only when the node's view agrees too; a
+// disagreement fails it naming both sides, a missing view makes it `unwitnessed`, and a
+// profile with `node_view: none` marks it self-reported.
+void apply_node_rule(const VerifyInput& in, std::vector<CheckResult>& out);
+// Whether the node's view judges `control` at all (the rule's table).
+bool node_judges(const std::string& control);
+
 // " (escape class: dangerous capabilities; what it opens)" for the capabilities the
 // published escapes use, else "".
 std::string capability_escape_class(const std::string& name);

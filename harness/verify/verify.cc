@@ -230,6 +230,11 @@ std::vector<CheckResult> verify_sandbox(const VerifyInput& input) {
         {expect, input.posture, input.host, input.targets, input.level, input.witness, input.witness_waived},
         out);
   }
+  // Every check the sandbox's own report decided is judged by it; then the node's view.
+  for (auto& c : out)
+    if (c.judges.empty() && c.status != CheckStatus::na && c.control.rfind("egress:", 0) != 0)
+      c.judges.push_back(Judge::posture);
+  detail::apply_node_rule(input, out);
   // Every control is still judged (so the record shows what the document claimed), but
   // none of them passes on the word of an untrustworthy document.
   if (!problems.empty()) {
@@ -255,9 +260,14 @@ std::vector<std::string> expect_keys_read() {
 }
 
 nlohmann::json to_json(const CheckResult& c) {
-  return {{"control", c.control},   {"status", status_label(c.status)},
+  nlohmann::json out = {{"control", c.control},   {"status", status_label(c.status)},
           {"expected", c.expected}, {"observed", c.observed},
           {"reason", c.reason},     {"evidence", c.evidence}};
+  nlohmann::json judges = nlohmann::json::array();
+  for (const auto j : c.judges) judges.push_back(judge_label(j));
+  out["judges"] = std::move(judges);
+  if (c.self_reported) out["self_reported"] = true;
+  return out;
 }
 
 }  // namespace isoharness::verify

@@ -49,6 +49,11 @@ struct CheckResult {
   std::string observed;  // human-readable
   std::string reason;    // why this status (names the control on failure)
   std::string evidence;  // raw text from the probe, bounded
+  // Who judged it (typed; never parsed from the words above): a failing check names the
+  // judges whose evidence failed it, a passing one those that agreed.
+  std::vector<Judge> judges;
+  // A posture check judged on the sandbox's word alone: the profile says `node_view: none`.
+  bool self_reported = false;
 };
 
 struct VerifyInput {
@@ -63,6 +68,12 @@ struct VerifyInput {
   // sandbox's own report (egress_verdict.h).
   const deploy::WitnessView* witness = nullptr;
   bool witness_waived = false;
+  // What the node saw of the sandbox (deploy::Backend::node_view, or `check --node-view`);
+  // null when there is none: posture checks are then `unwitnessed`, unless
+  // node_view_waived (the profile says `node_view: none`), when they rest on the sandbox's
+  // own report and are marked self-reported (node_verdict.cc).
+  const deploy::NodeView* node_view = nullptr;
+  bool node_view_waived = false;
 };
 
 // Every check, in a stable order. Never throws on malformed posture: a missing or
@@ -83,6 +94,10 @@ Expected<nlohmann::json> parse_posture(std::string_view text);
 std::vector<std::string> posture_schema_problems(const nlohmann::json& posture);
 
 nlohmann::json to_json(const CheckResult& check);
+
+// Whether the node's view judges the posture check `control` (the node verdict rule's
+// table, node_verdict.cc): selftest holds each posture weakening's judge to it.
+bool node_judged(const std::string& control);
 
 // runtime_version (runtime_version_check.cc): the sandbox's runtime stack against the
 // escape tables of its components (runtime_escapes.h): the CRI runtime (containerd, on a

@@ -218,6 +218,25 @@ std::string failure_reason(const deploy::EgressTarget& target, const std::string
                      sandbox_result);
 }
 
+// Who judged a way out: on a failure, the witness that recorded the way out open (an
+// arrival where the plan blocks it, none where it opens it) and the sandbox's own report of
+// connecting where the plan blocks it; on a pass, the witnesses whose records agreed.
+std::vector<Judge> egress_judges(const EgressJudgement& j, bool allowed, const std::string& sandbox_result,
+                                 Witnessed arrival, Witnessed drop) {
+  std::vector<Judge> out;
+  if (j.status == CheckStatus::fail) {
+    if ((!allowed && arrival == Witnessed::seen) || (allowed && arrival == Witnessed::not_seen))
+      out.push_back(Judge::witness);
+    if (!allowed && sandbox_result == "connected") out.push_back(Judge::sandbox_report);
+    if (out.empty()) out.push_back(Judge::posture);
+  } else if (j.status == CheckStatus::pass) {
+    if (arrival == Witnessed::seen || arrival == Witnessed::not_seen) out.push_back(Judge::witness);
+    if (drop == Witnessed::seen) out.push_back(Judge::drop_point);
+    if (out.empty()) out.push_back(Judge::sandbox_report);
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckResult judge_egress_target(const VerifyInput& in, const deploy::EgressTarget& target, bool allowed,
@@ -243,6 +262,8 @@ CheckResult judge_egress_target(const VerifyInput& in, const deploy::EgressTarge
            fmt::format("{}, {}; sandbox reported {}", arrived, stopped, sandbox_result),
            failure_reason(target, where, why, j, sandbox_result), evidence);
   c.status = j.status;
+  c.judges = egress_judges(j, allowed, sandbox_result, arrival.state, drop.state);
+  c.self_reported = j.row == std::string_view("W");
   return c;
 }
 

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto schema_problems = verify::posture_schema_problems(posture);
   for (const auto* expect : {&strict, &standard}) {
     for (const auto level : {isoharness::policy::Level::strict, isoharness::policy::Level::standard}) {
-      auto checks = verify::verify_sandbox({*expect, posture, host, targets, level});
+      auto checks =
+          verify::verify_sandbox({*expect, posture, host, targets, level, nullptr, false, nullptr, true});
       for (const auto& c : checks) {
         (void)verify::to_json(c).dump();  // strict: invalid UTF-8 in a check would throw
         if (!schema_problems.empty() && c.status == isoharness::CheckStatus::pass) std::abort();

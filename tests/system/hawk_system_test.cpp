@@ -113,6 +113,9 @@ struct Platform {
     else if (!hubble)  // a deployment without one says so, and its egress checks rest on the sandboxes'
                        // reports
       f << "witness: none\n";
+    // The hawk backend has no view of its nodes yet: posture rests on the sandboxes' reports,
+    // and the profile says so (without it every posture check is unwitnessed).
+    f << "node_view: none\n";
     // The drop point: the stand-in's Hubble, flows from the kernel's drop records of each
     // eval's world. Its earliest flow of an eval is the sandbox's first SSH connection (at
     // `local up`), so the lead reaches back past a slow start.

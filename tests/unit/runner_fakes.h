@@ -138,7 +138,8 @@ struct FakeRun {
       : state(interrupted),
         journal(dir.str(), {{"schema", "isoharness.result/v1"}, {"skipped", nlohmann::json::array()}}) {
     settings.run_id = "t1";
-    settings.witness_waived = true;  // the fake backend has no witness and says so (witness: none)
+    settings.witness_waived = true;    // the fake backend has no witness and says so (witness: none)
+    settings.node_view_waived = true;  // nor a view of its node (node_view: none)
   }
   runner::JobContext ctx(deploy::Backend& backend) {
     runner::JobContext c{settings, backend, journal, reach, state};

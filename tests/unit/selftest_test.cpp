@@ -54,7 +54,8 @@ std::set<std::string> verify_controls() {
     targets.push_back(std::move(t));
   }
   std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
-  for (const auto& c : verify::verify_sandbox({expect, posture, host, targets, policy::Level::strict}))
+  for (const auto& c : verify::verify_sandbox(
+           {expect, posture, host, targets, policy::Level::strict, nullptr, false, nullptr, true}))
     names.insert(c.control);
   // and the peer checks of the runner's peer phase, by the names verify_peers gives them
   verify::PeerObservation peers;
@@ -78,7 +79,9 @@ runner::Job base_job(const std::string& runtime) {
 json record(const std::string& id, const std::string& runtime, const std::vector<std::string>& weakenings,
             const std::vector<std::string>& failed, json error = nullptr) {
   json checks = json::array({{{"control", "kernel"}, {"status", "pass"}}});
-  for (const auto& f : failed) checks.push_back({{"control", f}, {"status", "fail"}});
+  // Failed by the sandbox's posture report and by the node's view (verify's typed judges).
+  for (const auto& f : failed)
+    checks.push_back({{"control", f}, {"status", "fail"}, {"judges", {"posture", "node"}}});
   json r = {{"id", id}, {"runtime", runtime}, {"attempt", 1}, {"checks", checks}, {"error", error}};
   if (!weakenings.empty()) r["weakenings"] = weakenings;
   return r;
@@ -163,6 +166,23 @@ TEST_CASE("applying weakenings edits the values after planning and names the bac
   CHECK_THROWS_AS(apply_weakenings({"made_up"}, values, backend), InfraError);
 }
 
+TEST_CASE("every posture weakening is to be caught by the node's view of the sandbox", "[selftest]") {
+  int posture = 0;
+  for (const auto& w : catalogue()) {
+    const bool node_sees = std::any_of(w.caught_by.begin(), w.caught_by.end(), verify::node_judged);
+    const bool any_egress = std::any_of(w.caught_by.begin(), w.caught_by.end(),
+                                        [](const std::string& c) { return c.rfind("egress:", 0) == 0; });
+    INFO(w.name);
+    if (w.judge == kJudgeNode) {
+      ++posture;
+      CHECK(node_sees);  // a node judge needs a check the node's view judges
+    } else if (node_sees && !any_egress && w.judge != kJudgeEvidence) {
+      FAIL_CHECK("a posture weakening the node can judge names the judge " << w.judge);
+    }
+  }
+  CHECK(posture >= 20);
+}
+
 TEST_CASE("judging: caught, missed, false alarm, error, and a disabled check", "[selftest]") {
   json sandboxes = json::array({
       record("s1", "runc", {}, {}),
@@ -208,16 +228,19 @@ TEST_CASE("judging: caught, missed, false alarm, error, and a disabled check", "
 TEST_CASE("judging: a weakening is caught only by the judge its entry names", "[selftest]") {
   // egress_udp_open must be caught by the outside witness; the sandbox's own admission of a
   // blocked target that connected is another judge.
-  auto egress = [](const std::string& id, const std::string& observed) {
+  // The judges are the check's own (verify's CheckResult::judges), never read from its words.
+  auto egress = [](const std::string& id, const std::string& observed, const json& judges) {
     json r = record(id, "runc", {"egress_udp_open"}, {});
     r["checks"].push_back({{"control", "egress:canary-udp"},
                            {"status", "fail"},
                            {"expected", "blocked"},
-                           {"observed", observed}});
+                           {"observed", observed},
+                           {"judges", judges}});
     return r;
   };
-  json by_sandbox = json::array({record("c", "runc", {}, {}),
-                                 egress("w", "nothing arrived, no drop record; sandbox reported connected")});
+  json by_sandbox = json::array(
+      {record("c", "runc", {}, {}),
+       egress("w", "arrived, no drop record; sandbox reported connected", json::array({"sandbox report"}))});
   JudgeInput in{select({"egress_udp_open"}, false), {"runc"}, {}, &by_sandbox, {}};
   json s = judge(in);
   const auto& cell = s["weakenings"][0]["cells"]["runc"];
@@ -227,7 +250,8 @@ TEST_CASE("judging: a weakening is caught only by the judge its entry names", "[
   CHECK(cell["judges"]["egress:canary-udp"] == json::array({"sandbox report"}));
 
   json by_both = json::array(
-      {record("c", "runc", {}, {}), egress("w", "arrived, no drop record; sandbox reported connected")});
+      {record("c", "runc", {}, {}), egress("w", "arrived, no drop record; sandbox reported connected",
+                                           json::array({"witness", "sandbox report"}))});
   in.sandboxes = &by_both;
   json both = judge(in);
   CHECK(both["weakenings"][0]["cells"]["runc"]["status"] == "caught");
@@ -243,8 +267,12 @@ TEST_CASE("judging: a weakening is caught only by the judge its entry names", "[
   CHECK(unw["weakenings"][0]["cells"]["runc"]["status"] == "error");
   CHECK(unw["clean"][0]["status"] == "error");
   CHECK(exit_code_of(unw) == kExitInfrastructure);
-  CHECK(judges_of({{"control", "kernel"}, {"status", "fail"}}) == std::vector<std::string>{"posture"});
-  CHECK(judges_of({{"control", "kernel"}, {"status", "pass"}}).empty());
+  CHECK(judges_of({{"control", "kernel"}, {"status", "fail"}, {"judges", {"posture"}}}) ==
+        std::vector<std::string>{"posture"});
+  CHECK(judges_of({{"control", "kernel"}, {"status", "fail"}, {"judges", {"node", "oracle", 7}}}) ==
+        std::vector<std::string>{"node"});  // a label no judge has names none
+  CHECK(judges_of({{"control", "kernel"}, {"status", "fail"}}).empty());
+  CHECK(judges_of({{"control", "kernel"}, {"status", "pass"}, {"judges", {"posture"}}}).empty());
 }
 
 TEST_CASE("judging the verifier's own evidence: caught only when nothing that needed it passed",

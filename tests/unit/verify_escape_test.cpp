@@ -52,7 +52,8 @@ json esc_posture(json mounts, bool map_created = false, bool gvisor = false) {
 verify::CheckResult esc_check(const json& expect, const json& p, const std::string& control) {
   verify::HostFacts h;
   std::vector<deploy::EgressTarget> t;
-  for (const auto& c : verify::verify_sandbox({expect, p, h, t, policy::Level::strict}))
+  for (const auto& c :
+       verify::verify_sandbox({expect, p, h, t, policy::Level::strict, nullptr, false, nullptr, true}))
     if (c.control == control) return c;
   FAIL("no check " << control);
   return {};

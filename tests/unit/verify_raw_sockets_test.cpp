@@ -32,7 +32,8 @@ json raw_expect(const std::string& level) {
 verify::CheckResult raw_check(const json& expect, const json& posture) {
   verify::HostFacts host;
   const std::vector<deploy::EgressTarget> targets;
-  for (auto& c : verify::verify_sandbox({expect, posture, host, targets, policy::Level::strict, nullptr}))
+  for (auto& c : verify::verify_sandbox(
+           {expect, posture, host, targets, policy::Level::strict, nullptr, false, nullptr, true}))
     if (c.control == "raw_sockets") return c;
   FAIL("no raw_sockets check");
   throw std::logic_error("unreachable");
@@ -75,7 +76,8 @@ TEST_CASE("raw_sockets: the runtime's default set decides where the plan keeps i
   const json empty = json::object();
   const json posture = raw_posture(kRefused);
   bool seen = false;
-  for (auto& c : verify::verify_sandbox({empty, posture, host, none, policy::Level::strict, nullptr}))
+  for (auto& c : verify::verify_sandbox(
+           {empty, posture, host, none, policy::Level::strict, nullptr, false, nullptr, true}))
     if (c.control == "raw_sockets") {
       seen = true;
       CHECK(c.status == CheckStatus::fail);

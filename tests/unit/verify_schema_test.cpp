@@ -32,7 +32,8 @@ std::vector<verify::CheckResult> run(const json& posture) {
   verify::HostFacts host;
   host.boot_id = "another-machine";
   std::vector<deploy::EgressTarget> targets;
-  return verify::verify_sandbox({lenient_expect(), posture, host, targets, policy::Level::standard});
+  return verify::verify_sandbox(
+      {lenient_expect(), posture, host, targets, policy::Level::standard, nullptr, false, nullptr, true});
 }
 
 int passes(const std::vector<verify::CheckResult>& checks) {

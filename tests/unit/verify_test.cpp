@@ -71,9 +71,10 @@ std::vector<verify::CheckResult> run(const json& expect, const json& p,
                                      policy::Level level = policy::Level::strict) {
   auto h = host();
   auto t = targets();
-  // Judged as a deployment that declares no witness (`witness: none`): these cases are about
-  // reading the sandbox's report; verify_witness_test.cpp covers the witnesses.
-  return verify::verify_sandbox({expect, p, h, t, level, nullptr, true});
+  // Judged as a deployment that declares no witness (`witness: none`) and no node view
+  // (`node_view: none`): these cases are about reading the sandbox's report;
+  // verify_witness_test.cpp covers the witnesses, verify_node_test.cpp the node's view.
+  return verify::verify_sandbox({expect, p, h, t, level, nullptr, true, nullptr, true});
 }
 
 }  // namespace
@@ -243,7 +244,8 @@ TEST_CASE("egress: the plan's allow lists are scoped by port, protocol and the n
     auto h = host();
     // The plan's scope alone, on the sandbox's word (witness: none): the witnesses' rule has
     // its own tests (verify_witness_test, egress_verdict_test).
-    for (const auto& c : verify::verify_sandbox({expect, p, h, scoped, policy::Level::strict, nullptr, true}))
+    for (const auto& c :
+         verify::verify_sandbox({expect, p, h, scoped, policy::Level::strict, nullptr, true, nullptr, true}))
       if (c.control == "egress:" + name) return c;
     FAIL("no check for " << name);
     throw std::logic_error("unreachable");

@@ -19,6 +19,7 @@
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
 #include "harness/deploy/witness_log.h"
+#include "harness/deploy/local/node_observer.h"
 #include "harness/scenario/backend_kind.h"
 
 namespace isoharness::deploy::local {
@@ -220,6 +221,27 @@ LocalBackend::~LocalBackend() {
     if (sb) release(*sb);
   world_.reset();
   cleanup_run(paths_.state_root, paths_.run_id);
+}
+
+std::optional<NodeView> LocalBackend::node_view(const SandboxHandle& handle) const {
+  std::vector<ContainerRef> refs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = sandboxes_.find(handle.name);
+    if (it == sandboxes_.end() || !it->second) return std::nullopt;
+    auto ref_of = [&](const DeployedSandbox& d, const std::string& service) {
+      return ContainerRef{d.container,
+                          service,
+                          find_program("runc"),
+                          paths_.runtime_root(OciRuntime::runc),
+                          find_program("runsc"),
+                          paths_.runtime_root(OciRuntime::runsc)};
+    };
+    refs.push_back(ref_of(*it->second, "default"));
+    for (const auto& sib : it->second->siblings)
+      if (sib) refs.push_back(ref_of(*sib, sib->handle.facts.service));
+  }
+  return observe_containers(refs);
 }
 
 SshEndpoint LocalBackend::jump_endpoint() const {

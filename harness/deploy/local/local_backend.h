@@ -59,6 +59,9 @@ class LocalBackend : public Backend {
   std::optional<WitnessView> witness(const SandboxHandle& handle, const std::string& nonce,
                                      std::chrono::system_clock::time_point from,
                                      std::chrono::system_clock::time_point to) const override;
+  // Read from this machine's /proc and the runtimes' state (node_observer.h), for the
+  // agent's container and each sibling's.
+  std::optional<NodeView> node_view(const SandboxHandle& handle) const override;
   nlohmann::json context() const override;
 
   const std::string& run_id() const { return paths_.run_id; }
