@@ -3,7 +3,7 @@
 // non-digits then a run of digits: non-digit runs character by character where `~` sorts
 // before everything (even the end of the string), then the end, then letters, then every
 // other character; digit runs as numbers. So 1.3.3~rc1 < 1.3.3 < 1.3.3+ds1 < 1.3.3-1.
-// runc's own "1.0.0-rc6" is read as Debian packages it, "1.0.0~rc6" (see runc_escapes.h).
+// runc's own "1.0.0-rc6" is read as Debian packages it, "1.0.0~rc6" (see runtime_escapes.h).
 #pragma once
 
 #include <string_view>
