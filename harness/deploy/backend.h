@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/kube_objects.h"
 #include "harness/deploy/sandbox_facts.h"
 #include "harness/transport/ssh_route.h"
 
@@ -169,6 +170,10 @@ class Backend {
                                              std::chrono::system_clock::time_point /*to*/) const {
     return std::nullopt;
   }
+
+  // What the Kubernetes API shows of this sandbox's eval, read after its probe ran
+  // (docs/CONTRACTS.md §4.9). nullopt: the backend runs no Kubernetes objects (local).
+  virtual std::optional<KubernetesApiView> kubernetes_api(const SandboxHandle&) const { return std::nullopt; }
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct RunSettings {
   std::chrono::milliseconds blocked_deadline{0};
   // The deployment profile says `witness: none`: egress checks rest on the sandbox's report.
   bool witness_waived = false;
+  // The runtime handler each runtime class of the deployment must run (the profile's
+  // runtime_handlers, else the class itself): the Kubernetes API's RuntimeClass objects
+  // are judged against it (harness/verify/kubernetes_api.h).
+  std::map<std::string, std::string> class_handlers;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
   // no marker is left in it.
   bool existing_sandbox = false;

@@ -11,6 +11,7 @@
 #include "harness/runner/peer_probe.h"
 #include "harness/runner/probe_output.h"
 #include "harness/runner/sibling_probe.h"
+#include "harness/verify/kubernetes_api.h"
 
 namespace isoharness::runner {
 namespace {
@@ -156,6 +157,20 @@ std::vector<deploy::EgressTarget> job_targets(const RunSettings& settings, const
   return targets;
 }
 
+// The Kubernetes API's view of the sandbox's eval (backends that run Kubernetes objects),
+// read after the probe ran: its checks join the claims, and its runtime decides `kernel`
+// together with the sandbox's report.
+void judge_kubernetes_api(const JobContext& ctx, const Job& job, LiveSandbox& sandbox,
+                          std::vector<verify::CheckResult>& claims) {
+  const auto asked = Clock::now();
+  const std::optional<deploy::KubernetesApiView> view = ctx.backend.kubernetes_api(sandbox.handle());
+  if (!view) return;
+  sandbox.timings()["kubernetes_api_s"] = seconds_since(asked);
+  const auto api = verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.class_handlers});
+  verify::apply_kubernetes_api(claims, api);
+  claims.insert(claims.end(), api.begin(), api.end());
+}
+
 // The posture document judged: the witness's view of the probe run (when the backend has
 // one: egress is judged on it, not on the sandbox's word), the claims, the siblings, and
 // whether the agent that wrote it ran from the uploaded file (if not, nothing it claimed
@@ -171,6 +186,7 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
       verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
                               out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived});
   out.claims.push_back(verify::check_runtime_version(sandbox.handle().facts, ctx.settings.accepted_escapes));
+  judge_kubernetes_api(ctx, job, sandbox, out.claims);
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (out.agent->status != CheckStatus::pass) {
