@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/deploy/node_view.h"
+#include "harness/deploy/kube_objects.h"
 #include "harness/deploy/sandbox_facts.h"
 #include "harness/transport/ssh_route.h"
 
@@ -175,6 +176,9 @@ class Backend {
   // ran. nullopt: this backend has no view of its nodes, and posture checks are then
   // `unwitnessed` unless the deployment profile says `node_view: none`.
   virtual std::optional<NodeView> node_view(const SandboxHandle&) const { return std::nullopt; }
+  // What the Kubernetes API shows of this sandbox's eval, read after its probe ran
+  // (docs/CONTRACTS.md §4.9). nullopt: the backend runs no Kubernetes objects (local).
+  virtual std::optional<KubernetesApiView> kubernetes_api(const SandboxHandle&) const { return std::nullopt; }
 
   // Environment facts for the result's context block (runtime versions, platform, ...).
   virtual nlohmann::json context() const = 0;

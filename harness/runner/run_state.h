@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct RunSettings {
   // `isoharness check --node-view`: the node's view of the existing sandbox, read once
   // before probing (a file, or a command's output); nullopt: the backend's own, if any.
   std::optional<deploy::NodeView> given_node_view;
+  // The runtime handler each runtime class of the deployment must run (the profile's
+  // runtime_handlers, else the class itself): the Kubernetes API's RuntimeClass objects
+  // are judged against it (harness/verify/kubernetes_api.h).
+  std::map<std::string, std::string> class_handlers;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
   // no marker is left in it.
   bool existing_sandbox = false;

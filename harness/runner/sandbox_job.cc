@@ -11,6 +11,7 @@
 #include "harness/runner/peer_probe.h"
 #include "harness/runner/probe_output.h"
 #include "harness/runner/sibling_probe.h"
+#include "harness/verify/kubernetes_api.h"
 
 namespace isoharness::runner {
 namespace {
@@ -172,6 +173,20 @@ verify::CheckResult runtime_version_of(const RunSettings& settings, const Job& j
   return verify::check_runtime_version(in);
 }
 
+// The Kubernetes API's view of the sandbox's eval (backends that run Kubernetes objects),
+// read after the probe ran: its checks join the claims, and its runtime decides `kernel`
+// together with the sandbox's report.
+void judge_kubernetes_api(const JobContext& ctx, const Job& job, LiveSandbox& sandbox,
+                          std::vector<verify::CheckResult>& claims) {
+  const auto asked = Clock::now();
+  const std::optional<deploy::KubernetesApiView> view = ctx.backend.kubernetes_api(sandbox.handle());
+  if (!view) return;
+  sandbox.timings()["kubernetes_api_s"] = seconds_since(asked);
+  const auto api = verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.class_handlers});
+  verify::apply_kubernetes_api(claims, api);
+  claims.insert(claims.end(), api.begin(), api.end());
+}
+
 // The posture document judged: the witness's view of the probe run (when the backend has
 // one: egress is judged on it, not on the sandbox's word), the claims, the siblings, and
 // whether the agent that wrote it ran from the uploaded file (if not, nothing it claimed
@@ -197,6 +212,7 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
                                out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived,
                                out.node_view ? &*out.node_view : nullptr, ctx.settings.node_view_waived});
   out.claims.push_back(runtime_version_of(ctx.settings, job, sandbox.handle().facts));
+  judge_kubernetes_api(ctx, job, sandbox, out.claims);
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);
   out.agent = check_agent_upload(posture, sandbox.uploaded_agent().value());
   if (out.agent->status != CheckStatus::pass) {

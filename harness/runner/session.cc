@@ -99,6 +99,8 @@ RunSession::RunSession(SessionSetup setup)
     // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
     settings_.witness_waived = setup_.profile->witness_none;
     settings_.node_view_waived = setup_.profile->node_view_none;
+    for (const auto& c : setup_.profile->runtime_classes)
+      settings_.class_handlers[c] = setup_.profile->handler_of(c);
   }
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
   // The wait for room is bounded by more than another sandbox's whole life (its start, its

@@ -234,6 +234,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   detail::read_witness_section(doc, p, errors);
   detail::read_node_view_section(doc, p, errors);
   detail::read_hubble_section(doc, p, errors);
+  detail::read_kubernetes_api_section(doc, p, errors);
   detail::read_node_image_section(doc, p, errors);
   detail::read_accepted_escapes(doc, p, errors);
   detail::read_node_class_settings(doc, p, errors);

@@ -25,6 +25,9 @@ void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,
 // hubble: and node_image: (harness/scenario/hubble_section.cc).
 void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
                          std::vector<Diagnostic>& errors);
+// kubernetes_api: (harness/scenario/kubernetes_api_section.cc).
+void read_kubernetes_api_section(const YamlDocument& doc, DeploymentProfile& profile,
+                                 std::vector<Diagnostic>& errors);
 void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
                            std::vector<Diagnostic>& errors);
 void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile,

@@ -248,6 +248,24 @@ struct HubbleSettings {
   int lead_s = 60;
 };
 
+// The `kubernetes_api:` section (docs/CONTRACTS.md §4.9): where the Kubernetes API's
+// objects of each eval come from, read after its probe ran. Each source is exactly one of
+// `command` (an argv run without a shell; in every word `{namespace}` and `{eval_set_id}`
+// are replaced by the sandbox pod's namespace and the eval set's id) and `file` (an
+// absolute path, the same placeholders replaced).
+struct KubeApiSource {
+  std::vector<std::string> command;
+  std::string file;
+};
+
+struct KubernetesApiSettings {
+  KubeApiSource pods;                             // a v1 List of the eval's Pods (required)
+  std::optional<KubeApiSource> runtime_classes;   // RuntimeClass objects (a List or one)
+  std::optional<KubeApiSource> network_policies;  // the namespace's CiliumNetworkPolicy List
+  int timeout_s = 30;                             // each command
+  std::size_t max_bytes = std::size_t{16} << 20;  // each command's output or file
+};
+
 // The `node_image:` section: the image the deployment's nodes run and the runc it ships,
 // as the operator declares them (from inside a sandbox the node's runtime is not
 // observable). runtime_version judges these.
@@ -315,6 +333,10 @@ struct DeploymentProfile {
   std::optional<WitnessSettings> witness;       // absent: no operator-run witness (hawk)
   std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
+  // absent: the API's objects are not read (the summary names the view as absent)
+  std::optional<KubernetesApiSettings> kubernetes_api;
+  // `kubernetes_api: none`: the deployment declares it has no view of the Kubernetes API.
+  bool kubernetes_api_none = false;
   std::vector<AcceptedEscape> accepted_runtime_escapes;  // empty: every open escape fails
   // `runsc_max_age_days:` a gVisor runtime released longer ago than this is a known risk
   // of runtime_version (1 to 36500; default 365).

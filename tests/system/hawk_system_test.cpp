@@ -67,6 +67,7 @@ struct Platform {
   bool witness = true;
   bool hubble = true;
   std::string hawk_extra;        // more lines of the profile's hawk: section ("  key: value\n")
+  std::string profile_extra;     // more top-level sections of the profile
   std::string agent = bundle();  // what run uploads (--isoprobe-bundle)
 
   // The token every stand-in eval's witness log server MACs its lines with (written once).
@@ -122,6 +123,7 @@ struct Platform {
     if (hubble)
       f << "hubble:\n  command: [" << standin() << ", hubble, observe, --output, json]\n  timeout_s: 30\n"
         << "  lead_s: 600\n";
+    f << profile_extra;
   }
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = {
@@ -322,6 +324,91 @@ TEST_CASE("a platform that drops runtimeClassName fails the kernel check", "[sys
   auto failed = failed_controls(result_in(p.out));
   CHECK(std::find(failed.begin(), failed.end(), "kernel") != failed.end());
   CHECK_THAT(r.out, Catch::Contains("kernel"));
+  p.require_nothing_left();
+}
+
+namespace {
+
+// The profile's kubernetes_api: section naming the stand-in's cluster API.
+std::string standin_kubernetes_api() {
+  return "kubernetes_api:\n  pods: { command: [" + standin() +
+         ", kubectl, get, pods, -n, \"{namespace}\", -l, \"app.kubernetes.io/instance={eval_set_id}\", -o, "
+         "json] }\n  runtime_classes: { command: [" +
+         standin() + ", kubectl, get, runtimeclasses, -o, json] }\n  network_policies: { command: [" +
+         standin() +
+         ", kubectl, get, ciliumnetworkpolicies, -n, \"{namespace}\", -o, json] }\n  timeout_s: 30\n";
+}
+
+// The strict sandbox's checks by control (the run's only sandbox under gVisor).
+std::map<std::string, json> checks_by_control(const json& result) {
+  std::map<std::string, json> out;
+  int sandboxes = 0;
+  for (const auto& s : result["sandboxes"]) {
+    if (s.value("runtime", "") != "gvisor") continue;
+    ++sandboxes;
+    for (const auto& c : s["checks"]) out[c["control"].get<std::string>()] = c;
+  }
+  REQUIRE(sandboxes == 1);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a platform that admits its pods on CLUSTER_DEFAULT fails kernel from the API's view",
+          "[system][hawk]") {
+  Platform p;
+  p.mode = "cluster-default";  // inspect-action's runner: every service's runtimeClassName CLUSTER_DEFAULT
+  p.profile_extra = standin_kubernetes_api();
+  p.write_profile();
+  RunResult r = p.run({scenario_file("strict.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  const json result = result_in(p.out);
+  const auto checks = checks_by_control(result);
+  REQUIRE(checks.count("kernel"));
+  REQUIRE(checks.count("api:runtime_class"));
+  // The sandbox itself reports gVisor (this platform's nodes default to it) ...
+  const json& kernel = checks.at("kernel");
+  CHECK_THAT(kernel["observed"].get<std::string>(), Catch::Contains("gVisor"));
+  // ... and fails, because the admitted pod names no runtime class: both sides named.
+  CHECK(kernel["status"] == "fail");
+  CHECK_THAT(kernel["reason"].get<std::string>(), Catch::Contains("the sandbox reports"));
+  CHECK_THAT(kernel["reason"].get<std::string>(),
+             Catch::Contains("the plan sets runtimeClassName 'gvisor'; the API shows no runtimeClassName"));
+  CHECK(checks.at("api:runtime_class")["status"] == "fail");
+  // Everything else the pod spec says agrees with the plan.
+  for (const char* control : {"api:security_context", "api:host_namespaces", "api:host_paths",
+                              "api:service_account_token", "api:devices"})
+    CHECK(checks.at(control)["status"] == "pass");
+  p.require_nothing_left();
+}
+
+TEST_CASE(
+    "the API's view of a platform that admits the planned class agrees; without the section it is named "
+    "absent",
+    "[system][hawk]") {
+  Platform p;
+  p.profile_extra = standin_kubernetes_api();
+  p.write_profile();
+  RunResult r = p.run({scenario_file("strict.yaml")});
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  auto checks = checks_by_control(result_in(p.out));
+  CHECK(checks.at("kernel")["status"] == "pass");
+  for (const char* control : {"api:runtime_class", "api:security_context", "api:host_namespaces",
+                              "api:host_paths", "api:service_account_token", "api:devices"})
+    CHECK(checks.at(control)["status"] == "pass");
+
+  p.profile_extra.clear();
+  p.write_profile();
+  const std::string out2 = p.dir.path + "/out2";
+  RunResult r2 = p.run(out2, {scenario_file("strict.yaml")});
+  INFO(r2.out);
+  CHECK(r2.exit_code == 0);
+  checks = checks_by_control(result_in(out2));
+  REQUIRE(checks.count("kubernetes_api"));
+  CHECK(checks.at("kubernetes_api")["status"] == "n/a");
+  CHECK_THAT(checks.at("kubernetes_api")["reason"].get<std::string>(), Catch::Contains("absent"));
   p.require_nothing_left();
 }
 

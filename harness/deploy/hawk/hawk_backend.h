@@ -80,6 +80,9 @@ class HawkBackend final : public Backend {
                                      std::chrono::system_clock::time_point from,
                                      std::chrono::system_clock::time_point to) const override;
   nlohmann::json context() const override;
+  // The profile's kubernetes_api: section: the eval's pods (and runtime classes and
+  // network policies when named), read after the probe ran (kubernetes_api_view.cc).
+  std::optional<KubernetesApiView> kubernetes_api(const SandboxHandle& handle) const override;
 
   // Who the sandbox is to Hubble: the ssh-command line's address, when it is one, and the
   // pod name and namespace `hawk status` gave (facts.sandbox_pod).
@@ -100,6 +103,8 @@ class HawkBackend final : public Backend {
   WitnessView arrival_view(const SandboxHandle& handle, const std::string& nonce, long long from_ms,
                            long long to_ms, std::size_t& budget) const;
   Expected<std::string> hubble_text(long long from_ms, long long to_ms) const;
+  Expected<std::string> kube_api_text(const scenario::KubeApiSource& source, const std::string& ns,
+                                      const std::string& eval_set_id, std::string& who) const;
   DropView hubble_drops(const SandboxHandle& handle, long long from_ms, long long to_ms,
                         long long slack_ms) const;
 
