@@ -60,6 +60,8 @@ struct RunSettings {
   int peers_per_sandbox = 2;
   // The deployment profile's accepted_runtime_escapes (CVE -> reason), for runtime_version.
   verify::AcceptedEscapes accepted_escapes;
+  // The deployment profile's accepted_risks (check -> reason): those checks pass as known risks.
+  verify::AcceptedRisks accepted_risks;
 };
 
 class RunState {

@@ -258,6 +258,17 @@ struct AcceptedEscape {
   std::string reason;  // why the deployment runs it anyway, for people
 };
 
+// A check whose failure the deployment knowingly runs with (`accepted_risks:`), by the
+// check's name: the check then passes as a known risk naming the reason, in every report
+// and the summary line. Only the checks accepted_risk_checks() names may be listed.
+struct AcceptedRisk {
+  std::string check;   // a check's control, e.g. "peers:tcp-2222"
+  std::string reason;  // why the deployment runs with it, for people
+};
+// The checks a profile may accept by name: those whose failure is a property of the
+// platform the operator may decide to live with (other evals reaching a sandbox).
+const std::vector<std::string>& accepted_risk_checks();
+
 struct NodeImageSettings {
   std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
   std::string runc_version;  // the upstream version its runc reports ("1.3.3")
@@ -300,6 +311,7 @@ struct DeploymentProfile {
   std::optional<HubbleSettings> hubble;         // absent: no Hubble flows (the drop point unwitnessed)
   std::optional<NodeImageSettings> node_image;  // absent: the node's runtime is not declared
   std::vector<AcceptedEscape> accepted_runtime_escapes;  // empty: every open escape fails
+  std::vector<AcceptedRisk> accepted_risks;              // empty (the default): nothing accepted
   // `witness: none`: the deployment declares it has no witness, and its egress checks rest
   // on the sandbox's own report (the summary says so). Without it, a deployment whose
   // backend has no witness gets `unwitnessed` egress checks.
