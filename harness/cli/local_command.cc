@@ -2,8 +2,12 @@
 //   doctor                      every prerequisite, with how to install what is missing
 //   cleanup [--run ID | --all]  removes what a crashed run left (only runs recorded under
 //                               the state directory; --all leaves runs whose owner lives)
-//   up --values FILE.json ...   deploys one sandbox, prints the `ssh -J` command and the
-//                               host keys, and tears everything down on SIGINT/SIGTERM
+//   up --values FILE.json ...   deploys one sandbox (or one per --values, in one world),
+//                               prints the `ssh -J` command and the host keys, and tears
+//                               everything down on SIGINT/SIGTERM
+//   up --serve                  also holds the world open for other `local up --join RUN_ID`
+//                               (local_up_world.h): every sandbox on one network
+//   up --join RUN_ID --values F adds one sandbox to that world; it goes on SIGINT/SIGTERM
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,9 +18,12 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/local_up_world.h"
 #include "harness/common/error.h"
 #include "harness/common/ssh_keygen.h"
 #include "harness/common/subprocess.h"
@@ -39,7 +46,10 @@ struct LocalArgs {
   bool all = false;
   bool include_live = false;
   // up
-  std::string values_file;
+  std::vector<std::string> values_files;
+  bool serve = false;
+  std::string join;                       // a run id whose owner serves joins
+  std::string platform_ingress = "none";  // nft_rules.h PlatformIngress
   std::string node_class = "tier";
   std::string authorized_key_file;
   std::string identity_file;
@@ -121,15 +131,22 @@ struct BlockStopSignals {
     pthread_sigmask(SIG_BLOCK, &set, &old);
   }
   ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
-  // Waits for a stop signal (or hold_seconds when > 0). Returns the signal, 0 on timeout.
-  int wait(int hold_seconds) {
+  // Waits for a stop signal (or hold_seconds when > 0), calling tick every 200 ms when
+  // given. Returns the signal, 0 on timeout.
+  int wait(int hold_seconds, const std::function<void()>& tick = {}) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(hold_seconds);
     for (;;) {
-      timespec ts{1, 0};
-      int sig = sigtimedwait(&set, nullptr, &ts);
+      const int sig = poll(tick ? 200 : 1000);
       if (sig > 0) return sig;
+      if (tick) tick();
       if (hold_seconds > 0 && std::chrono::steady_clock::now() >= until) return 0;
     }
+  }
+  // A stop signal within ms, else 0.
+  int poll(int ms) {
+    timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1000000L};
+    const int sig = sigtimedwait(&set, nullptr, &ts);
+    return sig > 0 ? sig : 0;
   }
   bool pending() {
     sigset_t p;
@@ -144,29 +161,34 @@ struct UpLogin {
   double seconds = 0;  // deploy time
 };
 
+// The line `local up --json` prints for a sandbox (and a world's owner answers a join with).
+json up_json(const deploy::SandboxHandle& h, const UpLogin& up, const std::string& run_id,
+             const json& context) {
+  return {{"run_id", run_id},
+          {"name", h.name},
+          {"ssh_command", up.command},
+          {"ssh_config", up.config},
+          {"known_hosts", up.known_hosts},
+          {"deploy_seconds", up.seconds},
+          {"jump",
+           {{"host", h.route.jump.host},
+            {"port", h.route.jump.port},
+            {"user", h.route.jump.user},
+            {"host_key", h.route.jump.host_key}}},
+          {"sandbox",
+           {{"host", h.route.sandbox.host},
+            {"port", h.route.sandbox.port},
+            {"user", h.route.sandbox.user},
+            {"host_key", h.route.sandbox.host_key}}},
+          {"facts", h.facts.to_json()},
+          {"context", context}};
+}
+
 // What `local up` prints once the sandbox is up: one JSON line (--json) or lines for people.
 void print_sandbox_up(const LocalArgs& a, const deploy::SandboxHandle& h, const UpLogin& up,
                       const std::string& run_id, const json& context) {
   if (a.json_out) {
-    json out = {{"run_id", run_id},
-                {"name", h.name},
-                {"ssh_command", up.command},
-                {"ssh_config", up.config},
-                {"known_hosts", up.known_hosts},
-                {"deploy_seconds", up.seconds},
-                {"jump",
-                 {{"host", h.route.jump.host},
-                  {"port", h.route.jump.port},
-                  {"user", h.route.jump.user},
-                  {"host_key", h.route.jump.host_key}}},
-                {"sandbox",
-                 {{"host", h.route.sandbox.host},
-                  {"port", h.route.sandbox.port},
-                  {"user", h.route.sandbox.user},
-                  {"host_key", h.route.sandbox.host_key}}},
-                {"facts", h.facts.to_json()},
-                {"context", context}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", up_json(h, up, run_id, context).dump().c_str());
   } else {
     std::printf("sandbox %s is up in %.2f s: runtime %s, node class %s, run %s\n", h.name.c_str(), up.seconds,
                 h.facts.runtime.c_str(), a.node_class.c_str(), run_id.c_str());
@@ -181,55 +203,125 @@ void print_sandbox_up(const LocalArgs& a, const deploy::SandboxHandle& h, const 
   }
 }
 
+// The login key of `local up`: the given public key, or a new key pair in dir.
+std::pair<std::string, std::string> up_login_key(const LocalArgs& a, const std::string& dir) {
+  if (!a.authorized_key_file.empty())
+    return {a.identity_file,
+            std::string(common::trim(read_small_file(a.authorized_key_file, "the authorized key")))};
+  const std::string identity = dir + "/id_ed25519";
+  auto key = generate_ed25519_key(identity, "isoharness-local-up");
+  if (!key) throw InfraError("generate a login key: " + key.error().message);
+  return {identity, *key};
+}
+
+json read_values(const std::string& path) {
+  json values = json::parse(read_small_file(path, "the sandbox values"), nullptr, false);
+  if (values.is_discarded())
+    throw UserError(std::vector<Diagnostic>{{path, 0, 0, "", "not valid JSON (docs/CONTRACTS.md §1)"}});
+  return values;
+}
+
+// Writes the sandbox's known_hosts and ssh config under `prefix` and says how to log in.
+UpLogin login_files(const deploy::SandboxHandle& h, const std::string& prefix, const std::string& identity,
+                    double seconds) {
+  const std::string kh = prefix + "known_hosts", cfg = prefix + "ssh_config";
+  dl::write_file(kh, dl::known_hosts_lines(h.route), 0644);
+  dl::write_file(cfg, dl::ssh_client_config(kh, identity), 0644);
+  return {render_argv(dl::ssh_argv(h.route, cfg)), cfg, kh, seconds};
+}
+
+// `local up --join RUN_ID`: one sandbox in the world another `local up --serve` owns.
+int do_join(const LocalArgs& a, BlockStopSignals& signals) {
+  if (a.values_files.size() != 1) throw UserError("local up --join: give exactly one --values FILE");
+  if (!dl::valid_run_id(a.join))
+    throw UserError("local up --join: '" + a.join + "' is not a run id ([a-z0-9]{1,8})");
+  const std::string spool = local_up::spool_dir(a.state_dir, a.join);
+  local_up::JoinRequest r;
+  r.name = a.name;
+  r.node_class = a.node_class;
+  r.values = read_values(a.values_files[0]);
+  r.test_weakenings = a.test_weakenings;
+  r.pid = ::getpid();
+  const std::string key_dir = spool + "/" + a.name + "-key";
+  if (a.authorized_key_file.empty()) ::mkdir(key_dir.c_str(), 0700);
+  std::tie(r.identity, r.authorized_key) = up_login_key(a, key_dir);
+  return local_up::join_world(
+      spool, r, a.json_out, [&](int ms) { return signals.poll(ms); }, a.hold_seconds);
+}
+
+// A world's owner under --serve: the line that says joins are served, and where.
+void print_serving(const LocalArgs& a, const dl::LocalBackend& backend, const std::string& spool) {
+  const auto jump = backend.jump_endpoint();
+  if (a.json_out)
+    std::printf("%s\n",
+                json{{"run_id", backend.run_id()},
+                     {"serving", true},
+                     {"spool", spool},
+                     {"jump", {{"host", jump.host}, {"port", jump.port}, {"host_key", jump.host_key}}},
+                     {"context", backend.context()}}
+                    .dump()
+                    .c_str());
+  else
+    std::printf("world of run %s serves joins: isoharness local up --join %s --values FILE\n",
+                backend.run_id().c_str(), backend.run_id().c_str());
+  std::fflush(stdout);
+}
+
 int do_up(const LocalArgs& a) {
   BlockStopSignals signals;
-  json values = json::parse(read_small_file(a.values_file, "the sandbox values"), nullptr, false);
-  if (values.is_discarded())
-    throw UserError(
-        std::vector<Diagnostic>{{a.values_file, 0, 0, "", "not valid JSON (docs/CONTRACTS.md §1)"}});
+  if (!a.join.empty()) return do_join(a, signals);
+  if (a.values_files.empty() && !a.serve)
+    throw UserError("local up: give --values FILE (repeatable), or --serve");
+  const auto ingress = dl::parse_platform_ingress(a.platform_ingress);
+  if (!ingress)
+    throw UserError("local up: --platform-ingress must be none, tcp-2222-from-all or allow-all, not '" +
+                    a.platform_ingress + "'");
+  std::vector<json> values;
+  for (const auto& f : a.values_files) values.push_back(read_values(f));
   json profile = a.profile_file.empty() ? dl::default_local_profile() : dl::load_profile_file(a.profile_file);
 
   dl::LocalOptions opts;
   opts.state_root = a.state_dir;
   opts.run_id = a.run_id;
+  opts.platform_ingress = *ingress;
   auto backend = dl::make_local_backend(profile, opts);
   const std::string dir = backend->paths().dir() + "/up";
   ::mkdir(dir.c_str(), 0700);
+  const auto [identity, key_line] = up_login_key(a, dir);
 
-  std::string identity = a.identity_file;
-  std::string key_line;
-  if (!a.authorized_key_file.empty()) {
-    key_line = std::string(common::trim(read_small_file(a.authorized_key_file, "the authorized key")));
-  } else {
-    identity = dir + "/id_ed25519";
-    auto key = generate_ed25519_key(identity, "isoharness-local-up");
-    if (!key) throw InfraError("generate a login key: " + key.error().message);
-    key_line = *key;
+  std::vector<deploy::SandboxHandle> handles;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    deploy::SandboxRequest req;
+    req.run_id = backend->run_id();
+    req.name = values.size() == 1 ? a.name : a.name + "-" + std::to_string(i + 1);
+    req.item_id = a.values_files[i];
+    req.values = values[i];
+    req.node_class = a.node_class;
+    req.authorized_key = key_line;
+    req.test_weakenings = a.test_weakenings;
+    auto t0 = std::chrono::steady_clock::now();
+    handles.push_back(backend->deploy(req));
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string prefix = values.size() == 1 ? dir + "/" : dir + "/" + req.name + ".";
+    print_sandbox_up(a, handles.back(), login_files(handles.back(), prefix, identity, seconds),
+                     backend->run_id(), backend->context());
   }
-
-  deploy::SandboxRequest req;
-  req.run_id = backend->run_id();
-  req.name = a.name;
-  req.item_id = a.values_file;
-  req.values = values;
-  req.node_class = a.node_class;
-  req.authorized_key = key_line;
-  req.test_weakenings = a.test_weakenings;
-  auto t0 = std::chrono::steady_clock::now();
-  deploy::SandboxHandle h = backend->deploy(req);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  const std::string kh = dir + "/known_hosts", cfg = dir + "/ssh_config";
-  dl::write_file(kh, dl::known_hosts_lines(h.route), 0644);
-  dl::write_file(cfg, dl::ssh_client_config(kh, identity), 0644);
-  std::string cmd = render_argv(dl::ssh_argv(h.route, cfg));
-
-  print_sandbox_up(a, h, {cmd, cfg, kh, seconds}, backend->run_id(), backend->context());
   std::fflush(stdout);
-  int sig = signals.wait(a.hold_seconds);
+  std::optional<local_up::JoinServer> server;
+  if (a.serve) {
+    const std::string spool = local_up::spool_dir(a.state_dir, backend->run_id());
+    server.emplace(*backend, spool,
+                   [&, spool](const deploy::SandboxHandle& h, const local_up::JoinRequest& r, double s) {
+                     return up_json(h, login_files(h, spool + "/" + r.name + ".", r.identity, s),
+                                    backend->run_id(), backend->context());
+                   });
+    print_serving(a, *backend, spool);
+  }
+  int sig = signals.wait(a.hold_seconds, server ? std::function<void()>([&] { server->tick(); }) : nullptr);
   std::fprintf(stderr, "isoharness local up: %s, tearing down run %s\n",
                sig ? (sig == SIGINT ? "SIGINT" : "SIGTERM") : "hold time over", backend->run_id().c_str());
-  backend->destroy(h);
+  server.reset();
+  for (const auto& h : handles) backend->destroy(h);
   backend.reset();
   return sig == 0 ? kExitPass : 128 + sig;
 }
@@ -250,9 +342,18 @@ Command local_command(CLI::App& app) {
   cleanup->add_flag("--include-live", args->include_live,
                     "with --all: also runs whose owner is still running");
 
-  CLI::App* up =
-      sub->add_subcommand("up", "deploy one sandbox, print how to reach it, tear down on SIGINT/SIGTERM");
-  up->add_option("--values", args->values_file, "the item's rendered sandbox values (JSON)")->required();
+  CLI::App* up = sub->add_subcommand(
+      "up", "deploy sandboxes in one world, print how to reach them, tear down on SIGINT/SIGTERM");
+  up->add_option("--values", args->values_files,
+                 "the item's rendered sandbox values (JSON); repeatable: one sandbox each, in one world");
+  up->add_flag("--serve", args->serve,
+               "hold the world open for `local up --join RUN_ID` (every joined sandbox on one network)");
+  up->add_option("--join", args->join, "add one sandbox to the world of this run (its owner runs --serve)");
+  up->add_option(
+        "--platform-ingress", args->platform_ingress,
+        "a stand-in platform's ingress rule over every sandbox: none, tcp-2222-from-all "
+        "(fromEntities [all] on the sshd port) or allow-all (an ingress 'deny' written `ingress: - {}`)")
+      ->capture_default_str();
   up->add_option("--node-class", args->node_class, "a node class of the deployment profile")
       ->capture_default_str();
   up->add_option("--authorized-key", args->authorized_key_file,

@@ -25,6 +25,7 @@ struct PeerEntry {
   std::string eval_set;                 // its eval set ("" when the job has none)
   std::vector<std::string> ipv4, ipv6;  // its own report (posture `addresses`)
   transport::SshRoute route;            // how the harness reaches it (to read its record)
+  std::string service = {};             // its agent service (the one tried), "" = unknown
 };
 
 class PeerBoard {

@@ -116,12 +116,23 @@ void own_addresses_of(const json& value, std::vector<std::string>& v4, std::vect
           into->push_back(a.get<std::string>());
 }
 
+// The item's agent service as the chart names it: `default` when the values have it, else
+// the first service; "" when the values name none.
+std::string agent_service(const policy::PlanItem& item) {
+  const json& values = item.values.get();
+  if (!values.is_object() || !values.contains("services") || !values["services"].is_object()) return "";
+  const json& services = values["services"];
+  if (services.contains("default")) return "default";
+  return services.empty() ? "" : services.begin().key();
+}
+
 json seen_json(const verify::PeerObservation& o) {
   json peers = json::array();
   for (const auto& p : o.peers)
     peers.push_back({{"name", p.name},
                      {"item_id", p.item_id},
                      {"eval_set", p.eval_set},
+                     {"service", p.service},
                      {"addresses", p.addresses},
                      {"serve_seen", p.serve.read},
                      {"serve_connections", p.serve.connections.size()},
@@ -167,7 +178,8 @@ void own_addresses(const json& posture, std::vector<std::string>& v4, std::vecto
 void join_peer_board(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, const std::string& name,
                      const PeerServeStart& serve, std::optional<BoardMembership>& membership) {
   if (!serve.listening || (serve.ipv4.empty() && serve.ipv6.empty())) return;
-  ctx.peers->join({name, job.item->id, job.scenario, serve.ipv4, serve.ipv6, sandbox.handle().route});
+  ctx.peers->join(
+      {name, job.item->id, job.scenario, serve.ipv4, serve.ipv6, sandbox.handle().route, agent_service(*job.item)});
   membership.emplace(ctx.peers, name, kLeaveWait);
 }
 
@@ -188,7 +200,7 @@ PeerRecord probe_peers(const JobContext& ctx, const Job& job, LiveSandbox& sandb
       ctx.peers->borrow(name, job.item->id, job.scenario, ctx.settings.peers_per_sandbox);
   const transport::SshEndpoint& jump = sandbox.handle().route.jump;
   for (const auto& p : peers) {
-    verify::PeerSeen seen{p.name, p.item_id, p.eval_set, p.ipv4, {}, ""};
+    verify::PeerSeen seen{p.name, p.item_id, p.eval_set, p.ipv4, {}, "", p.service};
     seen.addresses.insert(seen.addresses.end(), p.ipv6.begin(), p.ipv6.end());
     if (p.route.jump.host != jump.host || p.route.jump.port != jump.port)
       seen.separate_network = "the peer is reached through another jumphost (" + p.route.jump.host + ":" +
@@ -208,6 +220,7 @@ PeerRecord probe_peers(const JobContext& ctx, const Job& job, LiveSandbox& sandb
   }
   ctx.peers->give_back(peers);
   rec.checks = verify::verify_peers(o);
+  verify::accept_risks(rec.checks, ctx.settings.accepted_risks);
   rec.summary = seen_json(o);
   rec.summary["serve"] = {
       {"listening", serve.listening}, {"detail", serve.detail}, {"window_ms", serve.window.count()}};

@@ -80,6 +80,8 @@ struct RunSettings {
   // runsc_max_age_days.
   std::map<std::string, std::string> runtime_handlers;
   int runsc_max_age_days = 365;
+  // The deployment profile's accepted_risks (check -> reason): those checks pass as known risks.
+  verify::AcceptedRisks accepted_risks;
 };
 
 class RunState {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "harness/common/error.h"
 #include "harness/deploy/factory/backend_factory.h"
@@ -29,6 +30,35 @@ void add_platform_findings(nlohmann::json& result) {
                                     {"severity", "note"},
                                     {"message", f.value("message", "")}});
   }
+}
+
+// Every check that passed only as a known risk (the profile's accepted_risks and
+// accepted_runtime_escapes) joins the run's findings, once per scenario, item and check, so
+// report.md's known risks and junit's properties show it beside the plan's own.
+void add_known_risk_findings(nlohmann::json& result) {
+  std::set<std::string> seen;
+  for (const auto& s : result["sandboxes"]) {
+    if (!s.is_object() || !s.contains("checks") || !s["checks"].is_array()) continue;
+    for (const auto& c : s["checks"]) {
+      if (!verify::passed_as_known_risk(c)) continue;
+      const std::string control = c.value("control", "");
+      const std::string key = s.value("scenario", "") + "\n" + s.value("item_id", "") + "\n" + control;
+      if (!seen.insert(key).second) continue;
+      result["findings"].push_back({{"scenario", s.value("scenario", "")},
+                                    {"item_id", s.value("item_id", "")},
+                                    {"code", "known_risk:" + control},
+                                    {"severity", "known_risk"},
+                                    {"message", c.value("reason", "")}});
+    }
+  }
+}
+
+int count_known_risks(const nlohmann::json& sandboxes) {
+  int n = 0;
+  for (const auto& s : sandboxes)
+    if (s.is_object() && s.contains("checks") && s["checks"].is_array())
+      for (const auto& c : s["checks"]) n += verify::passed_as_known_risk(c) ? 1 : 0;
+  return n;
 }
 
 nlohmann::json accepted_keys_json(const std::vector<transport::AcceptedKey>& keys) {
@@ -96,6 +126,7 @@ RunSession::RunSession(SessionSetup setup)
     for (const auto& [cls, handler] : setup_.profile->runtime_handlers)
       settings_.runtime_handlers[cls] = handler;
     settings_.runsc_max_age_days = setup_.profile->runsc_max_age_days;
+    for (const auto& r : setup_.profile->accepted_risks) settings_.accepted_risks[r.check] = r.reason;
     // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
     settings_.witness_waived = setup_.profile->witness_none;
     settings_.node_view_waived = setup_.profile->node_view_none;
@@ -236,6 +267,7 @@ RunOutcome RunSession::finish(int planned_sandboxes) {
   result["accepted_host_keys"] =
       accepted_keys_json(jumps_ ? jumps_->accepted_keys() : std::vector<transport::AcceptedKey>{});
   add_platform_findings(result);
+  add_known_risk_findings(result);
   const bool interrupted = g_interrupted.load();
   result["summary"] = summarise(result, planned_sandboxes, infra_error_, interrupted);
 
@@ -267,6 +299,7 @@ nlohmann::json summarise(const nlohmann::json& result, std::optional<int> planne
       {"pass", t.pass},
       {"fail", t.fail},
       {"na", t.na},
+      {"known_risks", count_known_risks(result["sandboxes"])},
       {"unwitnessed", t.unwitnessed},
       {"unwitnessed_checks", t.unwitnessed_checks},
       {"egress_sandbox_reported", t.sandbox_reported},
@@ -325,10 +358,13 @@ void print_summary_line(const nlohmann::json& result, const std::string& result_
            ? fmt::format(" ({} posture checks self-reported: the profile says node_view: none)",
                          sum.value("posture_self_reported", 0))
            : "");
-  std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass, %d fail, %d n/a%s, %d errors — result %s\n",
+  const int known = sum.value("known_risks", 0);
+  const std::string known_text =
+      known ? fmt::format(" ({} of them known risks the profile accepts)", known) : "";
+  std::fprintf(stderr, "%s: %d sandboxes%s, %d checks: %d pass%s, %d fail, %d n/a%s, %d errors — result %s\n",
                std::string(verdict_word(verdict)).c_str(), sandboxes, refused.c_str(), sum.value("checks", 0),
-               sum.value("pass", 0), sum.value("fail", 0), sum.value("na", 0), witnessed.c_str(),
-               sum.value("errors", 0), result_path.c_str());
+               sum.value("pass", 0), known_text.c_str(), sum.value("fail", 0), sum.value("na", 0),
+               witnessed.c_str(), sum.value("errors", 0), result_path.c_str());
 }
 
 RunOutcome report_from_journal(const std::string& journal_path, const std::string& out_dir) {
@@ -341,6 +377,7 @@ RunOutcome report_from_journal(const std::string& journal_path, const std::strin
   if (ec) throw InfraError("report: cannot create " + out_dir + ": " + ec.message());
   if (!result.contains("parity")) result["parity"] = nullptr;
   add_platform_findings(result);
+  add_known_risk_findings(result);
   result["summary"] = summarise(result, std::nullopt,
                                 "rebuilt from the journal " + journal_path +
                                     " of a run that did not finish: sandboxes it had not reached are missing",

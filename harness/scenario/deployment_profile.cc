@@ -237,6 +237,7 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
   detail::read_kubernetes_api_section(doc, p, errors);
   detail::read_node_image_section(doc, p, errors);
   detail::read_accepted_escapes(doc, p, errors);
+  detail::read_accepted_risks(doc, p, errors);
   detail::read_node_class_settings(doc, p, errors);
   if (p.name.empty()) {
     std::string stem =
@@ -248,6 +249,11 @@ DeploymentProfile from_document(const YamlDocument& doc, const std::string& path
 }
 
 }  // namespace
+
+const std::vector<std::string>& accepted_risk_checks() {
+  static const std::vector<std::string> checks = {"peers:tcp-2222", "peers:serve-port"};
+  return checks;
+}
 
 DeploymentProfile parse_deployment(std::string_view yaml_text, const std::string& path) {
   return from_document(parse_yaml(yaml_text, path), path);

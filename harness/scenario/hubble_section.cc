@@ -181,4 +181,41 @@ void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
   }
 }
 
+// accepted_risks: [{check, reason}], each a check accepted_risk_checks() names, once, with a
+// reason of its own.
+void read_accepted_risks(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors) {
+  const json& v = doc.value;
+  if (!v.contains("accepted_risks")) return;
+  const SectionReader r{doc, errors, "accepted_risks"};
+  const json& list = v["accepted_risks"];
+  if (!list.is_array()) return r.error("", "must be a list of {check, reason}");
+  const auto& known = accepted_risk_checks();
+  const std::string names = fmt::format("{}", fmt::join(known, ", "));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    const std::string at = std::to_string(i);
+    if (!e.is_object()) {
+      r.error(at, "must be a mapping {check, reason}");
+      continue;
+    }
+    r.unknown_keys(e, {"check", "reason"});
+    const std::string check =
+        e.contains("check") && e["check"].is_string() ? e["check"].get<std::string>() : "";
+    const bool check_ok = std::find(known.begin(), known.end(), check) != known.end();
+    const bool reason_ok = e.contains("reason") && e["reason"].is_string() &&
+                           !e["reason"].get<std::string>().empty() &&
+                           e["reason"].get<std::string>().size() <= 512;
+    const bool twice = check_ok && std::any_of(profile.accepted_risks.begin(), profile.accepted_risks.end(),
+                                               [&](const AcceptedRisk& a) { return a.check == check; });
+    if (!check_ok)
+      r.error(at, (check.empty() ? std::string("needs check") : "names no known check '" + check + "'") +
+                      " (one of: " + names + ")");
+    if (!reason_ok) r.error(at, "needs reason: why the deployment runs with it (1 to 512 characters)");
+    if (twice) r.error(at, "accepts " + check + " a second time");
+    if (check_ok && reason_ok && !twice)
+      profile.accepted_risks.push_back({check, e["reason"].get<std::string>()});
+  }
+}
+
 }  // namespace isoharness::scenario::detail

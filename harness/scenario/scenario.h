@@ -282,6 +282,16 @@ struct AcceptedEscape {
 // accepted_runtime_escapes; harness/verify/runtime_escapes.h has the same five).
 inline constexpr const char* kRuntimeStackComponents[] = {"containerd", "runc", "crun", "runsc",
                                                           "nvidia-container-toolkit"};
+// A check whose failure the deployment knowingly runs with (`accepted_risks:`), by the
+// check's name: the check then passes as a known risk naming the reason, in every report
+// and the summary line. Only the checks accepted_risk_checks() names may be listed.
+struct AcceptedRisk {
+  std::string check;   // a check's control, e.g. "peers:tcp-2222"
+  std::string reason;  // why the deployment runs with it, for people
+};
+// The checks a profile may accept by name: those whose failure is a property of the
+// platform the operator may decide to live with (other evals reaching a sandbox).
+const std::vector<std::string>& accepted_risk_checks();
 
 struct NodeImageSettings {
   std::string name;          // the image, e.g. "ubuntu-2404-eks-1.31-v20251120"
@@ -341,6 +351,7 @@ struct DeploymentProfile {
   // `runsc_max_age_days:` a gVisor runtime released longer ago than this is a known risk
   // of runtime_version (1 to 36500; default 365).
   int runsc_max_age_days = 365;
+  std::vector<AcceptedRisk> accepted_risks;              // empty (the default): nothing accepted
   // `witness: none`: the deployment declares it has no witness, and its egress checks rest
   // on the sandbox's own report (the summary says so). Without it, a deployment whose
   // backend has no witness gets `unwitnessed` egress checks.

@@ -113,23 +113,38 @@ std::string peers_text(const PeerObservation& o) {
   return s;
 }
 
-CheckResult judge_port(const PeerObservation& o, PeerPort port, const std::string& control) {
+struct PortJudged {
   std::vector<std::string> reachable, unwitnessed;
   std::string evidence;
+  std::string reached_service;  // the service of the first peer reached
+};
+
+PortJudged judge_tries(const PeerObservation& o, PeerPort port) {
+  PortJudged p;
   for (const auto& t : o.tries) {
     if (t.port != port) continue;
     const Judged j = judge_try(o, t);
-    evidence += j.line + "\n";
-    if (j.verdict == Verdict3::reachable) reachable.push_back(j.line);
-    if (j.verdict == Verdict3::unwitnessed) unwitnessed.push_back(j.line);
+    p.evidence += j.line + "\n";
+    if (j.verdict == Verdict3::reachable && p.reachable.empty())
+      p.reached_service = o.peers.at(t.peer).service;
+    if (j.verdict == Verdict3::reachable) p.reachable.push_back(j.line);
+    if (j.verdict == Verdict3::unwitnessed) p.unwitnessed.push_back(j.line);
   }
+  return p;
+}
+
+CheckResult judge_port(const PeerObservation& o, const PortJudged& p, const std::string& shape, PeerPort port,
+                       const std::string& control) {
+  const auto& reachable = p.reachable;
+  const auto& unwitnessed = p.unwitnessed;
+  const auto& evidence = p.evidence;
   const std::string expected = std::string("every other eval's sandbox unreachable on ") + port_label(port);
   if (!reachable.empty())
     return {control,
             CheckStatus::fail,
             expected,
             std::to_string(reachable.size()) + " reachable",
-            control + ": another eval's sandbox is reachable: " + reachable.front(),
+            control + ": another eval's sandbox is reachable: " + reachable.front() + "; " + shape,
             detail::bounded(evidence)};
   if (evidence.empty())
     return detail::not_applicable(control,
@@ -200,7 +215,25 @@ std::vector<CheckResult> verify_peers(const PeerObservation& o) {
         "unwitnessed: the prober did not answer (" + detail::bounded(o.reach_detail, 400) + ")";
     return {detail::not_applicable("peers:tcp-2222", why), detail::not_applicable("peers:serve-port", why)};
   }
-  return {judge_port(o, PeerPort::ssh, "peers:tcp-2222"), judge_port(o, PeerPort::serve, "peers:serve-port")};
+  const PortJudged ssh = judge_tries(o, PeerPort::ssh), serve = judge_tries(o, PeerPort::serve);
+  const std::string service = !serve.reached_service.empty() ? serve.reached_service : ssh.reached_service;
+  const std::string shape = rule_shape(!ssh.reachable.empty(), !serve.reachable.empty(), service);
+  return {judge_port(o, ssh, shape, PeerPort::ssh, "peers:tcp-2222"),
+          judge_port(o, serve, shape, PeerPort::serve, "peers:serve-port")};
+}
+
+std::string rule_shape(bool ssh_reached, bool serve_reached, const std::string& service) {
+  const std::string of = service.empty() ? "the peer's agent service" : "service '" + service + "'";
+  if (serve_reached)
+    return "rule shape: ingress to " + of + " from other evals' pods on every port" +
+           (ssh_reached ? " (TCP 2222 and " : " (") + port_label(PeerPort::serve) +
+           " reached), as an ingress \"deny\" written `ingress: - {}` allows all";
+  if (ssh_reached)
+    return "rule shape: ingress to " + of + " on TCP 2222 from other evals' pods, no other port (" +
+           port_label(PeerPort::serve) +
+           " not reached), as a rule for the human baseliner's sshd allowing TCP 2222 fromEntities [all] "
+           "opens it";
+  return "";
 }
 
 CheckResult no_live_peer(const std::string& why) {

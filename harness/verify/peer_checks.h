@@ -72,6 +72,7 @@ struct PeerSeen {
   // through another jumphost: each stand-in eval is a world of its own): silence then
   // shows no route, not a policy, and is never a pass. Says why.
   std::string separate_network;
+  std::string service = {};  // the peer's agent service (the one tried), "" = unknown
 };
 
 struct PeerObservation {
@@ -90,7 +91,16 @@ std::optional<std::vector<ReachResult>> parse_reach(std::string_view text);
 PeerServeSeen parse_peer_serve(std::string_view text);
 
 // "peers:tcp-2222" and "peers:serve-port" over every peer tried; with no peer, one n/a check
-// "peers" saying there was no live peer.
+// "peers" saying there was no live peer. A failure names the shape of the ingress rule
+// that what was reached shows (rule_shape): which port, from which entities, for which
+// service, as a platform's policy would write it.
+//
+// rule_shape: from whether 2222 and the serve port were reachable. 2222 alone: an ingress
+// rule opening TCP 2222 of the peer's service to other evals' pods (the shape of the
+// platform runner's per-sample rule for the human baseliner's sshd, fromEntities [all]);
+// the serve port (any port beyond 2222): ingress from other evals' pods on every port (an
+// ingress "deny" written `ingress: - {}`, which allows all). "" when neither was reached.
+std::string rule_shape(bool ssh_reached, bool serve_reached, const std::string& service);
 std::vector<CheckResult> verify_peers(const PeerObservation& observed);
 CheckResult no_live_peer(const std::string& why);
 

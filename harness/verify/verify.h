@@ -128,6 +128,16 @@ struct RuntimeVersionInput {
 CheckResult check_runtime_version(const RuntimeVersionInput& in);
 CheckResult check_runtime_version(const deploy::SandboxFacts& facts, const AcceptedEscapes& accepted = {});
 
+// The checks the deployment profile accepts by name (`accepted_risks:`, check -> reason). A
+// failed check listed there passes as a known risk: its reason reads "known risk: accepted
+// by the deployment profile (<reason>): <why it failed>", so every report and the summary
+// line show it. A check that passed, or could not be judged, is left as it is.
+using AcceptedRisks = std::map<std::string, std::string>;
+void accept_risks(std::vector<CheckResult>& checks, const AcceptedRisks& accepted);
+// Whether a check passed only as a known risk (accepted_risks, accepted_runtime_escapes).
+inline constexpr std::string_view kKnownRiskPrefix = "known risk: ";
+bool passed_as_known_risk(const nlohmann::json& check);
+
 // The reason a check gets when it would pass but rests on a posture document the control
 // `because` found untrustworthy (posture_schema here, agent_upload in the runner).
 std::string untrusted_reason(const std::string& control, const std::string& because);

@@ -285,9 +285,9 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
   CHECK(gpu_seen);
   CHECK(allowed_seen);  // an allow-list item was verified through the profile's egress targets
   CHECK(result["accepted_host_keys"].size() >= result["summary"]["sandboxes"].get<std::size_t>());
-  // Peer checks run here too. Each stand-in eval is a local world of its own (its own
-  // jumphost, the same address plan), so no route joins two of them: a peer tried is said to
-  // live in another network and its silence is n/a, never a pass.
+  // Peer checks run here too. Every stand-in eval sits on the platform's one network (the
+  // stand-in's default, as a cluster's pods do), so a peer tried is judged: never a failure
+  // on a clean platform, never in another network.
   for (const auto& s : result["sandboxes"]) {
     if (s.contains("refusal")) continue;
     INFO(s["id"] << " " << s.value("peers", json()).dump());
@@ -295,11 +295,11 @@ TEST_CASE("every default scenario through the hawk backend gets the verdicts it 
     for (const auto& c : s["checks"])
       if (c["control"].get<std::string>().rfind("peers", 0) == 0) {
         ++peer_checks;
-        CHECK(c["status"] == "n/a");
+        CHECK(c["status"] != "fail");
       }
     CHECK(peer_checks >= 1);
     const json peers = s.value("peers", json::object()).value("peers", json::array());
-    for (const auto& peer : peers) CHECK_FALSE(peer.value("separate_network", std::string()).empty());
+    for (const auto& peer : peers) CHECK(peer.value("separate_network", std::string()).empty());
   }
   p.require_nothing_left();
 

@@ -1,6 +1,7 @@
 // Unit tests of the local world's address plan, egress rules, sshd configurations and
 // client files (pure text; the real nft/sshd run in tests/system/local_*).
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/image_builder.h"
@@ -86,6 +87,30 @@ TEST_CASE("egress follows the values: nothing by default, exactly what is named 
   e = egress_for(parse_sandbox_values(all), 0, "sb0", "192.0.2.193");
   CHECK(e.dns);
   CHECK(e.cidrs == world_internet_ranges());
+}
+
+TEST_CASE("a platform's ingress rule: after the sealed drop, before every sandbox's own chain", "[local]") {
+  const std::string none = node_ruleset("abc123", "to-jump");
+  const std::string ssh = node_ruleset("abc123", "to-jump", PlatformIngress::ssh_from_all);
+  const std::string all = node_ruleset("abc123", "to-jump", PlatformIngress::allow_all);
+  const std::string ssh4 = "    ip daddr 192.0.2.192/26 tcp dport 2222 ct state new accept\n";
+  const std::string ssh6 = "    ip6 daddr 2001:db8:0:2::/64 tcp dport 2222 ct state new accept\n";
+  const std::string all4 = "    ip daddr 192.0.2.192/26 ct state new accept\n";
+  const std::string all6 = "    ip6 daddr 2001:db8:0:2::/64 ct state new accept\n";
+  CHECK(none.find(ssh4) == std::string::npos);
+  CHECK(none.find(all4) == std::string::npos);
+  for (const auto& [rules, v4, v6] : {std::tuple{ssh, ssh4, ssh6}, std::tuple{all, all4, all6}}) {
+    REQUIRE(rules.find(v4) != std::string::npos);
+    REQUIRE(rules.find(v6) != std::string::npos);
+    CHECK(rules.find("ip daddr @sealed counter drop") < rules.find(v4));
+    CHECK(rules.find(v6) < rules.find("iifname vmap @from_sandbox"));
+  }
+  CHECK(ssh.find(all4) == std::string::npos);  // 2222 only
+  for (auto p : {PlatformIngress::none, PlatformIngress::ssh_from_all, PlatformIngress::allow_all})
+    CHECK(parse_platform_ingress(platform_ingress_name(p)) == p);
+  CHECK(platform_ingress_name(PlatformIngress::ssh_from_all) == "tcp-2222-from-all");
+  CHECK_FALSE(parse_platform_ingress("all").has_value());
+  CHECK_FALSE(parse_platform_ingress("").has_value());
 }
 
 TEST_CASE("the node's rules drop by default and order in-cluster drops before allows", "[local]") {

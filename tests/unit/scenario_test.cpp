@@ -295,6 +295,50 @@ TEST_CASE("deployment profiles: runsc_max_age_days bounds gVisor's age, default 
              Catch::Contains("runsc_max_age_days must be a whole number"));
 }
 
+TEST_CASE("deployment profiles: accepted_risks names a known check with its reason, at its line",
+          "[scenario]") {
+  // Nothing is accepted by default, in the shipped profiles too.
+  CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").accepted_risks.empty());
+  CHECK(load_deployment(test::source_dir() + "/scenarios/deployments/local.yaml").accepted_risks.empty());
+  const auto p = parse_deployment(
+      "name: x\naccepted_risks:\n  - check: peers:tcp-2222\n    reason: the baseliner's sshd, by design\n",
+      "d.yaml");
+  REQUIRE(p.accepted_risks.size() == 1);
+  CHECK(p.accepted_risks[0].check == "peers:tcp-2222");
+  CHECK(p.accepted_risks[0].reason == "the baseliner's sshd, by design");
+  CHECK_THAT(
+      error_of([] { parse_deployment("name: x\naccepted_risks:\n  - check: peers:tcp-2222\n", "d.yaml"); }),
+      Catch::Contains("d.yaml:3:") && Catch::Contains("accepted_risks.0 needs reason"));
+  CHECK_THAT(error_of([] {
+               parse_deployment(
+                   "name: x\naccepted_risks:\n  - {check: peers:tcp-2222, reason: ok}\n"
+                   "  - {check: egress:metadata, reason: r}\n",
+                   "d.yaml");
+             }),
+             Catch::Contains("d.yaml:4:") &&
+                 Catch::Contains("accepted_risks.1 names no known check 'egress:metadata'") &&
+                 Catch::Contains("peers:serve-port"));
+  CHECK_THAT(error_of([] { parse_deployment("accepted_risks: [{reason: r}]\n", "d.yaml"); }),
+             Catch::Contains("accepted_risks.0 needs check"));
+  CHECK_THAT(error_of([] {
+               parse_deployment("accepted_risks: [{check: peers:tcp-2222, reason: \"\"}]\n", "d.yaml");
+             }),
+             Catch::Contains("accepted_risks.0 needs reason"));
+  CHECK_THAT(error_of([] {
+               parse_deployment(
+                   "accepted_risks: [{check: peers:tcp-2222, reason: a}, {check: peers:tcp-2222, "
+                   "reason: b}]\n",
+                   "d.yaml");
+             }),
+             Catch::Contains("accepted_risks.1 accepts peers:tcp-2222 a second time"));
+  CHECK_THAT(error_of([] {
+               parse_deployment("accepted_risks: [{check: peers:tcp-2222, reason: a, by: me}]\n", "d.yaml");
+             }),
+             Catch::Contains("unknown key 'by'"));
+  CHECK_THAT(error_of([] { parse_deployment("accepted_risks: peers:tcp-2222\n", "d.yaml"); }),
+             Catch::Contains("accepted_risks must be a list"));
+}
+
 TEST_CASE("deployment profiles: egress_deadline_ms sets how long blocked targets are given", "[scenario]") {
   CHECK(parse_deployment("runtime_classes: [gvisor]\n", "d.yaml").egress_deadline_ms ==
         kDefaultEgressDeadlineMs);

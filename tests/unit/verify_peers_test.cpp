@@ -28,7 +28,7 @@ PeerObservation one_peer() {
   o.nonce = kNonce;
   o.own_addresses = {"192.0.2.10"};
   o.reach_answered = true;
-  o.peers.push_back({"s2", "other-item", "other-set", {"192.0.2.20"}, live_serve()});
+  o.peers.push_back({"s2", "other-item", "other-set", {"192.0.2.20"}, live_serve(), "", "default"});
   o.tries = {{"p-ssh", 0, PeerPort::ssh, "192.0.2.20"}, {"p-serve", 0, PeerPort::serve, "192.0.2.20"}};
   o.results = {{"p-ssh", "192.0.2.20", "timeout", "", 2222, 0, 2000, 5000},
                {"p-serve", "192.0.2.20", "timeout", "", 7447, 0, 2000, 5000}};
@@ -71,6 +71,57 @@ TEST_CASE("peers: a connect to 2222 fails and names the port and the peer", "[ve
   CHECK(c.reason.find("s2") != std::string::npos);
   CHECK(c.reason.find("SSH-2.0") != std::string::npos);
   CHECK(control(checks, "peers:serve-port").status == CheckStatus::pass);
+}
+
+TEST_CASE("peers: a failure names the rule's shape: port, from which entities, for which service",
+          "[verify]") {
+  auto o = one_peer();
+  o.results[0].result = "connected";  // 2222 only: a rule for the baseliner's sshd
+  auto checks = verify_peers(o);
+  const auto& ssh = control(checks, "peers:tcp-2222");
+  REQUIRE(ssh.status == CheckStatus::fail);
+  CHECK_THAT(ssh.reason, Catch::Contains("rule shape: ingress to service 'default' on TCP 2222 from other "
+                                         "evals' pods, no other port") &&
+                             Catch::Contains("fromEntities [all]"));
+  o.results[1].result = "connected";  // every port: an ingress "deny" that allows all
+  checks = verify_peers(o);
+  const auto& serve = control(checks, "peers:serve-port");
+  REQUIRE(serve.status == CheckStatus::fail);
+  CHECK_THAT(serve.reason,
+             Catch::Contains("ingress to service 'default' from other evals' pods on every port") &&
+                 Catch::Contains("`ingress: - {}`"));
+  CHECK(rule_shape(false, false, "default").empty());
+}
+
+TEST_CASE("peers: a check the profile accepts by name passes as a known risk; nothing else changes",
+          "[verify]") {
+  auto o = one_peer();
+  o.results[0].result = "connected";
+  o.results[1].result = "connected";
+  auto checks = verify_peers(o);
+  accept_risks(checks, {{"peers:tcp-2222", "the platform opens the baseliner's sshd"}});
+  const auto& ssh = control(checks, "peers:tcp-2222");
+  CHECK(ssh.status == CheckStatus::pass);
+  CHECK_THAT(ssh.reason,
+             Catch::StartsWith("known risk: accepted by the deployment profile (the platform opens "
+                               "the baseliner's sshd): peers:tcp-2222: another eval's sandbox is "
+                               "reachable") &&
+                 Catch::Contains("rule shape"));
+  CHECK(passed_as_known_risk(to_json(ssh)));
+  // Not accepted: still a failure.
+  CHECK(control(checks, "peers:serve-port").status == CheckStatus::fail);
+  CHECK_FALSE(passed_as_known_risk(to_json(control(checks, "peers:serve-port"))));
+  // A pass or an n/a is left alone: nothing turns a check that could not be judged into a pass.
+  auto clean = verify_peers(one_peer());
+  auto unwitnessed = one_peer();
+  unwitnessed.peers[0].serve.read = false;
+  auto na = verify_peers(unwitnessed);
+  const AcceptedRisks both = {{"peers:tcp-2222", "r"}, {"peers:serve-port", "r"}};
+  accept_risks(clean, both);
+  accept_risks(na, both);
+  CHECK(control(clean, "peers:tcp-2222").reason.find("known risk") == std::string::npos);
+  CHECK(control(na, "peers:tcp-2222").status == CheckStatus::na);
+  CHECK_FALSE(passed_as_known_risk(to_json(control(clean, "peers:tcp-2222"))));
 }
 
 TEST_CASE("peers: refused is an answer from the peer, so reachable", "[verify]") {

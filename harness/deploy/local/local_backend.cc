@@ -203,7 +203,8 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   try {
     world_ = std::make_unique<World>(
         paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
-                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent}});
+                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent},
+                             options_.platform_ingress});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -547,6 +548,7 @@ json LocalBackend::context() const {
         {"delay",
          world_->jumphost_link().rtt_ms > 0 ? "userspace relay (isoharness-world-helper relay)" : "none"}}},
       {"egress_enforcement", "nftables in the node namespace"},
+      {"platform_ingress", platform_ingress_name(world_->platform_ingress())},
   };
 }
 

@@ -22,6 +22,7 @@
 
 #include "harness/deploy/backend.h"
 #include "harness/deploy/local/drop_point.h"
+#include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
 #include "harness/deploy/witness_log.h"
@@ -36,6 +37,8 @@ struct LocalOptions {
   std::string seccomp_profile = "/usr/share/containers/seccomp.json";
   std::chrono::milliseconds ssh_ready_timeout{30000};
   int noisy_duty_percent = 50;  // the non-tier neighbour's busy share of each period
+  // A stand-in platform's own ingress rule over every sandbox of the world (nft_rules.h).
+  PlatformIngress platform_ingress = PlatformIngress::none;
 };
 
 class World;

@@ -41,7 +41,40 @@ std::string drop_point_add(const std::string& t, const SandboxEgress& e) {
   return s + rule + "counter drop\n";
 }
 
+// The platform's ingress rule (nft_rules.h), in the forward chain.
+std::string platform_ingress_rules(PlatformIngress ingress) {
+  const std::string v4 = std::string("    ip daddr ") + world_addr::kSandboxRange;
+  const std::string v6 = std::string("    ip6 daddr ") + world_addr::kSandboxRange6;
+  switch (ingress) {
+    case PlatformIngress::none:
+      return "";
+    case PlatformIngress::ssh_from_all:
+      return v4 + " tcp dport 2222 ct state new accept\n" + v6 + " tcp dport 2222 ct state new accept\n";
+    case PlatformIngress::allow_all:
+      return v4 + " ct state new accept\n" + v6 + " ct state new accept\n";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string_view platform_ingress_name(PlatformIngress p) {
+  switch (p) {
+    case PlatformIngress::none:
+      return "none";
+    case PlatformIngress::ssh_from_all:
+      return "tcp-2222-from-all";
+    case PlatformIngress::allow_all:
+      return "allow-all";
+  }
+  return "none";
+}
+
+std::optional<PlatformIngress> parse_platform_ingress(std::string_view word) {
+  for (auto p : {PlatformIngress::none, PlatformIngress::ssh_from_all, PlatformIngress::allow_all})
+    if (platform_ingress_name(p) == word) return p;
+  return std::nullopt;
+}
 
 std::string drop_set_name(int index, int family) {
   return "sb_" + std::to_string(index) + "_dropped" + std::to_string(family);
@@ -51,7 +84,7 @@ std::string nft_table_name(const std::string& run_id) {
   return "ih_" + run_id;
 }
 
-std::string node_ruleset(const std::string& run_id, const std::string& jump_iface) {
+std::string node_ruleset(const std::string& run_id, const std::string& jump_iface, PlatformIngress ingress) {
   const std::string t = nft_table_name(run_id);
   std::string s;
   s += "table inet " + t + " {\n";
@@ -80,6 +113,7 @@ std::string node_ruleset(const std::string& run_id, const std::string& jump_ifac
   // A rule of its own: should the set be full, the add fails and only this rule ends.
   s += ssh_in + " add @" + kFirstSshSet + " { ip daddr }\n";
   s += ssh_in + " accept\n";
+  s += platform_ingress_rules(ingress);
   s += "    iifname vmap @from_sandbox\n";
   s += "  }\n}\n";
   return s;

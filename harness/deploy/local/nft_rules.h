@@ -33,7 +33,9 @@
 // flow to it (the jumphost's tcp/2222 included): deny-all both ways.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace isoharness::deploy::local {
@@ -60,6 +62,17 @@ struct SandboxEgress {
   bool proxy_skips_host = false;
 };
 
+// A platform's own ingress rule over every sandbox of the world, as a stand-in platform
+// writes it (docs/CONTRACTS.md §4.5): none; TCP 2222 of every sandbox open from every
+// entity (a per-sample rule for the human baseliner's sshd, `fromEntities: [all]`); or every
+// port of every sandbox open to ingress (an ingress "deny" written `ingress: - {}`, which
+// allows all). Accepted in the forward chain after the `sealed` drop, so a networkIsolated
+// sandbox stays closed, and before any sandbox's own chain.
+enum class PlatformIngress { none, ssh_from_all, allow_all };
+// "none", "tcp-2222-from-all", "allow-all"; parse: nullopt for any other word.
+std::string_view platform_ingress_name(PlatformIngress p);
+std::optional<PlatformIngress> parse_platform_ingress(std::string_view word);
+
 inline constexpr int kProxyMark = 1;
 inline constexpr int kProxyTable = 100;
 
@@ -70,7 +83,8 @@ std::string name_proxy_rules(const SandboxEgress& e);
 std::string nft_table_name(const std::string& run_id);
 
 // The node namespace's table (created once per world).
-std::string node_ruleset(const std::string& run_id, const std::string& jump_iface);
+std::string node_ruleset(const std::string& run_id, const std::string& jump_iface,
+                         PlatformIngress ingress = PlatformIngress::none);
 
 // The jumphost namespace's table: sshd on 22 from the host link (and the link relay's port,
 // when relay_port is not 0: world.h), out only to sandboxes' 2222.

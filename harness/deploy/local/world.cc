@@ -222,7 +222,7 @@ void World::build_namespaces() {
      "node rule for the name proxy's replies");
   ip(node, {"route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", std::to_string(kProxyTable)},
      "node local route for the name proxy's replies");
-  nft_apply(node, node_ruleset(paths_.run_id, "to-jump"), "node egress policy");
+  nft_apply(node, node_ruleset(paths_.run_id, "to-jump", options_.platform_ingress), "node egress policy");
   nft_apply(jump, jumphost_ruleset(paths_.run_id, "to-host", jump_port() == 22 ? 0 : kRelayPort),
             "jumphost filter");
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/deploy/local/address_plan.h"
+#include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/run_state.h"
 
 namespace isoharness::deploy::local {
@@ -48,6 +49,7 @@ struct WorldOptions {
   std::string seccomp_profile;  // containers' default profile (for the jumphost container)
   std::string kernel_release;
   LinkShape jumphost_link;
+  PlatformIngress platform_ingress = PlatformIngress::none;  // nft_rules.h
 };
 
 class World {
@@ -75,6 +77,7 @@ class World {
 
   // What the jumphost link was given (facts for the result).
   const LinkShape& jumphost_link() const { return options_.jumphost_link; }
+  PlatformIngress platform_ingress() const { return options_.platform_ingress; }
 
   // Starts an item's resolver on `address` (203.0.113.0/24, not yet in use) answering
   // `names` (name -> IPv4). Throws InfraError when it does not start.
