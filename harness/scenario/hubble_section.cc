@@ -102,7 +102,11 @@ void read_hubble_section(const YamlDocument& doc, DeploymentProfile& profile,
 void read_stack_version(const SectionReader& r, const json& n, const std::string& component,
                         std::string& version, std::string& package) {
   const std::string vk = component + "_version", pk = component + "_package";
-  if (n.contains(vk) && !version_word(n[vk]))
+  // YAML reads 1.28 as a number (and 1.10 as 1.1): a version must be a string, quoted if need be.
+  if (n.contains(vk) && n[vk].is_number())
+    r.error(vk, "must be quoted (\"" + n[vk].dump() + "\"): YAML reads an unquoted " + n[vk].dump() +
+                    " as a number, and 1.10 would become 1.1");
+  else if (n.contains(vk) && !version_word(n[vk]))
     r.error(vk, "must be the " + component + " version the image ships (letters, digits, + . ~ - :)");
   else if (n.contains(vk))
     version = n[vk].get<std::string>();
