@@ -129,12 +129,19 @@ TEST_CASE("an unwitnessed check makes the tally's verdict an error, named with i
           {{"status", "unwitnessed"}, {"control", "egress:canary-tcp"}, {"reason", "no drop record"}},
           {{"status", "pass"},
            {"control", "egress:jumphost"},
-           {"evidence", "judged by the sandbox's own report (the deployment declares witness: none)\n"}}}}}});
+           {"self_reported", true},
+           {"evidence", "judged by the sandbox's own report (the deployment declares witness: none)\n"}},
+          // The wording alone does not make a check self-reported: the field does.
+          {{"status", "pass"},
+           {"control", "kernel"},
+           {"evidence", "judged by the sandbox's own report (the deployment declares witness: none)\n"}},
+          {{"status", "pass"}, {"control", "capabilities"}, {"self_reported", true}}}}}});
   const runner::CheckTally t = runner::tally_records(records);
-  CHECK(t.checks == 3);
-  CHECK(t.pass == 2);
+  CHECK(t.checks == 5);
+  CHECK(t.pass == 4);
   CHECK(t.unwitnessed == 1);
   CHECK(t.sandbox_reported == 1);
+  CHECK(t.posture_self_reported == 1);
   REQUIRE(t.unwitnessed_checks.size() == 1);
   CHECK(t.unwitnessed_checks[0] == "sb-1 egress:canary-tcp: no drop record");
   CHECK(runner::verdict_of(t) == isoharness::Verdict::error);
