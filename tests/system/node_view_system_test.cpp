@@ -22,11 +22,12 @@ namespace {
 
 const std::vector<std::string> kPrograms = {"runc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip"};
 
-// gpu-strict's GPU item: strict controls on the node's runc (a uid-1000 login that keeps the
-// container's capabilities as ambient ones, so the honest probe sees a kept capability).
+// Selftest's host-kernel item: strict, non_root and read_only_root on the node's runc (its
+// GPU service keeps the node's default runtime), the plan every posture weakening is judged
+// against.
 runner::RunConfig config(const std::string& dir) {
   runner::RunConfig cfg;
-  cfg.scenario_paths = {test::source_dir() + "/scenarios/gpu-strict.yaml"};
+  cfg.scenario_paths = {test::source_dir() + "/scenarios/selftest/hardened.yaml"};
   cfg.command.scenarios_dir = test::source_dir() + "/scenarios";
   cfg.command.out_dir = dir + "/out";
   cfg.runtimes = {"runc"};
