@@ -86,9 +86,16 @@ const FramedPart& part(const std::map<std::string, FramedPart>& parts, const std
   return it->second;
 }
 
+// Freshness is read by the harness's own commands run in the sandbox: the sandbox answers
+// them, so they are its report (no node or witness sees a file or a process inside).
+verify::CheckResult by_sandbox(verify::CheckResult c) {
+  if (c.status != CheckStatus::na) c.judges = {Judge::sandbox_report};
+  return c;
+}
+
 verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
   const bool stale = marker.exit_code == 0;
-  return verify::CheckResult{
+  return by_sandbox(verify::CheckResult{
       "fresh_sandbox",
       pass_or_fail(!stale),
       "no file from an earlier attempt",
@@ -97,7 +104,7 @@ verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
               "disk) was reused"
             : (attempt > 1 ? "the marker written by attempt " + std::to_string(attempt - 1) + " is absent"
                            : "first attempt: nothing from earlier runs"),
-      ""};
+      ""});
 }
 
 verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
@@ -105,7 +112,7 @@ verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
     throw InfraError("pgrep in the sandbox failed (exit " + std::to_string(pgrep.exit_code) +
                      "): " + sandbox_text(pgrep.out, 200));
   const bool stale = pgrep.exit_code == 0;
-  return verify::CheckResult{
+  return by_sandbox(verify::CheckResult{
       "fresh_process",
       pass_or_fail(!stale),
       "no process from an earlier attempt",
@@ -114,7 +121,7 @@ verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
           ? "fresh_process: a process started by an earlier attempt still runs — the sandbox was reused"
           : (attempt > 1 ? "the process left running by attempt " + std::to_string(attempt - 1) + " is absent"
                          : "first attempt: nothing from earlier runs"),
-      "pgrep -a -f " + kMarkerPattern + " -> exit " + std::to_string(pgrep.exit_code)};
+      "pgrep -a -f " + kMarkerPattern + " -> exit " + std::to_string(pgrep.exit_code)});
 }
 
 // fresh_dns when it is not asked: n/a, with what was seen and why; nullopt when it is.
@@ -147,13 +154,13 @@ verify::CheckResult fresh_dns(const deploy::ItemResolverFacts& resolver, const F
   else if (!own_answer)
     reason = "fresh_dns: the sandbox's resolver is not this attempt's own (answered " +
              (got.empty() ? std::string("nothing") : got) + ", expected " + own + ")";
-  return verify::CheckResult{"fresh_dns",
+  return by_sandbox(verify::CheckResult{"fresh_dns",
                              pass_or_fail(!stale && own_answer),
                              name + " -> " + own + " (this attempt's resolver)",
                              got.empty() ? "no answer" : got,
                              reason,
                              "getent ahostsv4 " + name + " -> exit " + std::to_string(getent.exit_code) +
-                                 ": " + sandbox_text(getent.out, 300, true)};
+                                 ": " + sandbox_text(getent.out, 300, true)});
 }
 
 }  // namespace

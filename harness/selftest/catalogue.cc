@@ -189,13 +189,15 @@ void append_peers_and_cluster(std::vector<Weakening>& w) {
                .caught_by = {"peers:tcp-2222"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-sandboxes-2222"},
-               .needs_peer = true});
+               .needs_peer = true,
+               .judge = kJudgeSandbox});  // a peer's sshd keeps no record: the prober's connect shows it
   w.push_back({.name = "peer_every_port_open",
                .what = "other evals' sandboxes reachable on every port (allowEntities: [cluster])",
                .caught_by = {"peers:serve-port"},
                .not_applicable = everywhere,
                .backend = {"nft:allow-sandboxes"},
-               .needs_peer = true});
+               .needs_peer = true,
+               .judge = kJudgeWitness});  // the peer's serve records the prober's nonce
   w.push_back({.name = "cluster_api_reachable",
                .what = "the cluster API reachable",
                .caught_by = {"egress:cluster-api"},
@@ -329,7 +331,8 @@ void append_witnessed_ways_out(std::vector<Weakening>& w) {
                .caught_by = {"fresh_sandbox"},
                .not_applicable = everywhere,
                .backend = {"oci:reused-home"},
-               .attempts = 2});
+               .attempts = 2,
+               .judge = kJudgeSandbox});  // the harness's marker, read by its own command in the sandbox
 }
 
 // The catalogue, in report order: one designated initializer per weakening, grouped by

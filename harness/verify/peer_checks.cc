@@ -32,6 +32,9 @@ enum class Verdict3 { reachable, unreachable, unwitnessed };
 struct Judged {
   Verdict3 verdict = Verdict3::unwitnessed;
   std::string line;
+  // Who showed a reachable peer: the peer's serve record (witness) or the prober's own
+  // connect (sandbox report).
+  Judge judge = Judge::sandbox_report;
 };
 
 // Slack around the prober's tries within which a connection from one of its addresses (and
@@ -75,8 +78,9 @@ Judged judge_try(const PeerObservation& o, const PeerTry& t) {
   const ReachResult* r = result_of(o, t);
   const PeerConnectionSeen* seen = t.port == PeerPort::serve ? arrival(o, peer.serve) : nullptr;
   if (seen)
-    return {Verdict3::reachable, where + ": the peer's record holds this sandbox (from " + seen->from +
-                                     ", nonce '" + seen->nonce + "')"};
+    return {Verdict3::reachable,
+            where + ": the peer's record holds this sandbox (from " + seen->from + ", nonce '" + seen->nonce + "')",
+            Judge::witness};
   const auto& own = o.own_addresses;
   if (std::find(own.begin(), own.end(), t.address) != own.end())
     return {Verdict3::unwitnessed, where +
@@ -115,6 +119,7 @@ std::string peers_text(const PeerObservation& o) {
 
 struct PortJudged {
   std::vector<std::string> reachable, unwitnessed;
+  std::vector<Judge> judges;  // who showed each reachable try, once each
   std::string evidence;
   std::string reached_service;  // the service of the first peer reached
 };
@@ -128,6 +133,8 @@ PortJudged judge_tries(const PeerObservation& o, PeerPort port) {
     if (j.verdict == Verdict3::reachable && p.reachable.empty())
       p.reached_service = o.peers.at(t.peer).service;
     if (j.verdict == Verdict3::reachable) p.reachable.push_back(j.line);
+    if (j.verdict == Verdict3::reachable && std::find(p.judges.begin(), p.judges.end(), j.judge) == p.judges.end())
+      p.judges.push_back(j.judge);
     if (j.verdict == Verdict3::unwitnessed) p.unwitnessed.push_back(j.line);
   }
   return p;
@@ -139,13 +146,16 @@ CheckResult judge_port(const PeerObservation& o, const PortJudged& p, const std:
   const auto& unwitnessed = p.unwitnessed;
   const auto& evidence = p.evidence;
   const std::string expected = std::string("every other eval's sandbox unreachable on ") + port_label(port);
-  if (!reachable.empty())
-    return {control,
-            CheckStatus::fail,
-            expected,
-            std::to_string(reachable.size()) + " reachable",
-            control + ": another eval's sandbox is reachable: " + reachable.front() + "; " + shape,
-            detail::bounded(evidence)};
+  if (!reachable.empty()) {
+    CheckResult c{control,
+                  CheckStatus::fail,
+                  expected,
+                  std::to_string(reachable.size()) + " reachable",
+                  control + ": another eval's sandbox is reachable: " + reachable.front() + "; " + shape,
+                  detail::bounded(evidence)};
+    c.judges = p.judges;
+    return c;
+  }
   if (evidence.empty())
     return detail::not_applicable(control,
                                   "unwitnessed: no try on this port was made (" + peers_text(o) + ")");
@@ -156,12 +166,14 @@ CheckResult judge_port(const PeerObservation& o, const PortJudged& p, const std:
             "not witnessed",
             "unwitnessed: " + unwitnessed.front(),
             detail::bounded(evidence)};
-  return {control,
-          CheckStatus::pass,
-          expected,
-          "unreachable, witnessed by each peer",
-          "no answer from " + peers_text(o) + ", each peer's serve live and untouched",
-          detail::bounded(evidence)};
+  CheckResult c{control,
+                CheckStatus::pass,
+                expected,
+                "unreachable, witnessed by each peer",
+                "no answer from " + peers_text(o) + ", each peer's serve live and untouched",
+                detail::bounded(evidence)};
+  c.judges = {Judge::sandbox_report, Judge::witness};  // the prober saw no answer, each peer nothing
+  return c;
 }
 
 }  // namespace

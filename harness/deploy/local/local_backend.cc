@@ -14,12 +14,12 @@
 #include "harness/deploy/local/host_ops.h"
 #include "harness/deploy/local/image_builder.h"
 #include "harness/deploy/local/nft_rules.h"
+#include "harness/deploy/local/node_observer.h"
 #include "harness/deploy/local/proxy_decisions.h"
 #include "harness/deploy/local/sandbox_launch.h"
 #include "harness/deploy/local/weakenings.h"
 #include "harness/deploy/local/world.h"
 #include "harness/deploy/witness_log.h"
-#include "harness/deploy/local/node_observer.h"
 #include "harness/scenario/backend_kind.h"
 
 namespace isoharness::deploy::local {
@@ -202,9 +202,9 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   claim_run(paths_);
   try {
     world_ = std::make_unique<World>(
-        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
-                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent},
-                             options_.platform_ingress});
+        paths_,
+        WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
+                     LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent}, options_.platform_ingress});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -236,7 +236,8 @@ std::optional<NodeView> LocalBackend::node_view(const SandboxHandle& handle) con
                           find_program("runc"),
                           paths_.runtime_root(OciRuntime::runc),
                           find_program("runsc"),
-                          paths_.runtime_root(OciRuntime::runsc)};
+                          paths_.runtime_root(OciRuntime::runsc),
+                          d.runtime == OciRuntime::runsc ? d.netns : std::string()};
     };
     refs.push_back(ref_of(*it->second, "default"));
     for (const auto& sib : it->second->siblings)

@@ -1,6 +1,8 @@
 #include "harness/deploy/local/node_observer.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "harness/common/json_read.h"
 #include "harness/common/subprocess.h"
+#include "harness/deploy/local/host_ops.h"
 
 namespace isoharness::deploy::local {
 using nlohmann::json;
@@ -47,7 +50,10 @@ std::optional<std::uint64_t> hex_of(std::string_view s) {
   if (s.empty() || s.size() > 16) return std::nullopt;
   std::uint64_t v = 0;
   for (char c : s) {
-    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+    int d = (c >= '0' && c <= '9')   ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
     if (d < 0) return std::nullopt;
     v = v * 16 + static_cast<std::uint64_t>(d);
   }
@@ -72,10 +78,14 @@ void parse_status_text(std::string_view text, NodeConfinement& out) {
     if (colon == std::string_view::npos) continue;
     const auto key = line.substr(0, colon);
     const auto value = trim(line.substr(colon + 1));
-    if (key == "CapEff") out.cap_eff = hex_of(value);
-    else if (key == "CapPrm") out.cap_prm = hex_of(value);
-    else if (key == "CapBnd") out.cap_bnd = hex_of(value);
-    else if (key == "CapAmb") out.cap_amb = hex_of(value);
+    if (key == "CapEff")
+      out.cap_eff = hex_of(value);
+    else if (key == "CapPrm")
+      out.cap_prm = hex_of(value);
+    else if (key == "CapBnd")
+      out.cap_bnd = hex_of(value);
+    else if (key == "CapAmb")
+      out.cap_amb = hex_of(value);
     else if (key == "NoNewPrivs") {
       const auto v = int_of(value);
       out.no_new_privs = v && *v <= 1 ? std::optional<bool>(*v == 1) : std::nullopt;
@@ -121,7 +131,8 @@ std::string unescape(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size() + 0 && i + 3 <= s.size() - 0) {
       const auto oct = s.substr(i + 1, 3);
-      if (oct.size() == 3 && std::all_of(oct.begin(), oct.end(), [](char c) { return c >= '0' && c <= '7'; })) {
+      if (oct.size() == 3 &&
+          std::all_of(oct.begin(), oct.end(), [](char c) { return c >= '0' && c <= '7'; })) {
         out += static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0'));
         i += 3;
         continue;
@@ -170,9 +181,9 @@ namespace {
 // counts them.
 bool host_backed(std::string_view fstype) {
   static constexpr std::string_view kHost[] = {
-      "ext2",     "ext3", "ext4",     "xfs",      "btrfs",   "zfs",     "f2fs",     "jfs",
-      "reiserfs", "vfat", "exfat",    "ntfs",     "ntfs3",   "nfs",     "nfs4",     "cifs",
-      "smb3",     "9p",   "virtiofs", "squashfs", "iso9660", "overlay", "devtmpfs", "hostfs", "bind"};
+      "ext2",     "ext3",     "ext4",    "xfs",     "btrfs",    "zfs",    "f2fs", "jfs",  "reiserfs",
+      "vfat",     "exfat",    "ntfs",    "ntfs3",   "nfs",      "nfs4",   "cifs", "smb3", "9p",
+      "virtiofs", "squashfs", "iso9660", "overlay", "devtmpfs", "hostfs", "bind"};
   if (fstype.substr(0, 4) == "fuse") return true;
   return std::find(std::begin(kHost), std::end(kHost), fstype) != std::end(kHost);
 }
@@ -188,7 +199,8 @@ bool runtime_socket(std::string_view path) {
 }
 
 bool under(std::string_view path, std::string_view dir) {
-  return path == dir || (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
+  return path == dir ||
+         (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
 }
 
 // The mount a path lies on: the last listed mount whose point is the longest prefix.
@@ -210,17 +222,22 @@ NodeFilesystem summarise_mounts(const std::vector<NodeMount>& mounts) {
     const auto& d = m.destination;
     if (d != "/" && host_backed(m.fstype)) host.push_back(d);
     if (runtime_socket(d) || runtime_socket(m.source)) sockets.push_back(d);
-    if (under(d, "/var/run/secrets/kubernetes.io/serviceaccount") || under(d, "/run/secrets/kubernetes.io/serviceaccount"))
+    if (under(d, "/var/run/secrets/kubernetes.io/serviceaccount") ||
+        under(d, "/run/secrets/kubernetes.io/serviceaccount"))
       tokens.push_back(d);
     if ((m.fstype == "cgroup" || m.fstype == "cgroup2") && !m.read_only) cgroup_rw = true;
     if (m.fstype == "debugfs" || under(d, "/sys/kernel/debug")) debugfs = debugfs || m.fstype == "debugfs";
     if ((under(d, "/proc") || under(d, "/sys")) && d != "/proc" && d != "/sys") {
-      if (m.source == "/null" || (m.fstype == "tmpfs" && m.read_only)) masked.push_back(d);
-      else if (m.read_only) ro_paths.push_back(d);
+      if (m.source == "/null" || (m.fstype == "tmpfs" && m.read_only))
+        masked.push_back(d);
+      else if (m.read_only)
+        ro_paths.push_back(d);
     }
   }
-  if (const auto* root = mount_of(mounts, "/"); root && root->destination == "/") f.root_read_only = root->read_only;
-  if (const auto* ps = mount_of(mounts, "/proc/sys"); ps && under("/proc/sys", ps->destination) && ps->destination != "/")
+  if (const auto* root = mount_of(mounts, "/"); root && root->destination == "/")
+    f.root_read_only = root->read_only;
+  if (const auto* ps = mount_of(mounts, "/proc/sys");
+      ps && under("/proc/sys", ps->destination) && ps->destination != "/")
     f.proc_sys_read_only = ps->read_only;
   f.host_paths = host;
   f.masked_paths = masked;
@@ -254,11 +271,16 @@ NodeGvisor parse_runsc_cmdline(std::string_view cmdline) {
     const auto eq = arg.find('=');
     const auto name = arg.substr(0, eq);
     const std::string value = eq == std::string_view::npos ? "true" : std::string(arg.substr(eq + 1));
-    if (name == "platform") g.platform = value;
-    else if (name == "network") g.network = value;
-    else if (name == "nvproxy") g.nvproxy = value == "true";
-    else if (name == "net-raw") g.net_raw = value == "true";
-    else if (name == "oci-seccomp") g.oci_seccomp = value == "true";
+    if (name == "platform")
+      g.platform = value;
+    else if (name == "network")
+      g.network = value;
+    else if (name == "nvproxy")
+      g.nvproxy = value == "true";
+    else if (name == "net-raw")
+      g.net_raw = value == "true";
+    else if (name == "oci-seccomp")
+      g.oci_seccomp = value == "true";
   }
   return g;
 }
@@ -271,15 +293,47 @@ std::optional<std::uint64_t> spec_caps(const json& caps, const char* key) {
   std::uint64_t mask = 0;
   static const std::map<std::string, int> kBits = [] {
     std::map<std::string, int> m;
-    const char* names[] = {"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
-                           "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
-                           "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
-                           "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
-                           "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
-                           "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
-                           "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
-                           "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND",
-                           "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE"};
+    const char* names[] = {"CAP_CHOWN",
+                           "CAP_DAC_OVERRIDE",
+                           "CAP_DAC_READ_SEARCH",
+                           "CAP_FOWNER",
+                           "CAP_FSETID",
+                           "CAP_KILL",
+                           "CAP_SETGID",
+                           "CAP_SETUID",
+                           "CAP_SETPCAP",
+                           "CAP_LINUX_IMMUTABLE",
+                           "CAP_NET_BIND_SERVICE",
+                           "CAP_NET_BROADCAST",
+                           "CAP_NET_ADMIN",
+                           "CAP_NET_RAW",
+                           "CAP_IPC_LOCK",
+                           "CAP_IPC_OWNER",
+                           "CAP_SYS_MODULE",
+                           "CAP_SYS_RAWIO",
+                           "CAP_SYS_CHROOT",
+                           "CAP_SYS_PTRACE",
+                           "CAP_SYS_PACCT",
+                           "CAP_SYS_ADMIN",
+                           "CAP_SYS_BOOT",
+                           "CAP_SYS_NICE",
+                           "CAP_SYS_RESOURCE",
+                           "CAP_SYS_TIME",
+                           "CAP_SYS_TTY_CONFIG",
+                           "CAP_MKNOD",
+                           "CAP_LEASE",
+                           "CAP_AUDIT_WRITE",
+                           "CAP_AUDIT_CONTROL",
+                           "CAP_SETFCAP",
+                           "CAP_MAC_OVERRIDE",
+                           "CAP_MAC_ADMIN",
+                           "CAP_SYSLOG",
+                           "CAP_WAKE_ALARM",
+                           "CAP_BLOCK_SUSPEND",
+                           "CAP_AUDIT_READ",
+                           "CAP_PERFMON",
+                           "CAP_BPF",
+                           "CAP_CHECKPOINT_RESTORE"};
     for (int i = 0; i < static_cast<int>(std::size(names)); ++i) m[names[i]] = i;
     return m;
   }();
@@ -294,10 +348,9 @@ std::optional<std::uint64_t> spec_caps(const json& caps, const char* key) {
 
 void read_spec_namespaces(const json& linux, NodeNamespaces& ns) {
   // A kind the spec does not list is shared with the runtime's own (the node's).
-  std::map<std::string, std::optional<bool>*> kinds = {{"pid", &ns.pid},   {"network", &ns.net},
-                                                       {"ipc", &ns.ipc},   {"uts", &ns.uts},
-                                                       {"mount", &ns.mnt}, {"user", &ns.user},
-                                                       {"cgroup", &ns.cgroup}};
+  std::map<std::string, std::optional<bool>*> kinds = {
+      {"pid", &ns.pid},   {"network", &ns.net}, {"ipc", &ns.ipc},      {"uts", &ns.uts},
+      {"mount", &ns.mnt}, {"user", &ns.user},   {"cgroup", &ns.cgroup}};
   for (auto& [kind, slot] : kinds) *slot = true;
   if (const auto* list = common::json_array(linux, "namespaces"))
     for (const auto& n : *list) {
@@ -335,7 +388,9 @@ void read_spec(const json& config, bool oci_seccomp, NodeContainer& out) {
     for (const auto& m : *list) {
       const auto options = common::json_strings(m, "options");
       const bool bind = common::json_string_or(m, "type", "") == "bind" ||
-                        std::count(options.begin(), options.end(), "bind") + std::count(options.begin(), options.end(), "rbind") > 0;
+                        std::count(options.begin(), options.end(), "bind") +
+                                std::count(options.begin(), options.end(), "rbind") >
+                            0;
       if (mounts.size() == kMaxNodeViewList) break;
       mounts.push_back({common::json_string_or(m, "destination", ""), common::json_string_or(m, "source", ""),
                         bind ? "bind" : common::json_string_or(m, "type", ""),
@@ -347,7 +402,8 @@ void read_spec(const json& config, bool oci_seccomp, NodeContainer& out) {
     for (const auto& d : *list) {
       std::string path = common::json_string_or(d, "path", "");
       if (path.rfind("/dev/", 0) == 0) path = path.substr(5);
-      if (!standard_device(path.substr(0, path.find('/'))) && devices.size() < kMaxNodeViewList) devices.push_back(path);
+      if (!standard_device(path.substr(0, path.find('/'))) && devices.size() < kMaxNodeViewList)
+        devices.push_back(path);
     }
   out.devices = devices;
 }
@@ -371,12 +427,18 @@ std::string link_of(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
 }
 
-std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root, const std::string& id) {
+// `netns`: the network namespace the runtime was started in, "" for the node's. runsc
+// answers `state` over an abstract unix socket of its sandbox, which exists only in that
+// namespace: asked from any other, a running sandbox reads as "stopped" with pid -1.
+std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root, const std::string& id,
+                                      const std::string& netns = "") {
   if (bin.empty() || root.empty()) return std::nullopt;
   RunOptions opts;
   opts.deadline = 10s;
   opts.max_output = 1 << 16;
-  auto r = run_command({bin, "--root", root, "state", id}, opts);
+  std::vector<std::string> argv = {bin, "--root", root, "state", id};
+  if (!netns.empty()) argv = in_netns(netns, std::move(argv));
+  auto r = run_command(argv, opts);
   if (!r || !r->ok()) return std::nullopt;
   return parse_runtime_state(r->out);
 }
@@ -405,8 +467,10 @@ NodeNamespaces namespaces_of(const std::string& proc, int pid) {
 NodeConfinement confinement_of(const std::string& proc, int pid, std::vector<std::string>& problems) {
   NodeConfinement c;
   const std::string dir = proc + "/" + std::to_string(pid);
-  if (auto status = read_text(dir + "/status")) parse_status_text(*status, c);
-  else problems.push_back("cannot read " + dir + "/status");
+  if (auto status = read_text(dir + "/status"))
+    parse_status_text(*status, c);
+  else
+    problems.push_back("cannot read " + dir + "/status");
   if (auto m = read_text(dir + "/uid_map")) c.uid_map = parse_id_map_text(*m);
   if (auto m = read_text(dir + "/gid_map")) c.gid_map = parse_id_map_text(*m);
   // The ids the node reads are the node's; inside the container they go through its maps.
@@ -429,6 +493,34 @@ std::optional<std::vector<std::string>> devices_of(const std::string& proc, int 
   ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A runtime's socket inside a directory mounted in (a socket mounted by its directory,
+// /run/containerd say): the node lists the top level of each mount but /, /proc, /sys and
+// /dev through the container's root, bounded, and names every socket inode with a runtime socket's name.
+// Entries are only lstat'ed, never followed, and nothing is read from them.
+void add_sockets_in_bound_dirs(const std::string& root, NodeFilesystem& f) {
+  constexpr std::size_t kMaxEntries = 256;
+  if (!f.runtime_sockets) return;  // the mounts were not read: nothing to add to
+  for (const auto& m : f.mounts) {
+    const std::string& dest = m.destination;
+    if (dest == "/" || under(dest, "/proc") || under(dest, "/sys") || under(dest, "/dev")) continue;
+    const int fd = ::open((root + dest).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+      ::close(fd);
+      continue;
+    }
+    std::size_t seen = 0;
+    while (const dirent* e = ::readdir(d)) {
+      if (++seen > kMaxEntries || f.runtime_sockets->size() >= kMaxNodeViewList) break;
+      struct stat st {};
+      if (!runtime_socket(e->d_name) || ::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISSOCK(st.st_mode)) f.runtime_sockets->push_back(dest + "/" + e->d_name);
+    }
+    ::closedir(d);
+  }
 }
 
 // Every process whose parent chain reaches `top`, with its command name and executable.
@@ -462,7 +554,8 @@ std::vector<int> descendants(const std::string& proc, int top) {
 
 void observe_runc(const ContainerRef& ref, const RuntimeState& st, NodeContainer& c) {
   c.runtime = NodeRuntime::runc;
-  c.runtime_evidence = "runc --root " + ref.runc_root + " state: " + st.status + ", init pid " + std::to_string(st.pid);
+  c.runtime_evidence =
+      "runc --root " + ref.runc_root + " state: " + st.status + ", init pid " + std::to_string(st.pid);
   c.init_pid = st.pid;
   c.source = "proc";
   c.process = confinement_of(ref.proc_root, st.pid, c.problems);
@@ -474,6 +567,7 @@ void observe_runc(const ContainerRef& ref, const RuntimeState& st, NodeContainer
   } else {
     c.problems.push_back("cannot read " + dir + "/mountinfo");
   }
+  add_sockets_in_bound_dirs(dir + "/root", c.filesystem);
   c.filesystem.sysrq_present = ::access((ref.proc_root + "/sysrq-trigger").c_str(), F_OK) == 0;
   c.devices = devices_of(ref.proc_root, st.pid);
   if (!c.devices) c.problems.push_back("cannot list " + dir + "/root/dev");
@@ -496,13 +590,16 @@ void observe_runsc(const ContainerRef& ref, const RuntimeState& st, NodeContaine
     if (sub_exe == exe && !exe.empty()) continue;
     hidden = false;
     if (g.host_processes.size() < kMaxNodeViewList)
-      g.host_processes.push_back(std::to_string(pid) + " " + std::string(trim(read_text(sub + "/comm", 64).value_or("?"))));
+      g.host_processes.push_back(std::to_string(pid) + " " +
+                                 std::string(trim(read_text(sub + "/comm", 64).value_or("?"))));
   }
   g.processes_hidden = hidden;
   const auto config = read_text(st.bundle + "/config.json", 4 << 20);
   const json spec = config ? json::parse(*config, nullptr, false) : json();
-  if (spec.is_object()) read_spec(spec, g.oci_seccomp.value_or(false), c);
-  else c.problems.push_back("cannot read the spec runsc was handed (" + st.bundle + "/config.json)");
+  if (spec.is_object())
+    read_spec(spec, g.oci_seccomp.value_or(false), c);
+  else
+    c.problems.push_back("cannot read the spec runsc was handed (" + st.bundle + "/config.json)");
   // The sandbox's network is the sentry's own namespace (runsc --network=host in it).
   c.process.shares_node.net = g.sentry.shares_node.net;
   c.gvisor = std::move(g);
@@ -514,7 +611,8 @@ bool runs_runsc_boot(const std::string& proc, int pid, const std::string& runsc_
   const std::string bin = ::realpath(runsc_bin.c_str(), real) ? std::string(real) : runsc_bin;
   const auto cmdline = read_text(proc + "/" + std::to_string(pid) + "/cmdline", 1 << 16).value_or("");
   const auto args = split(cmdline, '\0');
-  return !exe.empty() && exe == bin && std::find(args.begin(), args.end(), std::string_view("boot")) != args.end();
+  return !exe.empty() && exe == bin &&
+         std::find(args.begin(), args.end(), std::string_view("boot")) != args.end();
 }
 
 }  // namespace
@@ -525,7 +623,7 @@ NodeContainer observe_container(const ContainerRef& ref) {
   c.service = ref.service;
   // Both runtimes' own state is asked: the answer, with the process it names, decides.
   const auto runc = ask_state(ref.runc_bin, ref.runc_root, ref.id);
-  const auto runsc = runc ? std::nullopt : ask_state(ref.runsc_bin, ref.runsc_root, ref.id);
+  const auto runsc = runc ? std::nullopt : ask_state(ref.runsc_bin, ref.runsc_root, ref.id, ref.runsc_netns);
   if (runc && runc->pid > 0 && !runs_runsc_boot(ref.proc_root, runc->pid, ref.runsc_bin)) {
     observe_runc(ref, *runc, c);
   } else if (runsc && runsc->pid > 0 && runs_runsc_boot(ref.proc_root, runsc->pid, ref.runsc_bin)) {
