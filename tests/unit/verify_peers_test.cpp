@@ -247,3 +247,31 @@ TEST_CASE("peers: another network is said so, and its silence is no pass", "[ver
     CHECK(c.reason.find("this sandbox's own") != std::string::npos);
   }
 }
+
+TEST_CASE("peers: each check names who judged it, by field, not by its wording", "[verify]") {
+  using J = std::vector<Judge>;
+  SECTION("silence witnessed by the peer: both the prober and the peer's record") {
+    const auto checks = verify_peers(one_peer());
+    CHECK(control(checks, "peers:tcp-2222").judges == J{Judge::sandbox_report, Judge::witness});
+    CHECK(control(checks, "peers:serve-port").judges == J{Judge::sandbox_report, Judge::witness});
+  }
+  SECTION("the prober's connect answered: its report") {
+    auto o = one_peer();
+    o.results[0].result = "connected";
+    CHECK(control(verify_peers(o), "peers:tcp-2222").judges == J{Judge::sandbox_report});
+  }
+  SECTION("the peer's record holds the prober although the prober reports silence: the witness") {
+    auto o = one_peer();
+    o.peers[0].serve.connections.push_back({"198.51.100.9", kNonce, 3000});
+    CHECK(control(verify_peers(o), "peers:serve-port").judges == J{Judge::witness});
+  }
+  SECTION("both saw it: both, once each") {
+    auto o = one_peer();
+    o.results[1].result = "connected";
+    o.peers.push_back({"s3", "third-item", "other-set", {"192.0.2.21"}, live_serve(), "", "default"});
+    o.tries.push_back({"p-serve-3", 1, PeerPort::serve, "192.0.2.21"});
+    o.results.push_back({"p-serve-3", "192.0.2.21", "connected", "", 7447, 0, 2000, 5000});
+    o.peers[0].serve.connections.push_back({"198.51.100.9", kNonce, 3000});
+    CHECK(control(verify_peers(o), "peers:serve-port").judges == J{Judge::witness, Judge::sandbox_report});
+  }
+}
