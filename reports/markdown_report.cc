@@ -172,14 +172,29 @@ std::string egress_judges_section(const std::vector<const nlohmann::json*>& sand
   constexpr std::string_view kSandbox = "judged by the sandbox's own report (";
   int witnessed = 0, reported = 0;
   std::map<std::string, int> why_not;
+  // Counted by the checks' typed fields (`judges`, `self_reported`); the evidence's words
+  // only group the sandbox-reported ones by why, for people.
+  const auto judged_outside = [](const nlohmann::json& check) {
+    const auto judges = check.find("judges");
+    if (judges == check.end() || !judges->is_array()) return false;
+    for (const auto& j : *judges)
+      if (j == "witness" || j == "drop point") return true;
+    return false;
+  };
   for (const auto* sb : sandboxes) {
     for (const auto& check : (*sb)["checks"]) {
-      const std::string evidence = str_or(check, "evidence");
-      if (evidence.rfind("judged by the witness", 0) == 0) ++witnessed;
-      if (evidence.rfind(kSandbox, 0) != 0) continue;
+      const std::string control = str_or(check, "control");
+      if (control != "egress" && control.rfind("egress:", 0) != 0) continue;
+      const auto flag = check.find("self_reported");
+      const bool self = flag != check.end() && flag->is_boolean() && flag->get<bool>();
+      if (!self && judged_outside(check)) ++witnessed;
+      if (!self) continue;
       ++reported;
+      const std::string evidence = str_or(check, "evidence");
       const auto end = evidence.find(")\n");
-      ++why_not[evidence.substr(kSandbox.size(), end == std::string::npos ? 0 : end - kSandbox.size())];
+      const bool worded = evidence.rfind(kSandbox, 0) == 0 && end != std::string::npos;
+      ++why_not[worded ? evidence.substr(kSandbox.size(), end - kSandbox.size())
+                       : std::string("no reason given")];
     }
   }
   if (witnessed + reported == 0) return "";

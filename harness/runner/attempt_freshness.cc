@@ -96,9 +96,7 @@ verify::CheckResult by_sandbox(verify::CheckResult c) {
 verify::CheckResult fresh_file(const FramedPart& marker, int attempt) {
   const bool stale = marker.exit_code == 0;
   return by_sandbox(verify::CheckResult{
-      "fresh_sandbox",
-      pass_or_fail(!stale),
-      "no file from an earlier attempt",
+      "fresh_sandbox", pass_or_fail(!stale), "no file from an earlier attempt",
       stale ? "found " + kMarkerFile + ": " + sandbox_text(marker.out, 200, true) : "clean home directory",
       stale ? "fresh_sandbox: a file written by an earlier attempt is still present — the sandbox (or its "
               "disk) was reused"
@@ -113,9 +111,7 @@ verify::CheckResult fresh_process(const FramedPart& pgrep, int attempt) {
                      "): " + sandbox_text(pgrep.out, 200));
   const bool stale = pgrep.exit_code == 0;
   return by_sandbox(verify::CheckResult{
-      "fresh_process",
-      pass_or_fail(!stale),
-      "no process from an earlier attempt",
+      "fresh_process", pass_or_fail(!stale), "no process from an earlier attempt",
       stale ? "running: " + sandbox_text(pgrep.out, 200, true) : "no `sleep " + kMarkerSleep + "` running",
       stale
           ? "fresh_process: a process started by an earlier attempt still runs — the sandbox was reused"
@@ -154,13 +150,11 @@ verify::CheckResult fresh_dns(const deploy::ItemResolverFacts& resolver, const F
   else if (!own_answer)
     reason = "fresh_dns: the sandbox's resolver is not this attempt's own (answered " +
              (got.empty() ? std::string("nothing") : got) + ", expected " + own + ")";
-  return by_sandbox(verify::CheckResult{"fresh_dns",
-                             pass_or_fail(!stale && own_answer),
-                             name + " -> " + own + " (this attempt's resolver)",
-                             got.empty() ? "no answer" : got,
-                             reason,
-                             "getent ahostsv4 " + name + " -> exit " + std::to_string(getent.exit_code) +
-                                 ": " + sandbox_text(getent.out, 300, true)});
+  return by_sandbox(verify::CheckResult{
+      "fresh_dns", pass_or_fail(!stale && own_answer), name + " -> " + own + " (this attempt's resolver)",
+      got.empty() ? "no answer" : got, reason,
+      "getent ahostsv4 " + name + " -> exit " + std::to_string(getent.exit_code) + ": " +
+          sandbox_text(getent.out, 300, true)});
 }
 
 }  // namespace

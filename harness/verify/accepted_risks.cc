@@ -11,6 +11,7 @@ void accept_risks(std::vector<CheckResult>& checks, const AcceptedRisks& accepte
     const auto it = accepted.find(c.control);
     if (it == accepted.end()) continue;
     c.status = CheckStatus::pass;
+    c.known_risk = true;
     c.reason =
         fmt::format("{}accepted by the deployment profile ({}): {}", kKnownRiskPrefix, it->second, c.reason);
   }
@@ -19,10 +20,9 @@ void accept_risks(std::vector<CheckResult>& checks, const AcceptedRisks& accepte
 bool passed_as_known_risk(const nlohmann::json& check) {
   if (!check.is_object()) return false;
   const auto status = check.find("status");
-  const auto reason = check.find("reason");
+  const auto known = check.find("known_risk");
   return status != check.end() && status->is_string() && status->get<std::string>() == "pass" &&
-         reason != check.end() && reason->is_string() &&
-         reason->get<std::string>().starts_with(kKnownRiskPrefix);
+         known != check.end() && known->is_boolean() && known->get<bool>();
 }
 
 }  // namespace isoharness::verify

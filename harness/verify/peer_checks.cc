@@ -79,7 +79,8 @@ Judged judge_try(const PeerObservation& o, const PeerTry& t) {
   const PeerConnectionSeen* seen = t.port == PeerPort::serve ? arrival(o, peer.serve) : nullptr;
   if (seen)
     return {Verdict3::reachable,
-            where + ": the peer's record holds this sandbox (from " + seen->from + ", nonce '" + seen->nonce + "')",
+            where + ": the peer's record holds this sandbox (from " + seen->from + ", nonce '" + seen->nonce +
+                "')",
             Judge::witness};
   const auto& own = o.own_addresses;
   if (std::find(own.begin(), own.end(), t.address) != own.end())
@@ -133,7 +134,8 @@ PortJudged judge_tries(const PeerObservation& o, PeerPort port) {
     if (j.verdict == Verdict3::reachable && p.reachable.empty())
       p.reached_service = o.peers.at(t.peer).service;
     if (j.verdict == Verdict3::reachable) p.reachable.push_back(j.line);
-    if (j.verdict == Verdict3::reachable && std::find(p.judges.begin(), p.judges.end(), j.judge) == p.judges.end())
+    if (j.verdict == Verdict3::reachable &&
+        std::find(p.judges.begin(), p.judges.end(), j.judge) == p.judges.end())
       p.judges.push_back(j.judge);
     if (j.verdict == Verdict3::unwitnessed) p.unwitnessed.push_back(j.line);
   }

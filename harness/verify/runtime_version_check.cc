@@ -253,9 +253,12 @@ CheckResult check_runtime_version(const RuntimeVersionInput& in) {
     return detail::not_applicable("runtime_version",
                                   joined(f.na) + (f.notes.empty() ? "" : "; " + joined(f.notes)), observed);
   const std::string checked = "checked " + joined(f.checked) + tail_of(f);
-  if (!f.known.empty())
-    return detail::make("runtime_version", true, expected, observed,
-                        "known risk: " + joined(f.known) + "; " + checked);
+  if (!f.known.empty()) {
+    CheckResult c = detail::make("runtime_version", true, expected, observed,
+                                 std::string(kKnownRiskPrefix) + joined(f.known) + "; " + checked);
+    c.known_risk = true;
+    return c;
+  }
   return detail::make("runtime_version", true, expected, observed, checked);
 }
 

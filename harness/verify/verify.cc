@@ -267,6 +267,7 @@ nlohmann::json to_json(const CheckResult& c) {
   for (const auto j : c.judges) judges.push_back(judge_label(j));
   out["judges"] = std::move(judges);
   if (c.self_reported) out["self_reported"] = true;
+  if (c.known_risk) out["known_risk"] = true;
   return out;
 }
 

@@ -54,6 +54,10 @@ struct CheckResult {
   std::vector<Judge> judges;
   // A posture check judged on the sandbox's word alone: the profile says `node_view: none`.
   bool self_reported = false;
+  // A check that passes only because the deployment profile accepts what failed it
+  // (accepted_risks, accepted_runtime_escapes) or a risk the tool names (runsc's age): the
+  // summary counts these as known risks; its reason says which.
+  bool known_risk = false;
 };
 
 struct VerifyInput {

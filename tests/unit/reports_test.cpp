@@ -55,13 +55,30 @@ TEST_CASE("Markdown counts egress checks judged by a witness and by the sandbox'
   auto r = test::result_fixture();
   CHECK(render_markdown(r).find("### Egress: who judged") ==
         std::string::npos);  // a result that says neither
-  r["sandboxes"][0]["checks"][0]["evidence"] = "judged by the witness: the operator's witness (...)\nrecords";
-  r["sandboxes"][1]["checks"][0]["evidence"] =
-      "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ...";
-  r["sandboxes"][2]["checks"][0]["evidence"] =
-      "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ...";
-  r["sandboxes"][3]["checks"][0]["evidence"] =
-      "judged by the sandbox's own report (the witness does not cover this target)\ntargets: ...";
+  const auto egress = [](const char* control, nlohmann::json judges, bool self, const char* evidence) {
+    nlohmann::json c = {{"control", control},         {"status", "pass"},       {"expected", "blocked"},
+                        {"observed", "blocked"},      {"reason", "as planned"}, {"evidence", evidence},
+                        {"judges", std::move(judges)}};
+    if (self) c["self_reported"] = true;
+    return c;
+  };
+  r["sandboxes"][0]["checks"].push_back(
+      egress("egress:canary-tcp", {"witness", "drop point"}, false,
+             "judged by the witness: the operator's witness (...)\nrecords"));
+  r["sandboxes"][1]["checks"].push_back(
+      egress("egress:canary-tcp", {"sandbox report"}, true,
+             "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ..."));
+  r["sandboxes"][2]["checks"].push_back(
+      egress("egress:canary-udp", {"sandbox report"}, true,
+             "judged by the sandbox's own report (no outside witness in this deployment)\ntargets: ..."));
+  r["sandboxes"][3]["checks"].push_back(
+      egress("egress:metadata", {"sandbox report"}, true,
+             "judged by the sandbox's own report (the witness does not cover this target)\ntargets: ..."));
+  // The words alone count nothing: a check with the wording but neither field, and a
+  // posture check marked self-reported, are not egress checks judged by anyone here.
+  r["sandboxes"][3]["checks"].push_back(
+      egress("egress:blocked", nlohmann::json::array(), false, "judged by the witness: (words only)\n"));
+  r["sandboxes"][3]["checks"].push_back(egress("capabilities", {"posture"}, true, ""));
   const auto md = render_markdown(r);
   CHECK_THAT(md, Catch::Contains("### Egress: who judged (1 witnessed · 3 sandbox-reported)"));
   CHECK_THAT(md, Catch::Contains("  - no outside witness in this deployment: 2\n"));

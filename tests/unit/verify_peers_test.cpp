@@ -122,6 +122,12 @@ TEST_CASE("peers: a check the profile accepts by name passes as a known risk; no
   CHECK(control(clean, "peers:tcp-2222").reason.find("known risk") == std::string::npos);
   CHECK(control(na, "peers:tcp-2222").status == CheckStatus::na);
   CHECK_FALSE(passed_as_known_risk(to_json(control(clean, "peers:tcp-2222"))));
+  // Counted by the field, never by the wording: a passing check whose reason merely begins
+  // with the words is no known risk.
+  CHECK(to_json(ssh)["known_risk"] == true);
+  auto worded = to_json(control(clean, "peers:tcp-2222"));
+  worded["reason"] = "known risk: written by someone";
+  CHECK_FALSE(passed_as_known_risk(worded));
 }
 
 TEST_CASE("peers: refused is an answer from the peer, so reachable", "[verify]") {
