@@ -42,7 +42,7 @@ std::string hawk_profile_without_cli(const test::TempDir& dir) {
   std::string text = test::read_text(test::source_dir() + "/scenarios/deployments/staging.example.yaml");
   text = std::regex_replace(text, std::regex("\n  cli: hawk[^\n]*"), "\n  cli: /nonexistent/hawk");
   REQUIRE(text.find("/nonexistent/hawk") != std::string::npos);
-  const std::string path = dir.str() + "/hawk.yaml";
+  std::string path = dir.str() + "/hawk.yaml";
   std::ofstream(path) << text;
   return path;
 }

@@ -39,7 +39,7 @@ TEST_CASE("the parity page renders in headless Chromium and shows the chart", "[
   CHECK(test::be32(bytes, 16) == 1200);
   CHECK(test::be32(bytes, 20) == 2400);
   // A blank 1200x2400 page compresses to a few KiB; the chart with its text is far larger.
-  CHECK(bytes.size() > 40 * 1024);
+  CHECK(bytes.size() > std::size_t{40} * 1024);
   // The chart itself, in pixels: its parity zone is #dafbe1 at 55 % over white, about
   // (235, 253, 239), and its slowdown zone #ffebe9 at 70 %, about (255, 241, 240). The
   // verdict badges use the same two colours at full strength, (218, 251, 225) and
