@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "reports/document_shape.h"
+#include "reports/refusal_view.h"
 #include "reports/reports.h"
 #include "reports/run_view.h"
 #include "reports/text_format.h"
@@ -60,10 +61,23 @@ std::optional<double> epoch_seconds(const std::string& iso) {
   return static_cast<double>(days) * 86400 + h * 3600 + mi * 60 + s;
 }
 
-void check_families(std::string& out, const RunView& run) {
+// A refusal record's checks (fail_loudly: was the config refused?) count too, so that the
+// counts add up to the result's; its runtime is the record's ("-": none ran).
+void count_refusal_checks(const nlohmann::json& result,
+                          std::map<std::tuple<std::string, std::string, std::string>, int>& by) {
+  if (!result.contains("sandboxes") || !result["sandboxes"].is_array()) return;
+  for (const auto& sb : result["sandboxes"]) {
+    if (!is_refusal_record(sb) || !sb.contains("checks") || !sb["checks"].is_array()) continue;
+    for (const auto& c : sb["checks"])
+      if (c.is_object()) ++by[{str_or(sb, "scenario"), str_or(sb, "runtime"), str_or(c, "status")}];
+  }
+}
+
+void check_families(std::string& out, const RunView& run, const nlohmann::json& result) {
   std::map<std::tuple<std::string, std::string, std::string>, int> by;  // scenario, runtime, status
   for (const auto& s : run.sandboxes)
     for (const auto& c : s.checks) ++by[{s.scenario, s.runtime, c.status}];
+  count_refusal_checks(result, by);
   family(out, "isoharness_checks", "counter", "", "Checks this run made, by scenario, runtime and status.");
   for (const auto& [key, n] : by)
     out += fmt::format("isoharness_checks_total{{scenario=\"{}\",runtime=\"{}\",status=\"{}\"}} {}\n",
@@ -143,7 +157,7 @@ std::string render_openmetrics(const nlohmann::json& result) {
     family(out, "isoharness_run_timestamp_seconds", "gauge", "seconds", "When the run finished (Unix time).");
     out += fmt::format("isoharness_run_timestamp_seconds {}\n", number(*finished));
   }
-  check_families(out, run);
+  check_families(out, run, result);
   phase_family(out, run);
   parity_family(out, result);
   return out + "# EOF\n";

@@ -71,10 +71,11 @@ std::string render_sarif(const std::vector<SarifFinding>& findings, const std::s
 // each unwitnessed check (warning), each accepted known risk (warning) and note (note).
 std::vector<SarifFinding> sarif_findings(const nlohmann::json& result);
 
-// OpenMetrics text of a run: checks by status, scenario and runtime; unwitnessed and
-// self-reported checks; harness seconds per phase; sandboxes not run; parity ratios with
-// their interval bounds per cell and workload; the verdict (a stateset); the run's time.
-// Ends with "# EOF".
+// OpenMetrics text of a run: checks by status, scenario and runtime (a refusal record's
+// fail_loudly too, under its scenario and runtime "-", so the counts add up to the
+// result's); unwitnessed and self-reported checks; harness seconds per phase; sandboxes not
+// run; parity ratios with their interval bounds per cell and workload; the verdict (a
+// stateset); the run's time. Ends with "# EOF".
 std::string render_openmetrics(const nlohmann::json& result);
 
 // What the reports read besides the result document: an earlier run of the same scenarios

@@ -40,6 +40,7 @@ std::string run_style() {
                 "padding: 6px; margin: 2px 0; max-height: 240px; overflow: auto; }\n"
                 ".check { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 10px; margin: 8px 0; "
                 "break-inside: avoid; }\n"
+                ".check td { overflow-wrap: anywhere; }\n"  // a capability list has no spaces
                 "code { font-size: 12px; }\n.counts span { margin-right: 12px; }\n"
                 "@media print {\n  body { max-width: none; margin: 0; font-size: 11px; }\n"
                 "  .scroll { overflow: visible; }\n  pre { max-height: none; overflow: visible; }\n"

@@ -17,7 +17,8 @@ Command report_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "report",
-      "Write result.json, report.md and junit.xml for a run that did not finish, from its journal "
+      "Write result.json, report.md, report.html and junit.xml for a run that did not finish, from its "
+      "journal "
       "(journal.jsonl "
       "in its --out, or the copy kept under " +
           std::string(runner::kKeptJournalDir) +

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace isoharness::test {
 
@@ -18,6 +20,25 @@ struct Screenshot {
 // profile).
 Screenshot screenshot(const std::string& html, const std::string& png_path, const std::string& profile_dir,
                       int width, int height);
+
+// What a page did when headless Chromium opened it, seen through the DevTools protocol
+// (--remote-debugging-pipe): every URL requested (the page's own included), every console
+// error, uncaught exception and browser log entry at level error, and the load time.
+struct PageVisit {
+  bool ok = false;                          // the page loaded and the browser answered throughout
+  std::string log;                          // what went wrong, and chromium's own output
+  std::string url;                          // file://html
+  std::vector<std::string> requests;        // URLs, in the order they were asked for
+  std::vector<std::string> console_errors;  // "console.error: ...", "exception: ...", "log: ..."
+  double load_ms = -1;                      // navigation start to the end of the load event
+  nlohmann::json evaluated;                 // `expression`'s value after the load (a JSON value)
+};
+
+// Opens file://html in a fresh headless Chromium (in its own network namespace as root) at
+// width x height, waits for the load event and a short settling time (late errors and
+// requests count too), then evaluates `expression` (JavaScript, may be empty) in the page.
+PageVisit visit_page(const std::string& html, const std::string& profile_dir, int width, int height,
+                     const std::string& expression = "");
 
 // A decoded 8-bit RGB or RGBA PNG (what Chromium writes): width x height pixels, 3 or 4
 // bytes each, rows top to bottom; empty pixels when the file is not such a PNG.

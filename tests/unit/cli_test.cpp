@@ -42,7 +42,7 @@ std::string hawk_profile_without_cli(const test::TempDir& dir) {
   std::string text = test::read_text(test::source_dir() + "/scenarios/deployments/staging.example.yaml");
   text = std::regex_replace(text, std::regex("\n  cli: hawk[^\n]*"), "\n  cli: /nonexistent/hawk");
   REQUIRE(text.find("/nonexistent/hawk") != std::string::npos);
-  const std::string path = dir.str() + "/hawk.yaml";
+  std::string path = dir.str() + "/hawk.yaml";
   std::ofstream(path) << text;
   return path;
 }
@@ -155,5 +155,92 @@ TEST_CASE("cli: run, parity and check record their command line as result.json's
     std::vector<std::string> expected = {binary()};
     expected.insert(expected.end(), args.begin(), args.end());
     CHECK(recorded_argv(args, dir.str() + "/check") == expected);
+  }
+}
+
+namespace {
+
+// Runs the binary with `args` from the source tree; what it printed is in the result.
+RunResult run_binary(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions o;
+  o.cwd = test::source_dir();
+  o.deadline = std::chrono::seconds(60);
+  o.env_set["NO_COLOR"] = "1";
+  auto r = run_command(argv, o);
+  REQUIRE(r.has_value());
+  return *r;
+}
+
+// The report files a command wrote besides result.json: SARIF that is SARIF 2.1.0 JSON,
+// OpenMetrics text that the OpenMetrics parser reads, and report.html.
+void check_report_files(const std::string& out, const std::string& sarif, const std::string& metrics) {
+  CHECK(test::read_text(out + "/report.html").starts_with("<!DOCTYPE html>"));
+  const json log = json::parse(test::read_text(sarif));
+  CHECK(log["version"] == "2.1.0");
+  CHECK(log["runs"][0]["tool"]["driver"]["name"] == "isoharness");
+  CHECK(test::read_text(metrics).ends_with("# EOF\n"));
+  RunOptions o;
+  o.deadline = std::chrono::seconds(60);
+  auto parsed = run_command(
+      {"/usr/bin/python3", test::source_dir() + "/tests/unit/report_formats.py", "metrics", metrics}, o);
+  REQUIRE(parsed.has_value());
+  INFO("parser: " << parsed->err);
+  CHECK(parsed->ok());
+  CHECK(parsed->out.find("\"family\": \"isoharness_verdict\"") !=
+        std::string::npos);  // a run with no check has one too
+}
+
+}  // namespace
+
+TEST_CASE("cli: run and check write SARIF, metrics and report.html's previous run where their flags say",
+          "[cli]") {
+  test::TempDir dir("ih-cli-reports");
+  const std::string profile = hawk_profile_without_cli(dir), d = dir.str();
+  const std::vector<std::string> run = {"run",   "scenarios/strict.yaml", "--backend", "hawk", "--deployment",
+                                        profile, "--accept-new-host-keys"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  auto first =
+      run_binary(with({"--out", d + "/r1", "--sarif", d + "/r1.sarif", "--metrics", d + "/r1.prom"}));
+  INFO(first.out << first.err);
+  CHECK(first.exit_code == kExitInfrastructure);
+  check_report_files(d + "/r1", d + "/r1.sarif", d + "/r1.prom");
+  const json r1 = json::parse(test::read_text(d + "/r1/result.json"));
+  const std::string compared = "compared with run <code>" + r1["run"]["id"].get<std::string>() + "</code>";
+  CHECK(test::read_text(d + "/r1/report.html").find("id=\"since\"") == std::string::npos);
+
+  SECTION("--previous names the earlier result") {
+    auto second = run_binary(with({"--out", d + "/r2", "--previous", d + "/r1/result.json"}));
+    CHECK(second.exit_code == kExitInfrastructure);
+    CHECK(test::read_text(d + "/r2/report.html").find(compared) != std::string::npos);
+  }
+  SECTION("--history finds it") {
+    auto recorded = run_binary({"history", "--db", d + "/h.sqlite", "record", d + "/r1/result.json"});
+    INFO(recorded.out << recorded.err);
+    REQUIRE(recorded.exit_code == kExitPass);
+    auto second = run_binary(with({"--out", d + "/r2", "--history", d + "/h.sqlite"}));
+    CHECK(second.exit_code == kExitInfrastructure);
+    CHECK(test::read_text(d + "/r2/report.html").find(compared) != std::string::npos);
+  }
+  SECTION("not both") {
+    auto both =
+        run_binary(with({"--out", d + "/r2", "--previous", d + "/r1/result.json", "--history", d + "/h"}));
+    CHECK(both.exit_code == kExitBadInput);
+    CHECK_FALSE(std::filesystem::exists(d + "/r2/result.json"));
+  }
+  SECTION("check takes the same flags") {
+    const std::string item = first_item("scenarios/strict.yaml");
+    auto checked = run_binary({"check", "scenarios/strict.yaml", "--item", item, "--ssh",
+                               "ssh -J root@127.0.0.1:1 root@127.0.0.1", "--identity", d + "/no-such-key",
+                               "--accept-new-host-keys", "--out", d + "/c", "--sarif", d + "/c.sarif",
+                               "--metrics", d + "/c.prom", "--previous", d + "/r1/result.json"});
+    INFO(checked.out << checked.err);
+    CHECK(checked.exit_code == kExitInfrastructure);
+    check_report_files(d + "/c", d + "/c.sarif", d + "/c.prom");
   }
 }

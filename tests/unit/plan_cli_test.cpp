@@ -286,3 +286,37 @@ TEST_CASE("plan: hostile YAML ends in exit 2 with a located message, never a cra
     }
   }
 }
+
+TEST_CASE("plan --format sarif: a pull request's refused item and known risk, each at its line", "[plan]") {
+  // tests/fixtures/sarif/pull-request.yaml: the item asking for a level below the eval set's
+  // has its isolation at line 15; the GPU item starts at line 19.
+  const std::string file = "tests/fixtures/sarif/pull-request.yaml";
+  auto r = plan({file, "--format", "sarif"});
+  CHECK(r.exit_code == 2);  // refused, and the log still written
+  test::TempDir dir("ih-plan-sarif");
+  const auto log = dir.path / "plan.sarif";
+  std::ofstream(log) << r.out;
+  RunOptions o;
+  o.deadline = std::chrono::seconds(60);
+  auto v =
+      run_command({"/usr/bin/python3", test::source_dir() + "/tests/unit/report_formats.py", "sarif",
+                   test::source_dir() + "/tests/fixtures/sarif/sarif-2.1.0-rules.schema.json", log.string()},
+                  o);
+  REQUIRE(v.has_value());
+  INFO("validator: " << v->err);
+  REQUIRE(v->ok());
+  const auto results = lines_of(v->out);
+  REQUIRE(results.size() == 2);
+  const auto refused = nlohmann::json::parse(results[0]), risk = nlohmann::json::parse(results[1]);
+  CHECK(refused["ruleId"] == "plan.refused");
+  CHECK(refused["level"] == "error");
+  CHECK(refused["uri"] == file);
+  CHECK(refused["line"] == 15);
+  CHECK(risk["ruleId"] == "gpu_without_syscall_boundary");
+  CHECK(risk["level"] == "warning");
+  CHECK(risk["uri"] == file);
+  CHECK(risk["line"] == 19);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["version"] == "2.1.0");
+  CHECK(doc["runs"][0]["tool"]["driver"]["rules"].size() == 2);  // one rule per kind of finding
+}

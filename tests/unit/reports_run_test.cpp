@@ -2,10 +2,10 @@
 // fixture (one failure, one unwitnessed check, one accepted risk, the night before). SARIF is
 // checked against the OASIS schema and the metrics with the OpenMetrics parser, both through
 // tests/unit/report_formats.py (Debian's python3-jsonschema and python3-prometheus-client).
-#include <cstdlib>
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -67,7 +67,7 @@ TEST_CASE("report.html: summary counts, a matrix cell per sandbox and family in 
   CHECK(counts.find("<b>1 self-reported</b>") != std::string::npos);
   CHECK(counts.find("1 fail") != std::string::npos);
   const std::string matrix = section(html, "matrix");
-  CHECK(occurrences(matrix, "<tr><th>") == 1 + 4);  // the header, then one row per sandbox
+  CHECK(occurrences(matrix, "<tr><th>") == 1 + 4);      // the header, then one row per sandbox
   CHECK(occurrences(matrix, "<th class=\"f\">") == 7);  // kernel … host_reached, read_only_root
   CHECK(occurrences(matrix, "<td class=\"m fail\" title=\"egress: fail\">fail</td>") == 1);
   // egress and egress:metadata are one family: its unwitnessed check makes the cell unwitnessed.
@@ -155,8 +155,7 @@ TEST_CASE("a run's SARIF passes the SARIF 2.1.0 schema, each finding at its item
   const auto f = test::run_page_fixture();
   const fs::path file = dir.path / "run.sarif";
   std::ofstream(file) << reports::render_sarif(reports::sarif_findings(f.current), "0.1.0");
-  const auto results = python_lines(
-      {"sarif", sarif_schema(), file.string()});
+  const auto results = python_lines({"sarif", sarif_schema(), file.string()});
   REQUIRE(results.size() == 3);
   CHECK(results[0]["ruleId"] == "check.failed");
   CHECK(results[0]["level"] == "error");
@@ -185,6 +184,15 @@ TEST_CASE("the run's OpenMetrics text parses and its check counts equal the resu
   test::TempDir dir("ih-reports-metrics");
   auto result = test::run_page_fixture().current;
   result["parity"] = test::parity_section_fixture();
+  // A refusal record (a config the platform must refuse, which it accepted): its check counts too.
+  result["sandboxes"].push_back(nlohmann::json::parse(R"({
+    "id": "r1", "scenario": "refused-level-below-floor", "item_id": "refused-level-below-floor/refusal",
+    "item": "", "task": "", "level": "", "runtime": "-", "node_class": "-", "attempt": 1, "error": null,
+    "posture": null, "facts": {"refused": false, "sandbox_ran": false}, "timings": {"total_s": 0.5},
+    "refusal": {"rule": "an item may not name a level below the eval set's", "reason": "below the eval set",
+                "or_never_running": false},
+    "checks": [{"control": "fail_loudly", "status": "fail", "expected": "refused", "observed": "accepted",
+                "reason": "the platform accepted it", "evidence": "", "judges": []}]})"));
   const fs::path file = dir.path / "run.prom";
   std::ofstream(file) << reports::render_openmetrics(result);
   const auto samples = python_lines({"metrics", file.string()});
