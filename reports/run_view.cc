@@ -11,9 +11,6 @@ namespace isoharness::reports {
 
 namespace {
 
-// The egress checks' evidence begins with who judged them (markdown_report.cc reads the same).
-constexpr std::string_view kSelfReported = "judged by the sandbox's own report (";
-
 int int_or(const nlohmann::json& object, const char* key, int fallback) {
   if (!object.is_object()) return fallback;
   const auto it = object.find(key);
@@ -37,7 +34,9 @@ CheckView check_of(const nlohmann::json& check) {
   c.observed = json_to_text(check.is_object() ? check.value("observed", none) : none);
   c.reason = str_or(check, "reason");
   c.evidence = str_or(check, "evidence");
-  c.self_reported = c.evidence.rfind(kSelfReported, 0) == 0;
+  // The typed field verify writes (CheckResult::self_reported), never the evidence's words.
+  const auto flag = check.is_object() ? check.find("self_reported") : check.end();
+  c.self_reported = check.is_object() && flag != check.end() && flag->is_boolean() && flag->get<bool>();
   return c;
 }
 

@@ -46,6 +46,7 @@ RunPageFixture run_page_fixture() {
                               {"evidence", ""}});
   sbs[1]["checks"][3]["evidence"] =
       "judged by the sandbox's own report (no witness on this backend)\nconnect refused";
+  sbs[1]["checks"][3]["self_reported"] = true;
   f.current["plans"]["mixed-eval-set"]["scenario"] = {{"path", "scenarios/mixed-eval-set.yaml"}};
   f.current["plans"]["mixed-eval-set"]["items"] = nlohmann::json::array(
       {{{"id", "gpu-trainer"}, {"source", {{"file", "scenarios/mixed-eval-set.yaml"}, {"line", 21}}}},
