@@ -48,10 +48,6 @@ struct RunSettings {
   // `isoharness check --node-view`: the node's view of the existing sandbox, read once
   // before probing (a file, or a command's output); nullopt: the backend's own, if any.
   std::optional<deploy::NodeView> given_node_view;
-  // The runtime handler each runtime class of the deployment must run (the profile's
-  // runtime_handlers, else the class itself): the Kubernetes API's RuntimeClass objects
-  // are judged against it (harness/verify/kubernetes_api.h).
-  std::map<std::string, std::string> class_handlers;
   // `isoharness check`: the sandbox was there before and stays; freshness is not judged and
   // no marker is left in it.
   bool existing_sandbox = false;
@@ -75,9 +71,11 @@ struct RunSettings {
   // The deployment profile's accepted_runtime_escapes ({component, CVE} -> reason), for
   // runtime_version.
   verify::AcceptedEscapes accepted_escapes;
-  // The profile's runtime classes -> OCI runtime (runtime_handlers; a class without one is
-  // its own name), for which OCI runtime's escapes apply to an item; and its
-  // runsc_max_age_days.
+  // The profile's runtime classes -> the handler each must run (DeploymentProfile::handler_of:
+  // its runtime_handlers entry, else the class's own name), every class of runtime_classes
+  // and of runtime_handlers: which OCI runtime's escapes apply to an item, and what the
+  // Kubernetes API's RuntimeClass objects are judged against (harness/verify/kubernetes_api.h);
+  // and the profile's runsc_max_age_days.
   std::map<std::string, std::string> runtime_handlers;
   int runsc_max_age_days = 365;
   // The deployment profile's accepted_risks (check -> reason): those checks pass as known risks.

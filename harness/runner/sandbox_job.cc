@@ -182,7 +182,7 @@ void judge_kubernetes_api(const JobContext& ctx, const Job& job, LiveSandbox& sa
   const std::optional<deploy::KubernetesApiView> view = ctx.backend.kubernetes_api(sandbox.handle());
   if (!view) return;
   sandbox.timings()["kubernetes_api_s"] = seconds_since(asked);
-  const auto api = verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.class_handlers});
+  const auto api = verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.runtime_handlers});
   verify::apply_kubernetes_api(claims, api);
   claims.insert(claims.end(), api.begin(), api.end());
 }

@@ -125,13 +125,13 @@ RunSession::RunSession(SessionSetup setup)
       settings_.accepted_escapes[{e.component, e.cve}] = e.reason;
     for (const auto& [cls, handler] : setup_.profile->runtime_handlers)
       settings_.runtime_handlers[cls] = handler;
+    for (const auto& c : setup_.profile->runtime_classes)
+      settings_.runtime_handlers[c] = setup_.profile->handler_of(c);
     settings_.runsc_max_age_days = setup_.profile->runsc_max_age_days;
     for (const auto& r : setup_.profile->accepted_risks) settings_.accepted_risks[r.check] = r.reason;
     // `witness: none` holds for every command that verifies sandboxes (run, check, selftest).
     settings_.witness_waived = setup_.profile->witness_none;
     settings_.node_view_waived = setup_.profile->node_view_none;
-    for (const auto& c : setup_.profile->runtime_classes)
-      settings_.class_handlers[c] = setup_.profile->handler_of(c);
   }
   // The platform's live evals per user: no start outruns a delete (RunState::enter_held).
   // The wait for room is bounded by more than another sandbox's whole life (its start, its

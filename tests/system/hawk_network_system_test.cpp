@@ -73,7 +73,7 @@ struct Night {
                            << standin() << "\n  human: alice\n  identity_file: " << dir.path
                            << "/id_ed25519\n  sandbox_host_keys: first-use\n  start_timeout_s: 300\n"
                               "node_classes:\n  tier: { env: { HAWK_STANDIN_NODE_CLASS: tier } }\n"
-                              "witness: none\negress_deadline_ms: 1500\n"
+                              "witness: none\nnode_view: none\negress_deadline_ms: 1500\n"
                            << accepted;
   }
   std::map<std::string, std::string> env(const std::string& ingress) const {
