@@ -2,9 +2,9 @@
 // it printed: check finds the sandbox in the run's state (deploy/local/up_record.h) and
 // judges its posture on this node's view of its containers and its egress on its world's
 // witness and drop point, as `run` does; a state directory that does not hold it leaves
-// both unwitnessed. And the node agent,
-// `isoharness node-view --container ID`, prints a document the reader takes for that
-// sandbox's container. Real runc, sshd, dnsmasq and nftables.
+// both unwitnessed. And the node agent, `isoharness node-view --container ID`, prints a
+// document the reader takes for that sandbox's container, and judges its posture the same
+// when check runs it (--node-view PROGRAM). Real runc, sshd, dnsmasq and nftables.
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -185,6 +185,22 @@ TEST_CASE("check of a local up sandbox: its posture is judged by the node, found
   REQUIRE(caps != nullptr);
   CHECK((*caps)["status"] == "unwitnessed");
   CHECK_FALSE(unfound.sandbox.contains("node_view"));
+
+  // The node agent as check runs it (--node-view PROGRAM): the same posture verdicts.
+  const Checked agent_judged =
+      check(up, item, up.dir.path + "/out3",
+            {"--local-state-dir", empty.path, "--node-view", bin(), "--node-view-arg", "node-view",
+             "--node-view-arg", "--container", "--node-view-arg", dl::container_id(up.run_id, "manual")});
+  INFO(agent_judged.log);
+  REQUIRE(agent_judged.sandbox.contains("node_view"));
+  CHECK_THAT(agent_judged.sandbox["node_view"]["witness"].get<std::string>(), Catch::Contains("node agent"));
+  for (const auto& control : kPosture) {
+    INFO(control);
+    const json* c = check_of(agent_judged.sandbox, control);
+    REQUIRE(c != nullptr);
+    CHECK((*c)["status"] == "pass");
+    CHECK(judged_by(*c, "node"));
+  }
 
   // The node agent on the sandbox's container: a document the reader takes.
   auto r = run_command({bin(), "node-view", "--container", dl::container_id(up.run_id, "manual")},
