@@ -34,16 +34,16 @@ std::string bin() {
 
 const std::string kScenario = "/scenarios/selftest/hardened.yaml";
 
-// The host-kernel item of selftest's hardened plan (strict, non_root, read_only_root under
-// runc, with its GPU service), as `isoharness plan` writes it.
-json host_kernel_item() {
+// An item of selftest's hardened plan (strict, non_root, read_only_root): host_kernel_item
+// (runc, with its GPU service) or gvisor_item (runsc), as `isoharness plan` writes it.
+json hardened_item(const std::string& task) {
   auto r = run_command({bin(), "plan", test::source_dir() + kScenario, "--format", "json"});
   REQUIRE(r);
   REQUIRE(r->ok());
   const json plan = json::parse(r->out);
   for (const auto& item : plan["items"])
-    if (item["id"].get<std::string>().find("host_kernel") != std::string::npos) return item;
-  FAIL("no host_kernel item in " << kScenario);
+    if (item["id"].get<std::string>().rfind(task + "/", 0) == 0) return item;
+  FAIL("no " << task << " item in " << kScenario);
   return {};
 }
 
@@ -145,7 +145,7 @@ const std::vector<std::string> kPosture = {"capabilities",
 TEST_CASE("check of a local up sandbox: its posture is judged by the node, found from the run's state",
           "[system][local][check]") {
   test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
-  const json item = host_kernel_item();
+  const json item = hardened_item("host_kernel_item");
   Up up(item["values"]);
   INFO(up.log());
   REQUIRE(up.info.is_object());
@@ -219,4 +219,50 @@ TEST_CASE("check of a local up sandbox: its posture is judged by the node, found
   CHECK(agent->process.cap_eff.has_value());
   CHECK(agent->filesystem.root_read_only == true);
   CHECK_THAT(read.view->witness, Catch::Contains("node agent"));
+}
+
+TEST_CASE("check of a local up gVisor sandbox: the node judges it from runsc's state and spec",
+          "[system][local][check]") {
+  test::require_system({"runc", "runsc", "sshd", "ssh", "ssh-keygen", "nft", "dnsmasq", "ip", "nsenter"});
+  const json item = hardened_item("gvisor_item");
+  Up up(item["values"]);
+  INFO(up.log());
+  REQUIRE(up.info.is_object());
+  CHECK(up.info["facts"]["runtime"] == "runsc");
+
+  const Checked judged = check(up, item, up.dir.path + "/out", {});
+  INFO(judged.log);
+  CHECK(judged.exit_code == kExitPass);
+  REQUIRE(judged.sandbox.contains("node_view"));
+  for (const char* control : {"kernel", "capabilities", "no_new_privs", "uid", "root_filesystem",
+                              "host_devices", "runtime_socket", "host_path_mount"}) {
+    INFO(control);
+    const json* c = check_of(judged.sandbox, control);
+    REQUIRE(c != nullptr);
+    INFO(c->dump());
+    CHECK((*c)["status"] == "pass");
+    CHECK(judged_by(*c, "node"));
+  }
+
+  auto r = run_command(
+      {bin(), "node-view", "--runtime", "runsc", "--container", dl::container_id(up.run_id, "manual")},
+      {.deadline = 60s});
+  REQUIRE(r);
+  INFO(r->err);
+  CHECK(r->exit_code == kExitPass);
+  const deploy::NodeViewRead read = deploy::read_node_view(r->out);
+  REQUIRE(read.view);
+  const deploy::NodeContainer* agent = deploy::node_container(*read.view);
+  REQUIRE(agent != nullptr);
+  CHECK(agent->runtime == deploy::NodeRuntime::runsc);
+  CHECK(agent->source == "spec");
+  REQUIRE(agent->gvisor.has_value());
+  CHECK(agent->gvisor->processes_hidden == true);
+  // Asked of runc alone, runsc's container is not found: exit 3, nothing printed.
+  auto runc_only = run_command(
+      {bin(), "node-view", "--runtime", "runc", "--container", dl::container_id(up.run_id, "manual")},
+      {.deadline = 60s});
+  REQUIRE(runc_only);
+  CHECK(runc_only->exit_code == kExitInfrastructure);
+  CHECK(runc_only->out.empty());
 }
