@@ -38,6 +38,11 @@ Command check_command(CLI::App& app, const CommandLine& line) {
                   "profile says node_view: none");
   sub->add_option("--node-view-arg", cfg->node_view_args, "One argument of the --node-view program (repeat)")
       ->allow_extra_args(false);
+  sub->add_option("--local-state-dir", cfg->local_state_dir,
+                  "Where `isoharness local up` keeps its runs: without --node-view, a sandbox of a live run "
+                  "found there by its route (jumphost, sandbox, host keys) is judged on this node's view of "
+                  "its containers")
+      ->capture_default_str();
   add_sandbox_options(sub, cfg->command, line, BackendFlag::existing);
   add_report_options(sub, cfg->command, ReportFlags::all);
   sub->get_option("--accept-new-host-keys")->excludes(kh);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/deploy/local/node_observer.h"
 #include "harness/runner/sandbox_command.h"
 
 namespace isoharness::cli {
@@ -43,7 +44,23 @@ void add_report_options(CLI::App* sub, runner::SandboxCommand& command, ReportFl
 // history::Database throws when the history cannot be opened.
 nlohmann::json previous_run_in_history(const std::string& target, const nlohmann::json& result);
 
+// `isoharness node-view`'s --container values ("[SERVICE=]ID"): the first is the agent's
+// ("default"), every further one names its service. Throws UserError naming what is wrong.
+struct NodeViewTarget {
+  std::string service, id;
+};
+std::vector<NodeViewTarget> node_view_targets(const std::vector<std::string>& values);
+// Where the node agent asks for one container, in order: --runtime-root alone when given
+// (for --runtime's runtime, else both), else each isoharness run's runtime roots under
+// state_dir, then each runtime's default root. --runtime restricts which runtime is asked.
+// Throws UserError for a runtime or root that cannot be one.
+std::vector<deploy::local::ContainerRef> node_view_candidates(const NodeViewTarget& target,
+                                                              const std::string& runtime,
+                                                              const std::string& runtime_root,
+                                                              const std::string& state_dir);
+
 Command version_command(CLI::App& app);
+Command node_view_command(CLI::App& app);
 Command plan_command(CLI::App& app);
 Command local_command(CLI::App& app);
 Command run_command(CLI::App& app, const CommandLine& line);

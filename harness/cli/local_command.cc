@@ -230,6 +230,15 @@ UpLogin login_files(const deploy::SandboxHandle& h, const std::string& prefix, c
   return {render_argv(dl::ssh_argv(h.route, cfg)), cfg, kh, seconds};
 }
 
+// Where `check` of the sandbox finds which run and containers it is (deploy/local/up_record.h).
+void record_up(const dl::LocalBackend& backend, const deploy::SandboxHandle& h) {
+  dl::write_up_record(backend.paths(), {backend.run_id(),
+                                        h.name,
+                                        h.route,
+                                        backend.containers(h),
+                                        {h.facts.address, h.facts.address6, h.facts.egress_index}});
+}
+
 // `local up --join RUN_ID`: one sandbox in the world another `local up --serve` owns.
 int do_join(const LocalArgs& a, BlockStopSignals& signals) {
   if (a.values_files.size() != 1) throw UserError("local up --join: give exactly one --values FILE");
@@ -301,6 +310,7 @@ int do_up(const LocalArgs& a) {
     req.test_weakenings = a.test_weakenings;
     auto t0 = std::chrono::steady_clock::now();
     handles.push_back(backend->deploy(req));
+    record_up(*backend, handles.back());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::string prefix = values.size() == 1 ? dir + "/" : dir + "/" + req.name + ".";
     print_sandbox_up(a, handles.back(), login_files(handles.back(), prefix, identity, seconds),
@@ -312,6 +322,7 @@ int do_up(const LocalArgs& a) {
     const std::string spool = local_up::spool_dir(a.state_dir, backend->run_id());
     server.emplace(*backend, spool,
                    [&, spool](const deploy::SandboxHandle& h, const local_up::JoinRequest& r, double s) {
+                     record_up(*backend, h);
                      return up_json(h, login_files(h, spool + "/" + r.name + ".", r.identity, s),
                                     backend->run_id(), backend->context());
                    });
@@ -321,7 +332,10 @@ int do_up(const LocalArgs& a) {
   std::fprintf(stderr, "isoharness local up: %s, tearing down run %s\n",
                sig ? (sig == SIGINT ? "SIGINT" : "SIGTERM") : "hold time over", backend->run_id().c_str());
   server.reset();
-  for (const auto& h : handles) backend->destroy(h);
+  for (const auto& h : handles) {
+    dl::remove_up_record(backend->paths(), h.name);
+    backend->destroy(h);
+  }
   backend.reset();
   return sig == 0 ? kExitPass : 128 + sig;
 }

@@ -111,7 +111,10 @@ JoinServer::~JoinServer() {
     if (t.joinable()) t.join();
   std::lock_guard lock(mutex_);
   for (auto& [name, j] : joined_)
-    if (j.handle) backend_.destroy(*j.handle);
+    if (j.handle) {
+      dl::remove_up_record(backend_.paths(), name);
+      backend_.destroy(*j.handle);
+    }
   joined_.clear();
   std::error_code ec;
   fs::remove(spool_ + "/owner.pid", ec);
@@ -185,7 +188,10 @@ void JoinServer::tear_down(const std::string& name) {
     std::lock_guard lock(mutex_);
     handle = joined_.at(name).handle;
   }
-  if (handle) backend_.destroy(*handle);
+  if (handle) {
+    dl::remove_up_record(backend_.paths(), name);
+    backend_.destroy(*handle);
+  }
   finished(name, ".gone", "gone\n");
   std::lock_guard lock(mutex_);
   joined_.erase(name);

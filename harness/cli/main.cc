@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       cli::version_command(app),        cli::plan_command(app),         cli::local_command(app),
       cli::run_command(app, line),      cli::parity_command(app, line), cli::history_command(app),
       cli::selftest_command(app, line), cli::check_command(app, line),  cli::report_command(app),
-      cli::baselines_command(app),
+      cli::baselines_command(app),      cli::node_view_command(app),
   };
   try {
     app.parse(argc, argv);

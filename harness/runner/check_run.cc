@@ -11,6 +11,8 @@
 #include "harness/common/error.h"
 #include "harness/common/subprocess.h"
 #include "harness/deploy/factory/backend_factory.h"
+#include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/up_record.h"
 #include "harness/policy/chart_values.h"
 #include "harness/runner/matrix.h"
 #include "harness/runner/session.h"
@@ -51,27 +53,82 @@ std::string config_value(const std::string& text, std::string_view key) {
   return "";
 }
 
+// What `check` found of a `local up` sandbox in the run state: its containers (the node's
+// view is read from them after the probe ran, as the local backend does in `run`) and,
+// when the profile's targets are the local world's own, the world's witnesses.
+struct LocalUpSandbox {
+  std::string state_root;
+  deploy::local::UpRecord record;
+  bool witnessed = false;
+};
+
 // A sandbox that was there before and stays: deploy hands back its route, destroy does nothing.
 class ExistingSandbox final : public deploy::Backend {
   static constexpr scenario::BackendKind kBackend = scenario::BackendKind::existing;
 
  public:
   ExistingSandbox(transport::SshRoute route, std::vector<deploy::EgressTarget> targets,
-                  deploy::SandboxFacts facts)
-      : route_(std::move(route)), targets_(std::move(targets)), facts_(std::move(facts)) {}
+                  deploy::SandboxFacts facts, std::optional<LocalUpSandbox> local)
+      : route_(std::move(route)),
+        targets_(std::move(targets)),
+        facts_(std::move(facts)),
+        local_(std::move(local)) {}
   std::string name() const override { return std::string(scenario::backend_name(kBackend)); }
   deploy::SandboxHandle deploy(const deploy::SandboxRequest& request) override {
+    // The drop point's counts before the probe: what rises after is this probe's.
+    if (local_ && local_->witnessed) {
+      std::string why;
+      const deploy::local::RunPaths paths{local_->state_root, local_->record.run_id};
+      drops_before_ =
+          deploy::local::world_drop_counts(paths, local_->record.world, why).value_or(drops_before_);
+    }
     return {request.name, route_, facts_};
   }
   void destroy(const deploy::SandboxHandle&) noexcept override {}
   std::vector<deploy::EgressTarget> egress_targets() const override { return targets_; }
+  std::optional<deploy::WitnessView> witness(const deploy::SandboxHandle&, const std::string& nonce,
+                                             std::chrono::system_clock::time_point from,
+                                             std::chrono::system_clock::time_point to) const override {
+    if (!local_ || !local_->witnessed) return std::nullopt;
+    return deploy::local::read_world_witness({local_->state_root, local_->record.run_id},
+                                             local_->record.world, nonce, from, to, drops_before_);
+  }
+  std::optional<deploy::NodeView> node_view(const deploy::SandboxHandle&) const override {
+    if (!local_) return std::nullopt;
+    return deploy::local::observe_containers(
+        deploy::local::container_refs(local_->state_root, local_->record));
+  }
   nlohmann::json context() const override { return {{"backend", scenario::backend_name(kBackend)}}; }
 
  private:
   transport::SshRoute route_;
   std::vector<deploy::EgressTarget> targets_;
   deploy::SandboxFacts facts_;
+  std::optional<LocalUpSandbox> local_;
+  mutable std::vector<deploy::local::DropCount> drops_before_;
 };
+
+// The `local up` sandbox the route leads to, when --node-view names no view and the local
+// state holds exactly one such sandbox; else none (its posture checks stay unwitnessed).
+// Its world's witnesses judge its egress when the profile's targets are that world's (a
+// local profile: no egress or witness section). Said on stderr either way.
+std::optional<LocalUpSandbox> local_up_sandbox(const CheckConfig& config, const transport::SshRoute& route,
+                                               const scenario::DeploymentProfile& profile) {
+  if (!config.node_view.empty() || config.local_state_dir.empty()) return std::nullopt;
+  auto found = deploy::local::find_up_sandbox(config.local_state_dir, route);
+  if (!found.record) {
+    std::fprintf(stderr, "isoharness check: %s; no node view is read\n", found.note.c_str());
+    return std::nullopt;
+  }
+  LocalUpSandbox local{config.local_state_dir, std::move(*found.record)};
+  local.witnessed = !profile.egress && !profile.witness && !local.record.world.address.empty() &&
+                    local.record.world.egress_index.has_value();
+  std::fprintf(stderr, "isoharness check: %s: the node's view is read from its containers%s\n",
+               found.note.c_str(),
+               local.witnessed ? ", and its egress from its world's witness and drop point"
+                               : " (its world's witnesses do not judge this profile's targets)");
+  return local;
+}
 
 struct Login {
   transport::SshRoute route;
@@ -250,8 +307,11 @@ RunOutcome check(const CheckConfig& config) {
     facts.siblings->push_back(deploy::sibling_by_name(service, "the plan (an existing sandbox)"));
   std::fprintf(stderr, "isoharness check %s: item %s under %s, through %s\n", session.run_id().c_str(),
                config.item_id.c_str(), job.runtime.c_str(), jumphost.c_str());
-  if (session.start_backend(
-          std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile), std::move(facts)))) {
+  std::optional<LocalUpSandbox> local = local_up_sandbox(config, login.route, profile);
+  if (local && local->witnessed)  // the witnesses judge closed ways out, as in `run`
+    settings.blocked_deadline = std::chrono::milliseconds(profile.egress_blocked_deadline_ms);
+  if (session.start_backend(std::make_unique<ExistingSandbox>(login.route, deploy::probe_targets(profile),
+                                                              std::move(facts), std::move(local)))) {
     JobContext ctx = session.jobs();
     run_job(job, ctx);
   }

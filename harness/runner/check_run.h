@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/deploy/local/run_state.h"
 #include "harness/deploy/node_view.h"
 #include "harness/runner/runner.h"
 
@@ -27,6 +28,9 @@ struct CheckConfig {
   // its arguments (argv, no shell) whose output is the document; empty: none.
   std::string node_view;
   std::vector<std::string> node_view_args;
+  // Where `isoharness local up` keeps its runs: without --node-view, a sandbox found there
+  // (deploy/local/up_record.h) is judged on the local node's view of its containers.
+  std::string local_state_dir = deploy::local::kDefaultStateRoot;
 };
 
 // The node's view `--node-view` names, read (a file) or asked (a program, deadline 60 s,

@@ -202,9 +202,9 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   claim_run(paths_);
   try {
     world_ = std::make_unique<World>(
-        paths_,
-        WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
-                     LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent}, options_.platform_ingress});
+        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
+                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent},
+                             options_.platform_ingress});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -224,25 +224,22 @@ LocalBackend::~LocalBackend() {
   cleanup_run(paths_.state_root, paths_.run_id);
 }
 
+std::vector<UpContainer> LocalBackend::containers(const SandboxHandle& handle) const {
+  std::vector<UpContainer> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sandboxes_.find(handle.name);
+  if (it == sandboxes_.end() || !it->second) return out;
+  out.push_back({"default", it->second->container});
+  for (const auto& sib : it->second->siblings)
+    if (sib) out.push_back({sib->handle.facts.service, sib->container});
+  return out;
+}
+
 std::optional<NodeView> LocalBackend::node_view(const SandboxHandle& handle) const {
+  const std::vector<UpContainer> found = containers(handle);
+  if (found.empty()) return std::nullopt;
   std::vector<ContainerRef> refs;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = sandboxes_.find(handle.name);
-    if (it == sandboxes_.end() || !it->second) return std::nullopt;
-    auto ref_of = [&](const DeployedSandbox& d, const std::string& service) {
-      return ContainerRef{d.container,
-                          service,
-                          find_program("runc"),
-                          paths_.runtime_root(OciRuntime::runc),
-                          find_program("runsc"),
-                          paths_.runtime_root(OciRuntime::runsc),
-                          d.runtime == OciRuntime::runsc ? d.netns : std::string()};
-    };
-    refs.push_back(ref_of(*it->second, "default"));
-    for (const auto& sib : it->second->siblings)
-      if (sib) refs.push_back(ref_of(*sib, sib->handle.facts.service));
-  }
+  for (const auto& c : found) refs.push_back(run_container_ref(paths_, c.id, c.service));
   return observe_containers(refs);
 }
 
@@ -432,53 +429,51 @@ std::vector<EgressTarget> LocalBackend::egress_targets() const {
 std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, const std::string& nonce,
                                                  std::chrono::system_clock::time_point from,
                                                  std::chrono::system_clock::time_point to) const {
-  auto ms = [](std::chrono::system_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  };
-  // What the probe sent last is in the world already: once the witness writes a heartbeat
-  // after this read began, everything that reached it before is logged (tools/witness.cc).
-  // Then read until its heartbeats cover the probe's window (a witness that died does not
-  // catch up: no fresh heartbeat, and the view stays incomplete, saying since when it was
-  // silent).
-  constexpr std::size_t kMaxLog = std::size_t{48} << 20;
-  constexpr int kReads = 6;
   weaken_witness_log(handle.facts.test_weakenings, world_->witness_log_path());
-  WitnessView view;
-  std::string text;
-  wait_for_fresh_heartbeat(
-      [&] {
-        text = read_file_bounded(world_->witness_log_path(), kMaxLog);
-        return static_cast<long long>(parse_witness_log(text).heartbeats.size());
-      },
-      std::chrono::milliseconds(50), std::chrono::milliseconds(kHeartbeatMs * 2));
-  for (int read = 0; read < kReads; ++read) {
-    if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
-    text = read_file_bounded(world_->witness_log_path(), kMaxLog);
-    const WitnessLog log = parse_witness_log(text);
-    retire_if_quota_spent(log, handle);
-    view = select_covered_records(log, handle.facts.address, handle.facts.address6, nonce, ms(from) - 100,
-                                  ms(to) + 1000, ms(from), ms(to));
-    if (view.complete || text.size() >= kMaxLog) break;
+  const WorldSandbox sb{handle.facts.address, handle.facts.address6, handle.facts.egress_index};
+  std::vector<DropCount> before;
+  {
+    std::lock_guard<std::mutex> lock(drops_mutex_);
+    before = drops_seen_[handle.name];
   }
-  view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
-  if (text.size() >= kMaxLog) {
-    view.complete = false;
-    view.note = "the witness log is larger than the harness reads";
-  }
-  view.drops = read_drop_point(handle, ms(from) - 100, ms(to) + 1000);
+  WitnessView view = read_world_witness(paths_, sb, nonce, from, to, before,
+                                        [&](const WitnessLog& log) { retire_if_quota_spent(log, handle); });
+  std::lock_guard<std::mutex> lock(drops_mutex_);
+  drops_seen_[handle.name] = std::move(before);
   return view;
 }
 
-DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long from_ms,
-                                       long long to_ms) const {
-  DropView drops = read_nft_drops(handle);
+namespace {
+
+// The drop point's nft counters of the sandbox: their rise since `before`, which becomes now.
+DropView read_nft_drops(const RunPaths& paths, const WorldSandbox& sb, std::vector<DropCount>& before) {
+  DropView drops;
+  drops.witness = "the node's nftables drop point (per-sandbox counters at the policy's drop rules)";
+  std::string why;
+  auto now = world_drop_counts(paths, sb, why);
+  if (!now) {
+    drops.complete = false;
+    drops.note = why;
+    return drops;
+  }
+  drops.records = drop_increase(*now, before, sb.address, "dropped by the node's policy");
+  before = std::move(*now);
+  return drops;
+}
+
+// The drop point's records of the sandbox: the nft counters' rise since their last reading
+// (drop_point.h) and the name proxy's decisions in the window (proxy_decisions.h).
+DropView read_drop_point(const RunPaths& paths, const WorldSandbox& sb, long long from_ms, long long to_ms,
+                         std::vector<DropCount>& before) {
+  DropView drops = read_nft_drops(paths, sb, before);
   if (!drops.complete) return drops;
   // The name proxy's resets: the drop point of a request stopped for the name it presented.
   constexpr std::size_t kMaxDecisionLog = std::size_t{32} << 20;
-  const std::string text = read_file_bounded(world_->name_proxy_decisions_path(), kMaxDecisionLog);
-  DropView proxy = proxy_decisions(text, handle.facts.address, from_ms, to_ms);
+  const std::string decisions = paths.world_dir() + "/name-proxy-decisions.log";  // World's
+  const std::string text = read_file_bounded(decisions, kMaxDecisionLog);
+  DropView proxy = proxy_decisions(text, sb.address, from_ms, to_ms);
   drops.witness += "; the node's name proxy (its decision on each allow-listed request)";
-  if (text.size() >= kMaxDecisionLog || !fs::exists(world_->name_proxy_decisions_path())) {
+  if (text.size() >= kMaxDecisionLog || !fs::exists(decisions)) {
     proxy.complete = false;
     proxy.note = "the name proxy's decision log is missing or larger than the harness reads";
   }
@@ -490,27 +485,57 @@ DropView LocalBackend::read_drop_point(const SandboxHandle& handle, long long fr
   return drops;
 }
 
-DropView LocalBackend::read_nft_drops(const SandboxHandle& handle) const {
-  DropView drops;
-  drops.witness = "the node's nftables drop point (per-sandbox counters at the policy's drop rules)";
-  const std::optional<int> index = handle.facts.egress_index;
-  if (!index) {
-    drops.complete = false;
-    drops.note = "the sandbox's facts name no drop point";
-    return drops;
+}  // namespace
+
+std::optional<std::vector<DropCount>> world_drop_counts(const RunPaths& paths, const WorldSandbox& sb,
+                                                        std::string& why) {
+  if (!sb.egress_index) {
+    why = "the sandbox's facts name no drop point";
+    return std::nullopt;
   }
-  std::string why;
-  auto now = read_drop_sets(world_->node_ns(), nft_table_name(paths_.run_id), *index, why);
-  if (!now) {
-    drops.complete = false;
-    drops.note = why;
-    return drops;
+  return read_drop_sets(netns_name(paths.run_id, "node"), nft_table_name(paths.run_id), *sb.egress_index,
+                        why);
+}
+
+WitnessView read_world_witness(const RunPaths& paths, const WorldSandbox& sb, const std::string& nonce,
+                               std::chrono::system_clock::time_point from,
+                               std::chrono::system_clock::time_point to, std::vector<DropCount>& drops_before,
+                               const std::function<void(const WitnessLog&)>& each_log) {
+  auto ms = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  };
+  // What the probe sent last is in the world already: once the witness writes a heartbeat
+  // after this read began, everything that reached it before is logged (tools/witness.cc).
+  // Then read until its heartbeats cover the probe's window (a witness that died does not
+  // catch up: no fresh heartbeat, and the view stays incomplete, saying since when it was
+  // silent).
+  constexpr std::size_t kMaxLog = std::size_t{48} << 20;
+  constexpr int kReads = 6;
+  const std::string log_path = paths.world_dir() + "/witness.log";  // World::witness_log_path
+  WitnessView view;
+  std::string text;
+  wait_for_fresh_heartbeat(
+      [&] {
+        text = read_file_bounded(log_path, kMaxLog);
+        return static_cast<long long>(parse_witness_log(text).heartbeats.size());
+      },
+      std::chrono::milliseconds(50), std::chrono::milliseconds(kHeartbeatMs * 2));
+  for (int read = 0; read < kReads; ++read) {
+    if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatMs));
+    text = read_file_bounded(log_path, kMaxLog);
+    const WitnessLog log = parse_witness_log(text);
+    if (each_log) each_log(log);
+    view = select_covered_records(log, sb.address, sb.address6, nonce, ms(from) - 100, ms(to) + 1000,
+                                  ms(from), ms(to));
+    if (view.complete || text.size() >= kMaxLog) break;
   }
-  std::lock_guard<std::mutex> lock(drops_mutex_);
-  auto& before = drops_seen_[handle.name];
-  drops.records = drop_increase(*now, before, handle.facts.address, "dropped by the node's policy");
-  before = std::move(*now);
-  return drops;
+  view.witness = "the local world's witness (packet socket on the world's link; canary zone DNS server)";
+  if (text.size() >= kMaxLog) {
+    view.complete = false;
+    view.note = "the witness log is larger than the harness reads";
+  }
+  view.drops = read_drop_point(paths, sb, ms(from) - 100, ms(to) + 1000, drops_before);
+  return view;
 }
 
 std::vector<EgressTarget> world_targets() {

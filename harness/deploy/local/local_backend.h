@@ -12,10 +12,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_spec.h"
+#include "harness/deploy/local/up_record.h"
 #include "harness/deploy/witness_log.h"
 
 namespace isoharness::deploy::local {
@@ -65,6 +68,9 @@ class LocalBackend : public Backend {
   // Read from this machine's /proc and the runtimes' state (node_observer.h), for the
   // agent's container and each sibling's.
   std::optional<NodeView> node_view(const SandboxHandle& handle) const override;
+  // The containers of a deployed sandbox: the agent's ("default") first, then each
+  // sibling's; empty for a sandbox this backend does not hold.
+  std::vector<UpContainer> containers(const SandboxHandle& handle) const;
   nlohmann::json context() const override;
 
   const std::string& run_id() const { return paths_.run_id; }
@@ -74,10 +80,6 @@ class LocalBackend : public Backend {
 
  private:
   LaunchContext launch_context(int ssh_ready_ms) const;
-  // The drop point's records of the sandbox: the nft counters' rise since their last
-  // reading (drop_point.h) and the name proxy's decisions in the window (proxy_decisions.h).
-  DropView read_drop_point(const SandboxHandle& handle, long long from_ms, long long to_ms) const;
-  DropView read_nft_drops(const SandboxHandle& handle) const;
   // Tears down an item attempt (siblings, agent, resolver) and frees its indexes.
   void release(DeployedSandbox& sb) noexcept;
   void launch_item(DeployedSandbox& sb, const SandboxSpec& spec, std::vector<SandboxSpec>& sibling_specs,
@@ -99,6 +101,21 @@ class LocalBackend : public Backend {
   mutable std::mutex drops_mutex_;
   mutable std::map<std::string, std::vector<DropCount>> drops_seen_;
 };
+
+// The drop point's counts for the sandbox of run `paths` now; nullopt with `why` when they
+// cannot be read.
+std::optional<std::vector<DropCount>> world_drop_counts(const RunPaths& paths, const WorldSandbox& sb,
+                                                        std::string& why);
+
+// What the world's witnesses of run `paths` saw of the sandbox in a probe's window: the
+// arrival witness's log (read once it wrote a fresh heartbeat, until its heartbeats cover
+// the window), and the drop point (the nft counters' rise since `drops_before`, which
+// becomes their counts now, and the name proxy's decisions). `each_log` sees every log
+// read. LocalBackend::witness is this; so is `check` of a `local up` sandbox.
+WitnessView read_world_witness(const RunPaths& paths, const WorldSandbox& sb, const std::string& nonce,
+                               std::chrono::system_clock::time_point from,
+                               std::chrono::system_clock::time_point to, std::vector<DropCount>& drops_before,
+                               const std::function<void(const WitnessLog&)>& each_log = {});
 
 std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, LocalOptions options = {});
 

@@ -427,20 +427,48 @@ std::string link_of(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
 }
 
-// `netns`: the network namespace the runtime was started in, "" for the node's. runsc
-// answers `state` over an abstract unix socket of its sandbox, which exists only in that
-// namespace: asked from any other, a running sandbox reads as "stopped" with pid -1.
-std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root, const std::string& id,
-                                      const std::string& netns = "") {
+std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root, const std::string& id) {
   if (bin.empty() || root.empty()) return std::nullopt;
   RunOptions opts;
   opts.deadline = 10s;
   opts.max_output = 1 << 16;
-  std::vector<std::string> argv = {bin, "--root", root, "state", id};
-  if (!netns.empty()) argv = in_netns(netns, std::move(argv));
-  auto r = run_command(argv, opts);
+  auto r = run_command({bin, "--root", root, "state", id}, opts);
   if (!r || !r->ok()) return std::nullopt;
   return parse_runtime_state(r->out);
+}
+
+// runsc answers `state` through the sandbox's control socket, an abstract socket of the
+// network namespace runsc runs in (the local backend starts it --network=host inside the
+// sandbox's namespace): asked from another namespace it says "stopped", pid -1. Then it is
+// asked again inside the network namespace of the sandbox process its own state file
+// (<root>/<sandbox>_sandbox:<id>.state) names; the answer is still runsc's.
+std::optional<RuntimeState> ask_runsc_state(const std::string& bin, const std::string& root,
+                                            const std::string& id, const std::string& proc) {
+  auto here = ask_state(bin, root, id);
+  if ((here && here->pid > 0) || root.empty()) return here;
+  std::optional<long long> sandbox_pid;
+  if (DIR* d = ::opendir(root.c_str())) {
+    const std::string tail = "_sandbox:" + id + ".state";
+    while (dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.size() <= tail.size() || n.compare(n.size() - tail.size(), tail.size(), tail) != 0) continue;
+      const json st = json::parse(read_text(root + "/" + n, 4 << 20).value_or(""), nullptr, false);
+      if (const json* sb = common::json_member(st, "sandbox")) sandbox_pid = common::json_int(*sb, "pid");
+      break;
+    }
+    ::closedir(d);
+  }
+  if (!sandbox_pid || *sandbox_pid <= 1 || *sandbox_pid > 1 << 22) return here;
+  const std::string netns = proc + "/" + std::to_string(*sandbox_pid) + "/ns/net";
+  RunOptions opts;
+  opts.deadline = 10s;
+  opts.max_output = 1 << 16;
+  const std::string nsenter = find_program("nsenter");
+  if (nsenter.empty()) return here;
+  auto r = run_command({nsenter, "--net=" + netns, "--", bin, "--root", root, "state", id}, opts);
+  if (!r || !r->ok()) return here;
+  auto there = parse_runtime_state(r->out);
+  return there && there->pid == *sandbox_pid ? there : here;
 }
 
 // Each namespace of `pid` against the node's (PID 1's; the harness's own where PID 1's
@@ -623,7 +651,8 @@ NodeContainer observe_container(const ContainerRef& ref) {
   c.service = ref.service;
   // Both runtimes' own state is asked: the answer, with the process it names, decides.
   const auto runc = ask_state(ref.runc_bin, ref.runc_root, ref.id);
-  const auto runsc = runc ? std::nullopt : ask_state(ref.runsc_bin, ref.runsc_root, ref.id, ref.runsc_netns);
+  const auto runsc =
+      runc ? std::nullopt : ask_runsc_state(ref.runsc_bin, ref.runsc_root, ref.id, ref.proc_root);
   if (runc && runc->pid > 0 && !runs_runsc_boot(ref.proc_root, runc->pid, ref.runsc_bin)) {
     observe_runc(ref, *runc, c);
   } else if (runsc && runsc->pid > 0 && runs_runsc_boot(ref.proc_root, runsc->pid, ref.runsc_bin)) {

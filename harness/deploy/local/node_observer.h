@@ -59,7 +59,6 @@ struct ContainerRef {
   std::string service;  // "default" is the agent's
   std::string runc_bin, runc_root;
   std::string runsc_bin, runsc_root;
-  std::string runsc_netns;  // the network namespace runsc was started in ("" the node's)
   std::string proc_root = "/proc";
 };
 
