@@ -25,11 +25,21 @@ struct NodeJudgement {
   std::string seen;  // what the node sees, for people ("00000000a80425fb on its init process")
 };
 
-NodeJudgement node_agrees(std::string seen) { return {NodeSays::agrees, std::move(seen)}; }
-NodeJudgement node_disagrees(std::string seen) { return {NodeSays::disagrees, std::move(seen)}; }
-NodeJudgement node_absent(std::string what) { return {NodeSays::absent, std::move(what)}; }
-NodeJudgement node_cannot_see(std::string why) { return {NodeSays::cannot_see, std::move(why)}; }
-NodeJudgement node_verdict_of(bool agree, std::string seen) { return agree ? node_agrees(std::move(seen)) : node_disagrees(std::move(seen)); }
+NodeJudgement node_agrees(std::string seen) {
+  return {NodeSays::agrees, std::move(seen)};
+}
+NodeJudgement node_disagrees(std::string seen) {
+  return {NodeSays::disagrees, std::move(seen)};
+}
+NodeJudgement node_absent(std::string what) {
+  return {NodeSays::absent, std::move(what)};
+}
+NodeJudgement node_cannot_see(std::string why) {
+  return {NodeSays::cannot_see, std::move(why)};
+}
+NodeJudgement node_verdict_of(bool agree, std::string seen) {
+  return agree ? node_agrees(std::move(seen)) : node_disagrees(std::move(seen));
+}
 
 std::string node_hex16(unsigned long long v) {
   char buf[17];
@@ -37,7 +47,9 @@ std::string node_hex16(unsigned long long v) {
   return buf;
 }
 
-bool is_gvisor(const NodeContainer& c) { return c.runtime == NodeRuntime::runsc; }
+bool is_gvisor(const NodeContainer& c) {
+  return c.runtime == NodeRuntime::runsc;
+}
 
 // Where the node read the process's facts, for people.
 std::string on_what(const NodeContainer& c) {
@@ -77,8 +89,9 @@ NodeJudgement node_capabilities(const VerifyInput& in, const NodeContainer& c, b
   if (!want) return node_absent("the plan's capability set");
   if (!set) return node_absent(bounding ? "CapBnd" : "CapEff");
   const unsigned long long extra = *set & ~*want;
-  return node_verdict_of(extra == 0, fmt::format("{} {} {}{}", bounding ? "CapBnd" : "CapEff", node_hex16(*set), on_what(c),
-                                        extra ? " (beyond the plan: " + capability_names(extra) + ")" : ""));
+  return node_verdict_of(
+      extra == 0, fmt::format("{} {} {}{}", bounding ? "CapBnd" : "CapEff", node_hex16(*set), on_what(c),
+                              extra ? " (beyond the plan: " + capability_names(extra) + ")" : ""));
 }
 
 NodeJudgement node_capability(const std::string& name, const NodeContainer& c) {
@@ -103,7 +116,8 @@ NodeJudgement node_seccomp(const VerifyInput& in, const NodeContainer& c) {
   const int mode = *c.process.seccomp_mode;
   std::string state = mode == 2 ? "filter" : (is_gvisor(c) ? "emulated" : "off");
   // Under gVisor the filter that keeps syscalls from the host kernel is the sentry's own.
-  if (is_gvisor(c) && (!c.gvisor || !c.gvisor->sentry.seccomp_mode)) return node_absent("the sentry's Seccomp");
+  if (is_gvisor(c) && (!c.gvisor || !c.gvisor->sentry.seccomp_mode))
+    return node_absent("the sentry's Seccomp");
   if (is_gvisor(c) && *c.gvisor->sentry.seccomp_mode != 2) state = "off";
   const auto* accepted = planned(in, "seccomp");
   bool ok = false;
@@ -119,17 +133,17 @@ NodeJudgement node_uid(const VerifyInput& in, const NodeContainer& c) {
   const auto* want = planned(in, "uid");
   if (!want || !want->is_number_integer()) return node_cannot_see("the plan names no uid");
   if (!c.process.uid) return node_absent("the uid");
-  return node_verdict_of(*c.process.uid == want->get<long long>(), fmt::format("uid {} {}", *c.process.uid, on_what(c)));
+  return node_verdict_of(*c.process.uid == want->get<long long>(),
+                         fmt::format("uid {} {}", *c.process.uid, on_what(c)));
 }
 
 NodeJudgement node_kernel(const VerifyInput& in, const NodeContainer& c) {
   const auto* want = planned(in, "kernel");
   if (c.runtime == NodeRuntime::unknown) return node_absent("the runtime (" + c.runtime_evidence + ")");
   const bool want_gvisor = want && want->is_string() && want->get<std::string>() == "gvisor";
-  return node_verdict_of(want_gvisor == is_gvisor(c), std::string(deploy::node_runtime_name(c.runtime)) + " (" +
-                                              c.runtime_evidence + ")");
+  return node_verdict_of(want_gvisor == is_gvisor(c),
+                         std::string(deploy::node_runtime_name(c.runtime)) + " (" + c.runtime_evidence + ")");
 }
-
 
 std::string node_listed(const std::vector<std::string>& names) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
@@ -151,7 +165,7 @@ NodeJudgement node_root(const VerifyInput& in, const NodeContainer& c) {
   const bool ro = *c.filesystem.root_read_only;
   const bool need = want && want->is_boolean() && want->get<bool>();
   return node_verdict_of(ro || !need, std::string("root mount ") + (ro ? "read-only" : "writable") +
-                                 (is_gvisor(c) ? " in the spec" : " in its mountinfo"));
+                                          (is_gvisor(c) ? " in the spec" : " in its mountinfo"));
 }
 
 NodeJudgement node_host_paths(const VerifyInput& in, const NodeContainer& c) {
@@ -166,12 +180,13 @@ NodeJudgement node_pid_namespace(const NodeContainer& c) {
   if (is_gvisor(c)) {
     if (!c.gvisor || !c.gvisor->processes_hidden) return node_absent("the sandbox's host processes");
     return node_verdict_of(*c.gvisor->processes_hidden,
-                  *c.gvisor->processes_hidden ? "only runsc's own processes on the host"
-                                              : "host processes of the sandbox: " + node_listed(c.gvisor->host_processes));
+                           *c.gvisor->processes_hidden
+                               ? "only runsc's own processes on the host"
+                               : "host processes of the sandbox: " + node_listed(c.gvisor->host_processes));
   }
   if (!c.process.shares_node.pid) return node_absent("the PID namespace");
   return node_verdict_of(!*c.process.shares_node.pid,
-                *c.process.shares_node.pid ? "the node's PID namespace" : "its own PID namespace");
+                         *c.process.shares_node.pid ? "the node's PID namespace" : "its own PID namespace");
 }
 
 NodeJudgement node_host_namespaces(const NodeContainer& c) {
@@ -184,7 +199,7 @@ NodeJudgement node_host_namespaces(const NodeContainer& c) {
   if (uts) shared.push_back("UTS");
   if (*ns.net) shared.push_back("network");
   return node_verdict_of(shared.empty(), shared.empty() ? "its own UTS and network namespaces"
-                                               : "the node's " + node_listed(shared) + " namespace");
+                                                        : "the node's " + node_listed(shared) + " namespace");
 }
 
 NodeJudgement node_tokens(const VerifyInput& in, const NodeContainer& c) {
@@ -215,7 +230,8 @@ bool listed_in(const std::optional<std::vector<std::string>>& list, const std::s
   return list && std::find(list->begin(), list->end(), path) != list->end();
 }
 
-constexpr const char* kSentryServes = "what the gVisor sentry serves inside the sandbox is its own; the node cannot see it";
+constexpr const char* kSentryServes =
+    "what the gVisor sentry serves inside the sandbox is its own; the node cannot see it";
 
 NodeJudgement node_sysrq(const VerifyInput& in, const NodeContainer& c) {
   if (is_gvisor(c)) return node_cannot_see(kSentryServes);
@@ -224,8 +240,9 @@ NodeJudgement node_sysrq(const VerifyInput& in, const NodeContainer& c) {
   const bool closed = listed_in(c.filesystem.read_only_paths, "/proc/sysrq-trigger") ||
                       listed_in(c.filesystem.masked_paths, "/proc/sysrq-trigger");
   const std::string state = closed ? "refused" : "writable";
-  return node_verdict_of(accepted_state(in, "sysrq", state), std::string("/proc/sysrq-trigger ") +
-                                                        (closed ? "on a read-only or masking mount" : "on a writable /proc"));
+  return node_verdict_of(accepted_state(in, "sysrq", state),
+                         std::string("/proc/sysrq-trigger ") +
+                             (closed ? "on a read-only or masking mount" : "on a writable /proc"));
 }
 
 NodeJudgement node_kallsyms(const VerifyInput& in, const NodeContainer& c) {
@@ -236,8 +253,9 @@ NodeJudgement node_kallsyms(const VerifyInput& in, const NodeContainer& c) {
   if (!bnd || !c.kptr_restrict) return node_absent("CapBnd and the node's kptr_restrict");
   const bool syslog = (*bnd >> capability_bit("CAP_SYSLOG")) & 1ULL;
   const bool leaks = syslog && *c.kptr_restrict < 2;
-  return node_verdict_of(!leaks, fmt::format("CAP_SYSLOG {} {}, the node's kptr_restrict {}", syslog ? "in CapBnd" : "not held",
-                                    on_what(c), *c.kptr_restrict));
+  return node_verdict_of(
+      !leaks, fmt::format("CAP_SYSLOG {} {}, the node's kptr_restrict {}", syslog ? "in CapBnd" : "not held",
+                          on_what(c), *c.kptr_restrict));
 }
 
 NodeJudgement node_debugfs(const NodeContainer& c) {
@@ -249,19 +267,37 @@ NodeJudgement node_proc_sys(const VerifyInput& in, const NodeContainer& c) {
   if (is_gvisor(c)) return node_cannot_see(kSentryServes);
   if (!c.filesystem.proc_sys_read_only) return node_absent("the /proc/sys mount");
   const bool open = !*c.filesystem.proc_sys_read_only;
-  return node_state(in, "proc_sys", open, "writable", c, open ? "/proc/sys on a writable mount" : "/proc/sys read-only");
+  return node_state(in, "proc_sys", open, "writable", c,
+                    open ? "/proc/sys on a writable mount" : "/proc/sys read-only");
 }
 
 NodeJudgement node_cgroup_mounts(const VerifyInput& in, const NodeContainer& c) {
   if (!c.filesystem.cgroup_writable) return node_absent("the cgroup mounts");
   const bool open = *c.filesystem.cgroup_writable;
-  return node_state(in, "cgroup_mounts", open, "writable", c, open ? "a writable cgroup mount" : "cgroup mounts read-only");
+  return node_state(in, "cgroup_mounts", open, "writable", c,
+                    open ? "a writable cgroup mount" : "cgroup mounts read-only");
+}
+
+// What the sandbox tried itself (a tmpfs mount, unshare, bpf(2), a raw socket, a write):
+// the outcome of a try inside is not a fact the node can read. The node judges what
+// decides it (the capabilities, the seccomp mode, the mounts: each its own check); the
+// try's outcome is kept under this label, never silently. "" for a control that is no try.
+const char* try_inside(const std::string& control) {
+  if (control == "mount") return "a mount(2) the sandbox tried; the node judges CAP_SYS_ADMIN and seccomp";
+  if (control == "user_namespace")
+    return "an unshare(CLONE_NEWUSER) the sandbox tried; the node judges seccomp and the capabilities";
+  if (control == "bpf")
+    return "a bpf(2) the sandbox tried; the node judges CAP_BPF, CAP_SYS_ADMIN and seccomp";
+  if (control == "raw_sockets") return "a raw socket the sandbox tried to open; the node judges CAP_NET_RAW";
+  if (control == "root_not_writable") return "a write to / the sandbox tried; the node judges the root mount";
+  if (control.rfind("scratch:", 0) == 0) return "a write the sandbox tried in its scratch directory";
+  return "";
 }
 
 // The table: which posture check the node judges, and how. A check not here is not a
-// fact of the node (egress has its own witnesses; behavioural probes such as a tmpfs mount
-// or bpf(2) are the sandbox's own tries).
+// fact of the node (egress has its own witnesses); a try inside is named (try_inside).
 NodeJudgement node_judgement(const VerifyInput& in, const std::string& control, const NodeContainer& c) {
+  if (const char* why = try_inside(control); *why) return node_cannot_see(why);
   if (control == "kernel") return node_kernel(in, c);
   if (control == "capabilities") return node_capabilities(in, c, false);
   if (control == "capability_bounding") return node_capabilities(in, c, true);
@@ -288,12 +324,26 @@ NodeJudgement node_judgement(const VerifyInput& in, const std::string& control, 
 
 // The posture checks the table above judges.
 bool node_fact(const std::string& control) {
-  static const std::set<std::string> kControls = {
-      "kernel",         "capabilities",    "capability_bounding",    "no_new_privs",     "seccomp",
-      "uid",            "root_filesystem", "host_devices",           "runtime_socket",   "pid_namespace",
-      "host_namespaces", "host_path_mount", "kubernetes_credentials", "cgroup_interface", "cgroup_mounts",
-      "proc_sys",       "sysrq",           "kallsyms",               "debugfs"};
-  return kControls.count(control) > 0 || control.rfind("capability:", 0) == 0;
+  static const std::set<std::string> kControls = {"kernel",
+                                                  "capabilities",
+                                                  "capability_bounding",
+                                                  "no_new_privs",
+                                                  "seccomp",
+                                                  "uid",
+                                                  "root_filesystem",
+                                                  "host_devices",
+                                                  "runtime_socket",
+                                                  "pid_namespace",
+                                                  "host_namespaces",
+                                                  "host_path_mount",
+                                                  "kubernetes_credentials",
+                                                  "cgroup_interface",
+                                                  "cgroup_mounts",
+                                                  "proc_sys",
+                                                  "sysrq",
+                                                  "kallsyms",
+                                                  "debugfs"};
+  return kControls.count(control) > 0 || control.rfind("capability:", 0) == 0 || *try_inside(control);
 }
 
 void add_judge(CheckResult& check, Judge j) {
@@ -305,13 +355,15 @@ std::string view_problem(const VerifyInput& in, const NodeContainer*& agent) {
   agent = nullptr;
   if (!in.node_view) return "there is no node view of this sandbox";
   if (!in.node_view->complete)
-    return "the node view is incomplete" + (in.node_view->note.empty() ? "" : " (" + in.node_view->note + ")");
+    return "the node view is incomplete" +
+           (in.node_view->note.empty() ? "" : " (" + in.node_view->note + ")");
   agent = deploy::node_container(*in.node_view);
   if (!agent) return "the node view has no container for the agent's service";
   return "";
 }
 
-void combine(const VerifyInput& in, const NodeContainer* agent, const std::string& problem, CheckResult& check) {
+void combine(const VerifyInput& in, const NodeContainer* agent, const std::string& problem,
+             CheckResult& check) {
   if (!node_fact(check.control)) return;
   if (in.node_view_waived) {
     check.self_reported = true;
@@ -322,13 +374,15 @@ void combine(const VerifyInput& in, const NodeContainer* agent, const std::strin
   const NodeJudgement node = agent ? node_judgement(in, check.control, *agent) : node_absent(problem);
   switch (node.says) {
     case NodeSays::cannot_see:
-      if (check.status == CheckStatus::pass) check.reason += " (node cannot see: " + node.seen + "; the sandbox's word)";
+      if (check.status == CheckStatus::pass)
+        check.reason += " (node cannot see: " + node.seen + "; the sandbox's word)";
       return;
     case NodeSays::agrees:
       if (check.status == CheckStatus::pass) add_judge(check, Judge::node);
       return;
     case NodeSays::disagrees:
-      check.reason = fmt::format("{}: the sandbox reports {}; the node sees {}", check.control, check.observed, node.seen) +
+      check.reason = fmt::format("{}: the sandbox reports {}; the node sees {}", check.control,
+                                 check.observed, node.seen) +
                      (check.status == CheckStatus::pass ? "" : " (" + check.reason + ")");
       if (check.status == CheckStatus::pass) check.judges.clear();
       check.status = CheckStatus::fail;
@@ -338,8 +392,8 @@ void combine(const VerifyInput& in, const NodeContainer* agent, const std::strin
       if (check.status != CheckStatus::pass) return;  // the sandbox's own word against itself stands
       check.status = CheckStatus::unwitnessed;
       check.judges.clear();
-      check.reason = fmt::format("{}: the sandbox reports {}, but the node's view cannot say: {}", check.control,
-                                 check.observed, agent ? "it has no " + node.seen : problem);
+      check.reason = fmt::format("{}: the sandbox reports {}, but the node's view cannot say: {}",
+                                 check.control, check.observed, agent ? "it has no " + node.seen : problem);
       return;
   }
 }
@@ -355,10 +409,14 @@ void apply_node_rule(const VerifyInput& in, std::vector<CheckResult>& out) {
   }
 }
 
-bool node_judges(const std::string& control) { return node_fact(control); }
+bool node_judges(const std::string& control) {
+  return node_fact(control);
+}
 
 }  // namespace isoharness::verify::detail
 
 namespace isoharness::verify {
-bool node_judged(const std::string& control) { return detail::node_judges(control); }
+bool node_judged(const std::string& control) {
+  return detail::node_judges(control);
+}
 }  // namespace isoharness::verify

@@ -246,3 +246,26 @@ TEST_CASE("node rule: the sandbox's own failure stands whatever the node says, a
       verify::verify_sandbox({expect, posture, h, kNone, policy::Level::strict, nullptr, true, nullptr});
   CHECK(find(none, "capabilities")->status == CheckStatus::fail);
 }
+
+TEST_CASE("node rule: what the sandbox tried itself is labelled as its word, never silently",
+          "[verify][node]") {
+  for (const bool gvisor : {false, true}) {
+    const auto view = test::clean_node_view(gvisor);
+    const auto checks = judge(gvisor, &view);
+    int tries = 0;
+    for (const auto& c : checks) {
+      const bool tried = c.control == "mount" || c.control == "user_namespace" || c.control == "bpf" ||
+                         c.control == "raw_sockets" || c.control == "root_not_writable" ||
+                         c.control.rfind("scratch:", 0) == 0;
+      if (!tried || c.status != CheckStatus::pass) continue;
+      ++tries;
+      INFO((gvisor ? "runsc " : "runc ") << c.control << ": " << c.reason);
+      CHECK_FALSE(has_judge(c, Judge::node));
+      CHECK_THAT(c.reason, Catch::Contains("(node cannot see: ") && Catch::Contains(" the sandbox tried"));
+    }
+    CHECK(tries >= 3);
+    // Without a view these rest on nothing outside either: unwitnessed, like every posture check.
+    for (const auto& c : judge(gvisor, nullptr))
+      if (c.control == "mount") CHECK(c.status == CheckStatus::unwitnessed);
+  }
+}
