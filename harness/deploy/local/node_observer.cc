@@ -427,7 +427,8 @@ std::string link_of(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
 }
 
-std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root, const std::string& id) {
+std::optional<RuntimeState> ask_state(const std::string& bin, const std::string& root,
+                                      const std::string& id) {
   if (bin.empty() || root.empty()) return std::nullopt;
   RunOptions opts;
   opts.deadline = 10s;
@@ -437,38 +438,44 @@ std::optional<RuntimeState> ask_state(const std::string& bin, const std::string&
   return parse_runtime_state(r->out);
 }
 
+// The sandbox process runsc's own state file (<root>/<sandbox>_sandbox:<id>.state) names.
+std::optional<long long> runsc_sandbox_pid(const std::string& root, const std::string& id) {
+  std::optional<long long> pid;
+  DIR* d = ::opendir(root.c_str());
+  if (!d) return pid;
+  const std::string tail = "_sandbox:" + id + ".state";
+  while (dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n.size() <= tail.size() || n.compare(n.size() - tail.size(), tail.size(), tail) != 0) continue;
+    const json st = json::parse(read_text(root + "/" + n, 4 << 20).value_or(""), nullptr, false);
+    if (const json* sb = common::json_member(st, "sandbox")) pid = common::json_int(*sb, "pid");
+    break;
+  }
+  ::closedir(d);
+  if (pid && (*pid <= 1 || *pid > 1 << 22)) pid.reset();
+  return pid;
+}
+
 // runsc answers `state` through the sandbox's control socket, an abstract socket of the
 // network namespace runsc runs in (the local backend starts it --network=host inside the
-// sandbox's namespace): asked from another namespace it says "stopped", pid -1. Then it is
-// asked again inside the network namespace of the sandbox process its own state file
-// (<root>/<sandbox>_sandbox:<id>.state) names; the answer is still runsc's.
+// sandbox's namespace): asked from another namespace it says "stopped", pid -1. So it is
+// asked inside the network namespace of the sandbox process its own state file names (the
+// node's own namespace when it runs there), and that answer is taken only when it names
+// the same process; else, or when no state file names one, runsc is asked from here.
 std::optional<RuntimeState> ask_runsc_state(const std::string& bin, const std::string& root,
                                             const std::string& id, const std::string& proc) {
-  auto here = ask_state(bin, root, id);
-  if ((here && here->pid > 0) || root.empty()) return here;
-  std::optional<long long> sandbox_pid;
-  if (DIR* d = ::opendir(root.c_str())) {
-    const std::string tail = "_sandbox:" + id + ".state";
-    while (dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n.size() <= tail.size() || n.compare(n.size() - tail.size(), tail.size(), tail) != 0) continue;
-      const json st = json::parse(read_text(root + "/" + n, 4 << 20).value_or(""), nullptr, false);
-      if (const json* sb = common::json_member(st, "sandbox")) sandbox_pid = common::json_int(*sb, "pid");
-      break;
-    }
-    ::closedir(d);
-  }
-  if (!sandbox_pid || *sandbox_pid <= 1 || *sandbox_pid > 1 << 22) return here;
-  const std::string netns = proc + "/" + std::to_string(*sandbox_pid) + "/ns/net";
-  RunOptions opts;
-  opts.deadline = 10s;
-  opts.max_output = 1 << 16;
+  if (bin.empty() || root.empty()) return std::nullopt;
   const std::string nsenter = find_program("nsenter");
-  if (nsenter.empty()) return here;
-  auto r = run_command({nsenter, "--net=" + netns, "--", bin, "--root", root, "state", id}, opts);
-  if (!r || !r->ok()) return here;
-  auto there = parse_runtime_state(r->out);
-  return there && there->pid == *sandbox_pid ? there : here;
+  if (const auto sandbox_pid = runsc_sandbox_pid(root, id); sandbox_pid && !nsenter.empty()) {
+    RunOptions opts;
+    opts.deadline = 10s;
+    opts.max_output = 1 << 16;
+    const std::string netns = proc + "/" + std::to_string(*sandbox_pid) + "/ns/net";
+    auto r = run_command({nsenter, "--net=" + netns, "--", bin, "--root", root, "state", id}, opts);
+    auto there = r && r->ok() ? parse_runtime_state(r->out) : std::nullopt;
+    if (there && there->pid == *sandbox_pid) return there;
+  }
+  return ask_state(bin, root, id);
 }
 
 // Each namespace of `pid` against the node's (PID 1's; the harness's own where PID 1's
