@@ -10,6 +10,7 @@ isoharness_test(verify_test SOURCES
   unit/verify_runtime_version_test.cpp
   unit/egress_verdict_test.cpp
   unit/node_view_test.cpp
+  unit/node_agent_test.cpp
   unit/verify_node_test.cpp
   unit/sandbox_facts_test.cpp
   LIBS isoharness::verify isoharness::policy isoharness::scenario)
