@@ -163,7 +163,7 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
       std::vector<std::string> domains;
       for (const auto& d : item.expect["allow_domains"])
         if (d.is_string()) domains.push_back(d.get<std::string>());
-      return deploy::allowed_domain_targets(profile, domains);
+      return deploy::allowed_domain_targets(profile, domains, item.expect.get());
     };
     return;
   }
