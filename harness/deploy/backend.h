@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/deploy/node_view.h"
 #include "harness/deploy/kube_objects.h"
+#include "harness/deploy/node_view.h"
 #include "harness/deploy/sandbox_facts.h"
 #include "harness/transport/ssh_route.h"
 
@@ -162,6 +162,9 @@ class Backend {
 
   // The egress targets of this backend's world, named for isoprobe's --target flags.
   virtual std::vector<EgressTarget> egress_targets() const = 0;
+  // The targets one item adds, from its plan's `expect` block (the local world: the ports
+  // its allowDomainsPorts lists, and an unlisted one beside them). Default: none.
+  virtual std::vector<EgressTarget> item_egress_targets(const nlohmann::json& /*expect*/) const { return {}; }
 
   // What the backend's outside witness saw of this sandbox between `from` and `to` (the
   // probe's run), keyed by its address and `nonce`. nullopt: this backend has no witness,

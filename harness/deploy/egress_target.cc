@@ -45,4 +45,37 @@ std::vector<EgressTarget> domain_scope_targets(const std::string& domain,
           target("-host-fronted", 80, "http", kFrontedName)};
 }
 
+std::vector<EgressTarget> domain_port_scope_targets(const std::string& domain, const nlohmann::json& expect,
+                                                    int (*unlisted)(const std::vector<int>&),
+                                                    std::string (*namer)(std::string_view, std::string_view),
+                                                    const std::string& udp_host) {
+  constexpr std::size_t kMaxListed = 8;  // a long list is probed on its first entries
+  std::vector<EgressTarget> out;
+  std::vector<int> tcp;
+  auto add = [&out](EgressTarget t) {
+    for (const auto& o : out)
+      if (o.name == t.name) return;
+    out.push_back(std::move(t));
+  };
+  const auto it = expect.is_object() ? expect.find("allow_domains_ports") : expect.end();
+  std::size_t taken = 0;
+  if (expect.is_object() && it != expect.end() && it->is_array())
+    for (const auto& entry : *it) {
+      if (!entry.is_object() || !entry.contains("port") || !entry["port"].is_number_integer()) continue;
+      const std::string scope = entry.value("domain", std::string());
+      if ((!scope.empty() && scope != domain) || taken++ >= kMaxListed) continue;
+      const int port = entry["port"].get<int>();
+      const std::string proto = entry.value("protocol", std::string("ANY"));
+      if (proto != "UDP") {
+        tcp.push_back(port);
+        add({namer(domain, "-port-" + std::to_string(port)), domain, port, "tcp", domain, "internet"});
+      }
+      if (proto != "TCP")
+        add({namer(domain, "-udp-" + std::to_string(port)), udp_host.empty() ? domain : udp_host, port, "udp",
+             domain, "internet"});
+    }
+  add({namer(domain, "-port-unlisted"), domain, unlisted(tcp), "tcp", domain, "internet"});
+  return out;
+}
+
 }  // namespace isoharness::deploy

@@ -33,4 +33,16 @@ std::vector<EgressTarget> domain_scope_targets(const std::string& domain,
                                                std::string (*namer)(std::string_view domain,
                                                                     std::string_view suffix));
 
+// The ports allowDomainsPorts lists for a domain (`expect.allow_domains_ports`, each
+// {port, protocol, domain?}; an entry naming another domain does not apply), probed
+// beside it: namer("-port-<P>") TCP and namer("-udp-<P>") UDP on each listed entry
+// (ANY: both; at most 8 entries), and namer("-port-unlisted") TCP on `unlisted(tcp ports
+// listed)`, a port the list leaves closed. Host `host` (the domain, or its address where
+// the backend probes UDP by address: udp_host), role "internet", domain `domain`.
+std::vector<EgressTarget> domain_port_scope_targets(const std::string& domain, const nlohmann::json& expect,
+                                                    int (*unlisted)(const std::vector<int>& tcp_ports),
+                                                    std::string (*namer)(std::string_view domain,
+                                                                         std::string_view suffix),
+                                                    const std::string& udp_host = "");
+
 }  // namespace isoharness::deploy

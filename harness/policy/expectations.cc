@@ -51,7 +51,8 @@ const std::vector<InterfaceRule>& interface_rules() {
 }
 
 // allowDomainsPorts: the extra ports allow_domains opens, each {port, protocol} with
-// protocol TCP, UDP or ANY (the chart's default when absent). Malformed entries are left out.
+// protocol TCP, UDP or ANY (the chart's default when absent), and the domain it is scoped to
+// when it names one. Malformed entries are left out.
 nlohmann::json domain_ports(const nlohmann::json& values) {
   nlohmann::json out = nlohmann::json::array();
   const auto it = values.find("allowDomainsPorts");
@@ -64,7 +65,11 @@ nlohmann::json domain_ports(const nlohmann::json& values) {
       proto = entry["protocol"].get<std::string>();
     for (char& c : proto) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (proto != "TCP" && proto != "UDP" && proto != "ANY") continue;
-    out.push_back({{"port", port->get<int>()}, {"protocol", proto}});
+    nlohmann::json e = {{"port", port->get<int>()}, {"protocol", proto}};
+    // Scoped to one domain: that domain only (ways_out.cc), as the chart scopes it.
+    if (entry.is_object() && entry.contains("domain") && entry["domain"].is_string())
+      e["domain"] = entry["domain"];
+    out.push_back(std::move(e));
   }
   return out;
 }

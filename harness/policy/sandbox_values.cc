@@ -267,12 +267,14 @@ void render_allow_lists(const scenario::ItemFacts& facts, bool bridge, PlanItem&
                         nlohmann::json& values) {
   const auto& eff = item.isolation;
   std::vector<std::string> domains, cidrs, entities;
+  nlohmann::json domain_ports = nlohmann::json::array();
   const bool task_lists = !facts.task_allow_domains.empty() || !facts.task_allow_cidr.empty() ||
-                          !facts.task_allow_entities.empty();
+                          !facts.task_allow_entities.empty() || !facts.task_allow_domains_ports.empty();
   if (eff.level == Level::standard) {
     domains = facts.task_allow_domains;
     cidrs = facts.task_allow_cidr;
     entities = facts.task_allow_entities;
+    domain_ports = facts.task_allow_domains_ports;
   } else if (task_lists) {
     add(item, "task_allow_list_replaced", Severity::note,
         "the task's own sandbox definition opens egress (" +
@@ -293,6 +295,7 @@ void render_allow_lists(const scenario::ItemFacts& facts, bool bridge, PlanItem&
   if (!domains.empty()) values["allowDomains"] = domains;
   if (!cidrs.empty()) values["allowCIDR"] = cidrs;
   if (!entities.empty()) values["allowEntities"] = entities;
+  if (!domain_ports.empty()) values["allowDomainsPorts"] = domain_ports;
 }
 
 }  // namespace

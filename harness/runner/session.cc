@@ -163,7 +163,7 @@ void RunSession::use_login(const scenario::DeploymentProfile& profile) {
       std::vector<std::string> domains;
       for (const auto& d : item.expect["allow_domains"])
         if (d.is_string()) domains.push_back(d.get<std::string>());
-      return deploy::allowed_domain_targets(profile, domains);
+      return deploy::allowed_domain_targets(profile, domains, item.expect.get());
     };
     return;
   }
@@ -204,6 +204,13 @@ bool RunSession::start_backend(std::unique_ptr<deploy::Backend> backend) {
     backend_ = std::move(backend);
     settings_.targets = backend_->egress_targets();
     backend_context_ = backend_->context();
+    // The backend's own targets for each item, beside any the profile adds (hawk's domains).
+    settings_.item_targets = [profile_targets = std::move(settings_.item_targets),
+                              b = backend_.get()](const policy::PlanItem& item) {
+      auto out = profile_targets ? profile_targets(item) : std::vector<deploy::EgressTarget>{};
+      for (auto& t : b->item_egress_targets(item.expect.get())) out.push_back(std::move(t));
+      return out;
+    };
     return true;
   } catch (const InfraError& e) {
     infra_error_ = e.what();

@@ -4,6 +4,7 @@
 // allows but isoharness cannot carry or verify (service accounts, extra resources, per-network segmentation,
 // CoreDNS) are refused by name as well: a sandbox is verified as it is, or not at all.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -186,6 +187,52 @@ void read_additional_resources(const nlohmann::json& v, const std::string& p, co
   }
 }
 
+// allowDomainsPorts: a list of {port 1..65535, protocol TCP/UDP/ANY (default ANY), domain
+// (optional)}. The chart refuses TCP and ANY on 80 and 443 there (its own name-checked
+// ports), and so does this reader.
+void read_domain_ports(const nlohmann::json& v, const std::string& pointer, const SandboxProblems& problems,
+                       nlohmann::json& out) {
+  if (!v.is_array()) return problems(pointer, "must be a list of {port, protocol, domain}");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = pointer_join(pointer, i);
+    const auto& e = v[i];
+    if (!e.is_object() || !e.contains("port") || !e["port"].is_number_integer() ||
+        e["port"].get<long long>() < 1 || e["port"].get<long long>() > 65535) {
+      problems(at, "must be {port: 1..65535, protocol: TCP/UDP/ANY, domain: name} (port required)");
+      continue;
+    }
+    nlohmann::json entry = {{"port", e["port"].get<int>()}, {"protocol", "ANY"}};
+    bool ok = true;
+    for (const auto& [k, value] : e.items()) {
+      if (k == "port") continue;
+      if ((k != "protocol" && k != "domain") || !value.is_string() || value.get<std::string>().empty()) {
+        problems(pointer_join(at, k), k == "protocol" || k == "domain"
+                                          ? "must be a non-empty string"
+                                          : "is not a key of an allowDomainsPorts entry");
+        ok = false;
+        continue;
+      }
+      std::string s = value.get<std::string>();
+      if (k == "protocol") {
+        for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (s != "TCP" && s != "UDP" && s != "ANY") {
+          problems(pointer_join(at, k), "must be TCP, UDP or ANY");
+          ok = false;
+        }
+      }
+      entry[k] = s;
+    }
+    const int port = entry["port"].get<int>();
+    if (ok && (port == 80 || port == 443) && entry["protocol"] != "UDP") {
+      problems(at,
+               "the chart refuses TCP (and ANY) on ports 80 and 443 in allowDomainsPorts: allowDomains opens "
+               "them, name-checked");
+      ok = false;
+    }
+    if (ok) out.push_back(std::move(entry));
+  }
+}
+
 void read_values_document(const nlohmann::json& doc, const SandboxProblems& problems, SandboxDefinition& d) {
   static const std::set<std::string> schema_keys = {"global",
                                                     "allowDomains",
@@ -217,6 +264,8 @@ void read_values_document(const nlohmann::json& doc, const SandboxProblems& prob
       read_string_list(doc[key], p, problems, d.allow_domains);
     } else if (key == "allowCIDR") {
       read_string_list(doc[key], p, problems, d.allow_cidr);
+    } else if (key == "allowDomainsPorts") {
+      read_domain_ports(doc[key], p, problems, d.allow_domains_ports);
     } else if (key == "allowEntities") {
       if (read_string_list(doc[key], p, problems, d.allow_entities)) note_entities(doc[key], p, problems, d);
     } else if (key == "additionalResources") {

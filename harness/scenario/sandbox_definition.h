@@ -25,10 +25,12 @@ struct SandboxDefinition {
   // Every service in the chart's service shape (ServiceFacts::chart) with the facts the
   // policy reads (image, gpu, image_user_root, network_mode); services[0] is "default".
   std::vector<ServiceFacts> services;
-  std::optional<std::string> runtime_class;           // the class the default service pins
-  std::optional<std::string> workdir;                 // the default service's working directory
-  std::vector<std::string> allow_domains;             // allowDomains / x-inspect_k8s_sandbox.allow_domains
-  std::vector<std::string> allow_cidr;                // allowCIDR (values files only)
+  std::optional<std::string> runtime_class;  // the class the default service pins
+  std::optional<std::string> workdir;        // the default service's working directory
+  std::vector<std::string> allow_domains;    // allowDomains / x-inspect_k8s_sandbox.allow_domains
+  std::vector<std::string> allow_cidr;       // allowCIDR (values files only)
+  // allowDomainsPorts (values files only): each {port, protocol TCP/UDP/ANY, domain?}, as read.
+  nlohmann::json allow_domains_ports = nlohmann::json::array();
   std::vector<std::string> allow_entities;            // allowEntities / x-inspect_k8s_sandbox.allow_entities
   nlohmann::json volumes = nlohmann::json::object();  // the chart's top-level named volumes
   std::vector<TaskBrought> brought;                   // passed through by the platform, each at its place

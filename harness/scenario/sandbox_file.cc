@@ -20,6 +20,7 @@ void take_definition(SandboxDefinition d, const std::string& path, const std::st
   f.task_allow_domains = std::move(d.allow_domains);
   f.task_allow_cidr = std::move(d.allow_cidr);
   f.task_allow_entities = std::move(d.allow_entities);
+  f.task_allow_domains_ports = std::move(d.allow_domains_ports);
   f.task_volumes = std::move(d.volumes);
   f.task_brought = std::move(d.brought);
   f.sandbox_file = path;

@@ -72,6 +72,8 @@ struct ItemFacts {
   std::vector<std::string> task_allow_domains;
   std::vector<std::string> task_allow_cidr;
   std::vector<std::string> task_allow_entities;
+  // allowDomainsPorts of a task's values file: {port, protocol, domain?} each (standard only).
+  nlohmann::json task_allow_domains_ports = nlohmann::json::array();
   // The task's named volumes (the chart's top-level `volumes`: name -> {} or {spec}), which
   // its services mount by name (ServiceFacts::chart volumes "name:/path").
   nlohmann::json task_volumes = nlohmann::json::object();
@@ -351,7 +353,7 @@ struct DeploymentProfile {
   // `runsc_max_age_days:` a gVisor runtime released longer ago than this is a known risk
   // of runtime_version (1 to 36500; default 365).
   int runsc_max_age_days = 365;
-  std::vector<AcceptedRisk> accepted_risks;              // empty (the default): nothing accepted
+  std::vector<AcceptedRisk> accepted_risks;  // empty (the default): nothing accepted
   // `witness: none`: the deployment declares it has no witness, and its egress checks rest
   // on the sandbox's own report (the summary says so). Without it, a deployment whose
   // backend has no witness gets `unwitnessed` egress checks.

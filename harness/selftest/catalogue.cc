@@ -52,6 +52,13 @@ void allow_target_domain(json& values) {
   values["allowDomains"] = json::array({"target.example.com"});
 }
 
+// target.example.com listed with one port beyond 80/443 (TCP 8443, allowDomainsPorts): the
+// probe tries it and its unlisted neighbour (deploy/local: domain_port_targets).
+void allow_target_domain_port(json& values) {
+  allow_target_domain(values);
+  values["allowDomainsPorts"] = json::array({{{"port", 8443}, {"protocol", "TCP"}}});
+}
+
 // The process: capabilities, no_new_privs, seccomp.
 void append_privileges(std::vector<Weakening>& w) {
   const auto everywhere = applicable_everywhere();
@@ -151,6 +158,13 @@ void append_egress_and_allow_list(std::vector<Weakening>& w) {
                .not_applicable = everywhere,
                .backend = {"nft:allow-domains-any-port"},
                .edit_item_values = allow_target_domain,
+               .judge = kJudgeWitness});
+  w.push_back({.name = "allow_domains_ports_one_more",
+               .what = "an allow-listed domain open on one TCP port more than allowDomainsPorts lists",
+               .caught_by = {"egress:target-port-unlisted"},
+               .not_applicable = everywhere,
+               .backend = {"nft:allow-domains-one-more-port"},
+               .edit_item_values = allow_target_domain_port,
                .judge = kJudgeWitness});
   w.push_back({.name = "sni_not_checked",
                .what = "TLS to an allow-listed domain's address with a server name no list names",

@@ -157,9 +157,11 @@ std::string egress_why(const nlohmann::json& expect, const deploy::EgressTarget&
     return allowed ? "the name it presents (" + target.domain + ") is allowed on this port"
                    : "the name it presents (" + target.domain +
                          ") is not in allow_domains, and allow_cidr does not cover the address";
-  return allowed ? "allow_domains / allow_cidr open it on this port and protocol"
-                 : "allow_domains / allow_cidr do not open it (allow_domains opens TCP 80 and 443, plus "
-                   "allowDomainsPorts, to the listed names only)";
+  return allowed
+             ? "allow_domains (with the ports allowDomainsPorts lists) / allow_cidr open it on this port and "
+               "protocol"
+             : "allow_domains / allow_cidr do not open it (allow_domains opens TCP 80 and 443, plus "
+               "allowDomainsPorts, to the listed names only)";
 }
 
 // The probe's result for the target, or nullptr.

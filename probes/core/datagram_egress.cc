@@ -3,6 +3,9 @@
 // the target's own deadline apart when that is shorter). A target whose deadline (its
 // own, TargetSpec::deadline, or the egress deadline) passes without an answer reads
 // "timeout" (udp, icmp) or "dns_failed" (exfil); the loop ends when every target is done.
+// A udp target named by a DNS name is resolved first through the sandbox's resolver (one
+// query, resent once, at most 1.5 s), as the TCP targets resolve theirs: "dns_failed" when
+// that gives no address.
 #include "probes/core/datagram_egress.h"
 
 #include <arpa/inet.h>
@@ -12,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -147,6 +151,47 @@ void start(Datagram& d, const std::optional<ResolverSpec>& resolver, const std::
   if (d.raw) d.out.detail = "raw ICMP socket";
 }
 
+// The IPv4 address of a udp target named by a DNS name, from the resolver; "" when found
+// (in out), else why not.
+std::string resolve_udp_host(const TargetSpec& t, const std::optional<ResolverSpec>& resolver,
+                             std::uint16_t id, Clock::time_point deadline, std::uint32_t& out) {
+  if (!resolver) return "no resolver";
+  DnsQuery q = build_dns_query(id, t.host);
+  if (q.bytes.empty()) return q.error;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "socket: " + errno_text(errno);
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } closer{fd};
+  sockaddr_in sa = ipv4_sockaddr(resolver->address, resolver->port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    return "resolver: " + errno_text(errno);
+  const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(1500));
+  for (int sends = 0; sends < 2 && Clock::now() < until; ++sends) {
+    (void)::send(fd, q.bytes.data(), q.bytes.size(), MSG_NOSIGNAL);
+    const auto next = std::min(until, Clock::now() + std::chrono::milliseconds(750));
+    while (Clock::now() < next) {
+      pollfd p{fd, POLLIN, 0};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+      if (::poll(&p, 1, static_cast<int>(std::max<long long>(left, 1))) <= 0) continue;
+      unsigned char buf[1500];
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+        return "resolver: " + errno_text(errno);
+      }
+      DnsResponse r = parse_dns_response(
+          std::string_view(reinterpret_cast<char*>(buf), static_cast<std::size_t>(n)), id, t.host);
+      if (!r.ok) continue;
+      if (r.rcode != 0 || r.addresses.empty()) return "resolver answered rcode " + std::to_string(r.rcode);
+      out = r.addresses.front();
+      return "";
+    }
+  }
+  return "the resolver did not answer";
+}
+
 void send_once(Datagram& d) {
   ++d.sends;
   d.next_send = Clock::now() + d.resend;
@@ -241,13 +286,25 @@ std::vector<EgressOutcome> run_datagram_egress(const std::vector<TargetSpec>& ta
   std::random_device seed;
   std::mt19937 rng(seed());
   std::vector<Datagram> work(targets.size());
+  std::vector<TargetSpec> specs = targets;  // a named udp target gets its resolved address
   for (std::size_t i = 0; i < targets.size(); ++i) {
-    work[i].spec = &targets[i];
+    work[i].spec = &specs[i];
     work[i].out = EgressOutcome{targets[i].name, targets[i].host, std::string(proto_name(targets[i].proto)),
                                 targets[i].port};
     const auto own = targets[i].deadline;
     work[i].deadline = own ? std::min(deadline, Clock::now() + *own) : deadline;
     if (own) work[i].resend = std::min<Clock::duration>(kResend, *own / kMaxSends);
+    if (specs[i].proto == TargetProto::udp && !specs[i].ipv4 && !specs[i].ipv6) {
+      work[i].started = Clock::now();
+      std::uint32_t address = 0;
+      const std::string why =
+          resolve_udp_host(specs[i], resolver, static_cast<std::uint16_t>(rng()), work[i].deadline, address);
+      if (!why.empty()) {
+        finish(work[i], "dns_failed", 0, specs[i].host + ": " + why + (resolver ? "" : ": " + resolver_note));
+        continue;
+      }
+      specs[i].ipv4 = address;
+    }
     start(work[i], resolver, resolver_note, nonce, rng);
   }
   std::vector<pollfd> fds;

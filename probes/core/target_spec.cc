@@ -113,8 +113,7 @@ std::string parse_host(std::string_view host, TargetSpec& t) {
   t.host = std::string(host);
   if (t.host.empty()) return "missing HOST";
   t.ipv4 = parse_ipv4(t.host);
-  if ((t.proto == TargetProto::udp || t.proto == TargetProto::icmp) && !t.ipv4)
-    return "udp and icmp targets take an IPv4 or [IPv6] address";
+  if (t.proto == TargetProto::icmp && !t.ipv4) return "icmp targets take an IPv4 or [IPv6] address";
   if (t.proto == TargetProto::exfil && t.ipv4) return "an exfil target names a DNS zone";
   if (!t.ipv4) {
     bool all_digits_and_dots = t.host.find_first_not_of("0123456789.") == std::string::npos;

@@ -1307,6 +1307,29 @@ json deployment_part(json context) {
 
 }  // namespace
 
+TEST_CASE("hawk: UDP at an allowed domain is tried, and stopped on the drop point's record",
+          "[system][hawk]") {
+  Platform p;
+  p.egress = true;
+  p.write_profile();  // witness: and hubble:
+  RunResult r = p.run({scenario_file("strict-egress.yaml")});
+  INFO(r.out);
+  // The reachable ways to the listed domain have no arrival witness on a deployment (A2), so
+  // the run's exit is not this test's point: the UDP way out, which allowDomains never opens, is.
+  const auto checks = egress_checks(result_in(p.out));
+  for (const std::string runtime : {"gvisor"}) {  // strict: gVisor only
+    const std::string key = runtime + " egress:allowed-target.example.com-udp";
+    INFO(key);
+    REQUIRE(checks.count(key) == 1);
+    INFO(checks.at(key).second);
+    CHECK(checks.at(key).first == "pass");
+    CHECK(rule_of(checks.at(key).second) == "B6");
+    CHECK_THAT(checks.at(key).second, Catch::Contains("drop point: hubble (") && Catch::Contains("udp") &&
+                                          Catch::Contains("203.0.113.10:53"));
+  }
+  p.require_nothing_left();
+}
+
 TEST_CASE("a hawk run's context and its history row are the deployment's, never the harness host's",
           "[system][hawk][context]") {
   Platform p;

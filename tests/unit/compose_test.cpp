@@ -233,6 +233,26 @@ TEST_CASE("a chart values file is held against the chart's schema", "[scenario]"
         std::vector<std::string>{"v.yaml:1:1: services must map service names to services"});
 }
 
+TEST_CASE("a values file's allowDomainsPorts is read as the chart takes it", "[scenario]") {
+  SandboxReading ok = read_chart_values(
+      "services: {default: {image: i}}\nallowDomains: [a.example.com]\n"
+      "allowDomainsPorts:\n  - {port: 8443, protocol: tcp}\n  - {port: 5353, domain: a.example.com}\n",
+      "v.yaml");
+  REQUIRE(ok.errors.empty());
+  CHECK(ok.definition.allow_domains_ports == nlohmann::json::parse(R"([{"port": 8443, "protocol": "TCP"},
+                                  {"port": 5353, "protocol": "ANY", "domain": "a.example.com"}])"));
+  SandboxReading bad = read_chart_values(
+      "services: {default: {image: i}}\nallowDomainsPorts:\n  - {port: 443}\n  - {port: 0}\n"
+      "  - {port: 9, protocol: SCTP}\n  - {port: 9, via: x}\n  - {port: 443, protocol: UDP}\n",
+      "v.yaml");
+  INFO(Catch::Detail::stringify(compose_lines_of(bad.errors)));
+  CHECK(has_compose_error(bad.errors, "v.yaml:3:5: ", "the chart refuses TCP (and ANY) on ports 80 and 443"));
+  CHECK(has_compose_error(bad.errors, "v.yaml:4:5: ", "port required"));
+  CHECK(has_compose_error(bad.errors, "v.yaml:5:", "must be TCP, UDP or ANY"));
+  CHECK(has_compose_error(bad.errors, "v.yaml:6:", "is not a key of an allowDomainsPorts entry"));
+  CHECK(bad.errors.size() == 4);  // UDP 443 is the chart's to allow
+}
+
 TEST_CASE("scenario: sandbox_defaults names a compose file relative to the scenario", "[scenario]") {
   test::TempDir dir("ih-compose");
   write_task_file(dir.path / "tasks/ctf/compose.yaml",

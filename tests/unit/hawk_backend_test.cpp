@@ -563,7 +563,7 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
   CHECK(targets[4].role == "metadata");
   // The domain itself, then its scope: port 22, SNI, a fronted SNI, a fronted Host ("*" is no name).
   const auto scoped = deploy::allowed_domain_targets(p, {"target.example.com", "*"});
-  REQUIRE(scoped.size() == 5);
+  REQUIRE(scoped.size() == 7);
   CHECK(scoped[1].name == "allowed-target.example.com-port-22");
   CHECK(scoped[1].port == 22);
   CHECK(scoped[3].proto == "tls");
@@ -571,6 +571,29 @@ TEST_CASE("deployment profile: the hawk sections, checked with file and line", "
   CHECK(scoped[3].domain == deploy::kFrontedName);
   CHECK(scoped[4].proto == "http");
   CHECK(scoped[4].port == 80);
+  // UDP at the allowed domain, as the local world's target-udp; then its unlisted port.
+  CHECK(scoped[5].name == "allowed-target.example.com-udp");
+  CHECK(scoped[5].proto == "udp");
+  CHECK(scoped[5].host == "target.example.com");
+  CHECK(scoped[5].port == 53);
+  CHECK(scoped[6].name == "allowed-target.example.com-port-unlisted");
+  CHECK(scoped[6].port == 8444);
+  // allowDomainsPorts' entries for the domain, each on its transport.
+  const nlohmann::json expect = {
+      {"allow_domains_ports",
+       {{{"port", 8443}, {"protocol", "TCP"}}, {{"port", 5353}, {"protocol", "ANY"}}}}};
+  std::vector<std::string> ported;
+  for (const auto& t : deploy::allowed_domain_targets(p, {"target.example.com"}, expect))
+    ported.push_back(t.name + " " + t.proto + " " + std::to_string(t.port));
+  CHECK(ported ==
+        std::vector<std::string>{
+            "allowed-target.example.com tcp " + std::to_string(p.egress->allowed_domain_port),
+            "allowed-target.example.com-port-22 tcp 22", "allowed-target.example.com-sni tls 443",
+            "allowed-target.example.com-sni-fronted tls 443",
+            "allowed-target.example.com-host-fronted http 80", "allowed-target.example.com-udp udp 53",
+            "allowed-target.example.com-port-8443 tcp 8443", "allowed-target.example.com-port-5353 tcp 5353",
+            "allowed-target.example.com-udp-5353 udp 5353",
+            "allowed-target.example.com-port-unlisted tcp 8444"});
   REQUIRE(p.node_class("tier") != nullptr);
   CHECK(p.node_class("tier")->env.at(0).second == "https://hawk.example.com");
 

@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 #include <tuple>
 
+#include "harness/common/error.h"
 #include "harness/deploy/local/address_plan.h"
 #include "harness/deploy/local/image_builder.h"
+#include "harness/deploy/local/local_backend.h"
 #include "harness/deploy/local/nft_rules.h"
 #include "harness/deploy/local/run_state.h"
 #include "harness/deploy/local/sandbox_launch.h"
@@ -190,6 +192,87 @@ TEST_CASE("listed addresses go through the name proxy unless an opened range cov
   CHECK(name_proxy_rules(e) == "allow target.example.com\nskip-sni\nskip-host\n");
   CHECK_FALSE(e.domains_any_port);
   CHECK_NOTHROW(check_weakenings({kWeakenDomainsAnyPort, kWeakenSniUnchecked, kWeakenHostUnchecked}, "s1"));
+}
+
+TEST_CASE("allowDomainsPorts opens exactly its ports on the listed name's address, no name check",
+          "[local]") {
+  json values = {{"services", {{"default", {{"securityContext", {{"capabilities", {{"drop", {"ALL"}}}}}}}}}}};
+  values["allowDomains"] = {"target.example.com", "blocked.example.com"};
+  values["allowDomainsPorts"] = {{{"port", 8443}, {"protocol", "tcp"}},
+                                 {{"port", 5353}, {"protocol", "UDP"}},
+                                 {{"port", 7000}},  // ANY, the chart's default
+                                 {{"port", 9000}, {"protocol", "TCP"}, {"domain", "blocked.example.com"}}};
+  const SandboxSpec spec = parse_sandbox_values(values);
+  REQUIRE(spec.allow_domains_ports.size() == 4);
+  CHECK(spec.allow_domains_ports[0].protocol == "TCP");
+  CHECK(spec.allow_domains_ports[2].protocol == "ANY");
+  SandboxEgress e = egress_for(spec, 3, "sb3", "192.0.2.196");
+  const std::vector<AddressPort> want = {
+      {"203.0.113.10", "tcp", 8443}, {"203.0.113.10", "udp", 5353}, {"203.0.113.10", "any", 7000},
+      {"203.0.113.20", "tcp", 8443}, {"203.0.113.20", "udp", 5353}, {"203.0.113.20", "any", 7000},
+      {"203.0.113.20", "tcp", 9000}};  // scoped to blocked.example.com: its address only
+  CHECK(e.domain_ports == want);
+  const std::string add = sandbox_egress_add("abc123", e);
+  CHECK_THAT(add,
+             Catch::Contains("add rule inet ih_abc123 sb_3 ip daddr 203.0.113.10 tcp dport 8443 accept\n"));
+  CHECK_THAT(add,
+             Catch::Contains("add rule inet ih_abc123 sb_3 ip daddr 203.0.113.10 udp dport 5353 accept\n"));
+  CHECK_THAT(add,
+             Catch::Contains(
+                 "add rule inet ih_abc123 sb_3 ip daddr 203.0.113.10 meta l4proto { tcp, udp } th dport 7000 "
+                 "accept\n"));
+  CHECK(add.find("203.0.113.10 tcp dport 9000") == std::string::npos);
+  CHECK(add.find("ip daddr 203.0.113.10 accept") == std::string::npos);  // no other port
+  // After the in-cluster drops, before the sandbox's last drop.
+  CHECK(add.find("ip daddr 169.254.169.254/32 goto sb_3_stop") < add.find("tcp dport 8443 accept"));
+  CHECK(add.find("tcp dport 8443 accept") < add.rfind("add rule inet ih_abc123 sb_3 goto sb_3_stop"));
+  // The proxy keeps 80/443, name-checked.
+  CHECK_THAT(add, Catch::Contains("tcp dport { 80, 443 } ct state new dnat ip to 192.0.2.129:15080"));
+
+  // Nothing listed, a domain not allowed, or every domain: no port rules.
+  values.erase("allowDomainsPorts");
+  CHECK(egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193").domain_ports.empty());
+  values["allowDomainsPorts"] = {{{"port", 9000}, {"domain", "elsewhere.example.com"}}};
+  CHECK(egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193").domain_ports.empty());
+  values["allowDomains"] = {"*"};
+  values["allowDomainsPorts"] = {{{"port", 9000}}};
+  CHECK(egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193").domain_ports.empty());
+  values["allowDomainsPorts"] = {{{"port", 9000}, {"protocol", "SCTP"}}};
+  CHECK_THROWS_AS(parse_sandbox_values(values), UserError);
+}
+
+TEST_CASE("the unlisted port and the weakening that opens one port more name the same port", "[local]") {
+  CHECK(unlisted_domain_port({}) == kUnlistedDomainPort);
+  CHECK(unlisted_domain_port({8443}) == 8444);
+  CHECK(unlisted_domain_port({8444, 8445}) == 8446);
+  CHECK(unlisted_domain_port({65535, 8444}) == 8445);
+  json values = {{"services", {{"default", {{"securityContext", {{"capabilities", {{"drop", {"ALL"}}}}}}}}}}};
+  values["allowDomains"] = {"target.example.com"};
+  values["allowDomainsPorts"] = {{{"port", 8444}, {"protocol", "TCP"}},
+                                 {{"port", 8445}, {"protocol", "UDP"}}};
+  SandboxEgress e = egress_for(parse_sandbox_values(values), 0, "sb0", "192.0.2.193");
+  const auto listed = e.domain_ports;
+  weaken_allow_list_scope({kWeakenDomainsOneMorePort}, e);
+  REQUIRE(e.domain_ports.size() == listed.size() + 1);
+  CHECK(e.domain_ports.back() ==
+        AddressPort{"203.0.113.10", "tcp", 8445});  // 8444 is listed; UDP 8445 is not TCP
+  CHECK_NOTHROW(check_weakenings({kWeakenDomainsOneMorePort}, "s1"));
+  // The probe's targets: each listed entry on target.example.com, and the unlisted port.
+  json expect = {{"allow_domains_ports",
+                  {{{"port", 8444}, {"protocol", "TCP"}},
+                   {{"port", 8445}, {"protocol", "UDP"}},
+                   {{"port", 9000}, {"protocol", "TCP"}, {"domain", "other.example.com"}}}}};
+  std::vector<std::string> names;
+  for (const auto& t : domain_port_targets(expect)) {
+    names.push_back(t.name + ":" + std::to_string(t.port) + "/" + t.proto);
+    CHECK(t.witness_address == "203.0.113.10");
+  }
+  CHECK(names == std::vector<std::string>{"target-port-8444:8444/tcp", "target-udp-8445:8445/udp",
+                                          "target-port-unlisted:8445/tcp"});
+  names.clear();
+  for (const auto& t : domain_port_targets(json::object()))
+    names.push_back(t.name + ":" + std::to_string(t.port));
+  CHECK(names == std::vector<std::string>{"target-port-unlisted:8444"});
 }
 
 TEST_CASE("the jumphost lets in the link relay's port only when the link has a relay", "[local]") {

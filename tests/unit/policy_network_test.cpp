@@ -84,6 +84,19 @@ TEST_CASE("egress_permitted follows the expectations, never reaching in-cluster 
   CHECK_FALSE(egress_permitted(named, "internet", "other.example.com", "203.0.113.20"));
 }
 
+TEST_CASE("egress_permitted_on: an allowDomainsPorts entry scoped to one domain opens that domain only",
+          "[policy]") {
+  const nlohmann::json expect = {
+      {"allow_domains", {"a.example.com", "b.example.com"}},
+      {"allow_domains_ports", {{{"port", 9000}, {"protocol", "TCP"}, {"domain", "b.example.com"}}}},
+      {"allow_cidr", nlohmann::json::array()},
+      {"egress_roles", {{"internet", "named"}, {"resolver", true}, {"metadata", false}}}};
+  using T = EgressTransport;
+  CHECK(egress_permitted_on(expect, EgressWay{"internet", "b.example.com", "203.0.113.20", T::tcp, 9000}));
+  CHECK_FALSE(
+      egress_permitted_on(expect, EgressWay{"internet", "a.example.com", "203.0.113.10", T::tcp, 9000}));
+}
+
 TEST_CASE("egress_permitted_on: allow_domains opens TCP 80/443 to the name, allow_cidr every port",
           "[policy]") {
   using T = EgressTransport;

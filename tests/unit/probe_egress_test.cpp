@@ -345,6 +345,18 @@ TEST_CASE("datagram egress: udp answered, udp unanswered, icmp echo, exfil query
   CHECK(r["ping"].result == "connected");
   CHECK(r["exfil"].result == "dns_failed");  // the test resolver knows no such name
   CHECK(servers.last_dns_name() == "ihw-0123456789abcdef.zone.test");
+  // A udp target named by a DNS name: resolved through the resolver first, as TCP's are.
+  auto named = by_name(
+      run_datagram_egress({target("udp-named=target.test:" + std::to_string(servers.echo_port()) + "/udp"),
+                           target("udp-unknown=nosuch.test:53/udp")},
+                          resolver, "", "0123456789abcdef", Clock::now() + std::chrono::milliseconds(1500)));
+  CHECK(named["udp-named"].result == "connected");
+  CHECK(named["udp-named"].address == "127.0.0.1");
+  CHECK(named["udp-unknown"].result == "dns_failed");
+  CHECK(named["udp-unknown"].detail.find("nosuch.test") != std::string::npos);
+  auto no_resolver = by_name(run_datagram_egress({target("u=target.test:53/udp")}, std::nullopt, "none given",
+                                                 "0123456789abcdef", Clock::now() + std::chrono::seconds(1)));
+  CHECK(no_resolver["u"].result == "dns_failed");
   CHECK(icmp_checksum(reinterpret_cast<const unsigned char*>("\x08\x00\x00\x00"), 4) == 0xf7ff);
 }
 

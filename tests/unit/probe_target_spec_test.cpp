@@ -34,8 +34,8 @@ TEST_CASE("--target errors name the argument and the problem", "[probe]") {
   CHECK_FALSE(parse_target_spec("a=b:0", &err));
   CHECK_FALSE(parse_target_spec("a=b:65536", &err));
   CHECK_FALSE(parse_target_spec("a=b:99999999999999999999", &err));
-  CHECK_FALSE(parse_target_spec("a=b:80/udp", &err));
-  CHECK(err.find("udp") != std::string::npos);
+  CHECK_FALSE(parse_target_spec("a=b:0/icmp", &err));  // a name resolves for udp, never for icmp
+  CHECK(err.find("icmp") != std::string::npos);
   CHECK_FALSE(parse_target_spec("a=:80", &err));
   CHECK_FALSE(parse_target_spec("a=[::1:80", &err));
   CHECK(err.find("IPv6") != std::string::npos);
@@ -73,7 +73,12 @@ TEST_CASE("--target datagram forms: udp and icmp to addresses, exfil to a zone",
   REQUIRE(exfil);
   CHECK(exfil->proto == TargetProto::exfil);
   CHECK_FALSE(is_datagram(TargetProto::http));
-  CHECK_FALSE(parse_target_spec("a=203.0.113.40:0/udp", &err));  // port 0 only for icmp
+  CHECK_FALSE(parse_target_spec("a=203.0.113.40:0/udp", &err));                       // port 0 only for icmp
+  auto named_udp = parse_target_spec("allowed-udp=target.example.com:53/udp", &err);  // resolved first
+  REQUIRE(named_udp);
+  CHECK_FALSE(named_udp->ipv4);
+  CHECK_FALSE(parse_target_spec("a=target.example.com:0/icmp", &err));
+  CHECK(err.find("icmp targets take an IPv4") != std::string::npos);
   CHECK_FALSE(parse_target_spec("a=203.0.113.40:53/exfil", &err));
   CHECK(err.find("zone") != std::string::npos);
   auto v6 = parse_target_spec("canary6-udp=[2001:db8:0:100::40]:53/udp", &err);

@@ -53,6 +53,11 @@ std::set<std::string> verify_controls() {
     t.witness_address.clear();  // judged here without a witness: only the control names matter
     targets.push_back(std::move(t));
   }
+  // and the targets every item adds (the allow list's unlisted port among them)
+  for (auto t : deploy::local::domain_port_targets(expect)) {
+    t.witness_address.clear();
+    targets.push_back(std::move(t));
+  }
   std::set<std::string> names = {"fresh_sandbox"};  // checked by the runner, not by verify_sandbox
   for (const auto& c : verify::verify_sandbox(
            {expect, posture, host, targets, policy::Level::strict, nullptr, false, nullptr, true}))

@@ -9,6 +9,7 @@
 #include "harness/deploy/egress_target.h"
 #include "harness/deploy/hawk/hawk_backend.h"
 #include "harness/deploy/local/local_backend.h"
+#include "harness/deploy/local/nft_rules.h"
 
 namespace isoharness::deploy {
 namespace {
@@ -128,16 +129,20 @@ std::vector<EgressTarget> probe_targets(const scenario::DeploymentProfile& profi
 }
 
 std::vector<EgressTarget> allowed_domain_targets(const scenario::DeploymentProfile& profile,
-                                                 const std::vector<std::string>& allow_domains) {
+                                                 const std::vector<std::string>& allow_domains,
+                                                 const nlohmann::json& expect) {
   std::vector<EgressTarget> out;
   if (!profile.egress) return out;
   for (const auto& d : allow_domains) {
     if (d.empty() || d.find('*') != std::string::npos) continue;
     out.push_back(EgressTarget{allowed_domain_target_name(d), d, profile.egress->allowed_domain_port, "tcp",
                                d, "internet"});
-    for (auto& t : domain_scope_targets(d, [](std::string_view domain, std::string_view suffix) {
-           return allowed_domain_target_name(domain, suffix);
-         }))
+    auto namer = [](std::string_view domain, std::string_view suffix) {
+      return allowed_domain_target_name(domain, suffix);
+    };
+    for (auto& t : domain_scope_targets(d, namer)) out.push_back(std::move(t));
+    out.push_back(EgressTarget{namer(d, "-udp"), d, 53, "udp", d, "internet"});
+    for (auto& t : domain_port_scope_targets(d, expect, local::unlisted_domain_port, namer))
       out.push_back(std::move(t));
   }
   return out;

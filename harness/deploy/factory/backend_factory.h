@@ -34,8 +34,12 @@ std::unique_ptr<Backend> make_backend(scenario::BackendKind backend,
 std::vector<EgressTarget> probe_targets(const scenario::DeploymentProfile& profile);
 
 // Targets for the domains an item allows, on the profile's egress.allowed_domain_port
-// (none without an egress section: the local world has its own allowed target).
+// (none without an egress section: the local world has its own allowed target): the domain,
+// its scope (domain_scope_targets), UDP 53 to it (`-udp`, which allowDomains never opens, as
+// the local world's target-udp) and the ports the item's allowDomainsPorts lists for it
+// (domain_port_scope_targets, from `expect`).
 std::vector<EgressTarget> allowed_domain_targets(const scenario::DeploymentProfile& profile,
-                                                 const std::vector<std::string>& allow_domains);
+                                                 const std::vector<std::string>& allow_domains,
+                                                 const nlohmann::json& expect = nlohmann::json::object());
 
 }  // namespace isoharness::deploy

@@ -334,6 +334,7 @@ void LocalBackend::launch_item(DeployedSandbox& sb, const SandboxSpec& spec,
       weakened_shared_dir(paths_.dir(), request.item_id.empty() ? request.name : request.item_id);
   prepare(sb, spec);
   sb.egress.weakened_accepts = weakened_egress_accepts(request.test_weakenings);
+  world_->serve_domain_ports(sb.egress.domain_ports);  // the listed ports only, not a weakening's
   weaken_allow_list_scope(request.test_weakenings, sb.egress);
   std::vector<ItemMember> members = {{"default", spec.network_mode == "none", &sb.egress}};
   for (std::size_t i = 0; i < sb.siblings.size(); ++i) {
@@ -424,6 +425,10 @@ void LocalBackend::destroy(const SandboxHandle& handle) noexcept {
 
 std::vector<EgressTarget> LocalBackend::egress_targets() const {
   return world_targets();
+}
+
+std::vector<EgressTarget> LocalBackend::item_egress_targets(const json& expect) const {
+  return domain_port_targets(expect);
 }
 
 std::optional<WitnessView> LocalBackend::witness(const SandboxHandle& handle, const std::string& nonce,
@@ -552,6 +557,15 @@ std::vector<EgressTarget> world_targets() {
     if (t.proto == "dns") t.witness_address = world_addr::kResolver;
   }
   for (auto& t : witnessed_world_targets()) out.push_back(std::move(t));
+  return out;
+}
+
+std::vector<EgressTarget> domain_port_targets(const json& expect) {
+  auto out = domain_port_scope_targets(
+      "target.example.com", expect, unlisted_domain_port,
+      [](std::string_view, std::string_view suffix) { return "target" + std::string(suffix); },
+      world_addr::kTarget);
+  for (auto& t : out) t.witness_address = world_addr::kTarget;
   return out;
 }
 

@@ -62,6 +62,7 @@ class LocalBackend : public Backend {
   SandboxHandle deploy(const SandboxRequest& request) override;
   void destroy(const SandboxHandle& handle) noexcept override;
   std::vector<EgressTarget> egress_targets() const override;
+  std::vector<EgressTarget> item_egress_targets(const nlohmann::json& expect) const override;
   std::optional<WitnessView> witness(const SandboxHandle& handle, const std::string& nonce,
                                      std::chrono::system_clock::time_point from,
                                      std::chrono::system_clock::time_point to) const override;
@@ -122,6 +123,11 @@ std::unique_ptr<LocalBackend> make_local_backend(const nlohmann::json& profile, 
 // The egress targets of every local world (the same addresses in each): what the probes
 // try, also for `isoharness check` on a sandbox from `isoharness local up`.
 std::vector<EgressTarget> world_targets();
+// The targets an item's allowDomainsPorts adds (docs/CONTRACTS.md "Allow-list scope"), on
+// target.example.com: `target-port-<P>` (TCP) and `target-udp-<P>` (UDP) for each listed
+// entry that applies to it (ANY: both), and `target-port-unlisted` on unlisted_domain_port()
+// (nft_rules.h), the latter for every item (blocked unless a list or "*" opens it).
+std::vector<EgressTarget> domain_port_targets(const nlohmann::json& expect);
 
 // Where isoharness-world-helper is: $ISOHARNESS_WORLD_HELPER, else
 // <prefix>/lib/isoharness/, else the build tree's (harness/common/install_paths.h); empty

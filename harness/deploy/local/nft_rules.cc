@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "harness/deploy/local/address_plan.h"
 
 namespace isoharness::deploy::local {
@@ -183,7 +185,13 @@ std::string sandbox_egress_add(const std::string& run_id, const SandboxEgress& e
     s += rule + "ip daddr " + world_addr::kResolver + " udp dport 53 accept\n";
     s += rule + "ip daddr " + world_addr::kResolver + " tcp dport 53 accept\n";
   }
-  // A listed address: 80/443 went to the name proxy (proxy_nat); nothing else is open.
+  // A listed address: 80/443 went to the name proxy (proxy_nat); only what allowDomainsPorts
+  // lists is open beside them, on that transport and port, with no name check.
+  for (const auto& d : e.domain_ports) {
+    const std::string l4 =
+        d.protocol == "tcp" || d.protocol == "udp" ? d.protocol : "meta l4proto { tcp, udp } th";
+    s += rule + "ip daddr " + d.address + " " + l4 + " dport " + std::to_string(d.port) + " accept\n";
+  }
   if (e.domains_any_port)
     for (const auto& a : e.addresses) s += rule + "ip daddr " + a + " accept\n";
   for (const auto& cidr : e.cidrs) s += rule + "ip daddr " + cidr + " accept\n";
@@ -215,6 +223,15 @@ std::string sandbox_egress_remove(const std::string& run_id, const SandboxEgress
        "\n";
   for (int family : {4, 6}) s += "delete set " + t + " " + drop_set_name(e.index, family) + "\n";
   return s;
+}
+
+int unlisted_domain_port(const std::vector<int>& tcp_ports) {
+  for (int step = 0; step < 65535; ++step) {
+    const int p = (kUnlistedDomainPort - 1 + step) % 65535 + 1;  // 8444 .. 65535, then 1 .. 8443
+    if (p == 22 || p == 80 || p == 443) continue;
+    if (std::find(tcp_ports.begin(), tcp_ports.end(), p) == tcp_ports.end()) return p;
+  }
+  return kUnlistedDomainPort;  // every port listed: unreachable in practice
 }
 
 std::string name_proxy_rules(const SandboxEgress& e) {

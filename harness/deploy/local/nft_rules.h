@@ -40,6 +40,15 @@
 
 namespace isoharness::deploy::local {
 
+// A port allowDomainsPorts opens on one listed address: TCP, UDP or both ("tcp", "udp",
+// "any"), no name checked (the chart pins it to the domain's addresses and nothing else).
+struct AddressPort {
+  std::string address;
+  std::string protocol;  // "tcp", "udp" or "any"
+  int port = 0;
+  bool operator==(const AddressPort&) const = default;
+};
+
 struct SandboxEgress {
   int index = 0;                              // the sandbox's index in its world
   std::string veth;                           // node-side interface name, e.g. "sb3"
@@ -55,6 +64,7 @@ struct SandboxEgress {
   std::vector<std::string> cidrs6;            // IPv6 ranges opened ("everything": the world's v6 internet)
   std::vector<std::string> name_patterns;     // allowDomains patterns the name proxy checks
   std::vector<std::string> proxied;           // listed addresses whose TCP 80/443 go to the proxy
+  std::vector<AddressPort> domain_ports;      // allowDomainsPorts, on the listed addresses
   // Selftest only (weakenings.h): listed addresses open on every port and protocol; the
   // proxy forwards TLS / HTTP without checking the name.
   bool domains_any_port = false;
@@ -75,6 +85,15 @@ std::optional<PlatformIngress> parse_platform_ingress(std::string_view word);
 
 inline constexpr int kProxyMark = 1;
 inline constexpr int kProxyTable = 100;
+
+// The TCP port the probe tries on a listed domain as one allowDomainsPorts does not list,
+// given the ports the list opens on TCP (TCP or ANY entries): kUnlistedDomainPort, or the
+// first port after it no entry opens (never 22, 80 or 443, the domain's own probes). It
+// does not depend on what else is listed, so the probe (local_backend.cc, judged against the
+// plan) and the selftest weakening that opens one more port (weakenings.h, on the weakened
+// values) name the same port.
+inline constexpr int kUnlistedDomainPort = 8444;
+int unlisted_domain_port(const std::vector<int>& tcp_ports);
 
 // The sandbox's rules file for the name proxy (tools/name_proxy.h), named after its address.
 std::string name_proxy_rules(const SandboxEgress& e);

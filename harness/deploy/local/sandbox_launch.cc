@@ -106,6 +106,20 @@ SandboxEgress egress_for(const SandboxSpec& spec, int index, const std::string& 
     });
     if (ip && !covered) e.proxied.push_back(a);
   }
+  // allowDomainsPorts: each entry on the addresses of the domains it applies to (every
+  // allowed domain, or the one it names), nothing else ("*" opened every port already).
+  if (!egress_wants_everything(spec))
+    for (const auto& d : spec.allow_domains)
+      for (const auto& entry : spec.allow_domains_ports) {
+        if (!entry.domain.empty() && entry.domain != d) continue;
+        std::string proto = entry.protocol == "TCP" ? "tcp" : entry.protocol == "UDP" ? "udp" : "any";
+        for (const auto& a : resolve_allowed_domains({d})) {
+          AddressPort open{a, proto, entry.port};
+          if (parse_ipv4(a) &&
+              std::find(e.domain_ports.begin(), e.domain_ports.end(), open) == e.domain_ports.end())
+            e.domain_ports.push_back(std::move(open));
+        }
+      }
   return e;
 }
 

@@ -335,6 +335,37 @@ void parse_allow_lists(const json& values, SandboxSpec& spec, Problems& p) {
   spec.allow_entities = string_list(values, "allowEntities", "values", p);
   for (const auto& e : spec.allow_entities)
     if (e != "world") p.unsupported("values.allowEntities", "entity " + e + " does not exist locally");
+  if (!values.contains("allowDomainsPorts")) return;
+  const auto& ports = values["allowDomainsPorts"];
+  if (!ports.is_array())
+    return p.bad("values.allowDomainsPorts", "must be a list of {port, protocol, domain}");
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const auto& e = ports[i];
+    const std::string at = "values.allowDomainsPorts[" + std::to_string(i) + "]";
+    DomainPort d;
+    if (!e.is_object() || !e.contains("port") || !e["port"].is_number_integer() ||
+        e["port"].get<long long>() < 1 || e["port"].get<long long>() > 65535) {
+      p.bad(at, "must be {port: 1..65535, protocol: TCP/UDP/ANY, domain: name}");
+      continue;
+    }
+    d.port = e["port"].get<int>();
+    if (e.contains("protocol")) {
+      d.protocol = e["protocol"].is_string() ? e["protocol"].get<std::string>() : "";
+      for (char& c : d.protocol) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    if (d.protocol != "TCP" && d.protocol != "UDP" && d.protocol != "ANY") {
+      p.bad(at + ".protocol", "must be TCP, UDP or ANY");
+      continue;
+    }
+    if (e.contains("domain")) {
+      if (!e["domain"].is_string()) {
+        p.bad(at + ".domain", "must be a string");
+        continue;
+      }
+      d.domain = e["domain"].get<std::string>();
+    }
+    spec.allow_domains_ports.push_back(std::move(d));
+  }
 }
 
 }  // namespace
@@ -351,10 +382,10 @@ SandboxSpec parse_sandbox_values(const json& values, const std::string& source, 
     p.unsupported("values.volumes",
                   "the task's named volumes (claims its services share) cannot be made by the "
                   "local backend");
-  check_keys(
-      values, "values",
-      {"services", "allowDomains", "allowCIDR", "allowEntities", "volumes", "automountServiceAccountToken"},
-      p);
+  check_keys(values, "values",
+             {"services", "allowDomains", "allowDomainsPorts", "allowCIDR", "allowEntities", "volumes",
+              "automountServiceAccountToken"},
+             p);
   spec.service_account_token = get_bool(values, "automountServiceAccountToken", "values", false, p);
   if (!values.contains("services") || !values["services"].is_object() ||
       !values["services"].contains("default")) {

@@ -34,6 +34,14 @@ struct HostPathMount {
 
 inline constexpr const char* kHostPathRoot = "/var/lib/isoharness/host-paths";
 
+// One allowDomainsPorts entry: a port an allowed domain opens beyond TCP 80/443, with no
+// name check (the chart's rule; docs/CONTRACTS.md "Allow-list scope").
+struct DomainPort {
+  int port = 0;
+  std::string protocol = "ANY";  // "TCP", "UDP" or "ANY"
+  std::string domain;            // "" = every allowed domain, else that allowDomains entry only
+};
+
 struct SandboxSpec {
   std::string image;          // recorded only: the local image is this machine's OS
   std::string runtime_class;  // "" = the node's default runtime
@@ -55,6 +63,7 @@ struct SandboxSpec {
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_cidr;
   std::vector<std::string> allow_entities;
+  std::vector<DomainPort> allow_domains_ports;
   std::string service = "default";          // the service of the values this spec describes
   std::vector<std::string> other_services;  // the item's services besides "default" (its siblings)
   ServiceSettings settings;                 // env, workingDir, resources of the service

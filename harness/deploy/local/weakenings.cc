@@ -216,6 +216,8 @@ const std::vector<BackendWeakening>& backend_weakenings() {
       {"sshd:no-sftp", "sshd", "the sandbox's sshd has no SFTP subsystem (as dropbear or a minimal sshd)"},
       {kWeakenDomainsAnyPort, "nftables",
        "allow-listed domains' addresses are open on every port and protocol, not TCP 80/443 only"},
+      {kWeakenDomainsOneMorePort, "nftables",
+       "allow-listed domains' addresses are open on one TCP port more than allowDomainsPorts lists"},
       {kWeakenSniUnchecked, "proxy",
        "the name proxy forwards TLS to a listed address whatever its server name"},
       {kWeakenHostUnchecked, "proxy", "the name proxy forwards HTTP to a listed address whatever its Host"},
@@ -267,6 +269,13 @@ std::vector<std::string> weakened_egress_accepts(const std::vector<std::string>&
 
 void weaken_allow_list_scope(const std::vector<std::string>& names, SandboxEgress& e) {
   e.domains_any_port = named(names, kWeakenDomainsAnyPort);
+  if (named(names, kWeakenDomainsOneMorePort)) {
+    std::vector<int> tcp;
+    for (const auto& d : e.domain_ports)
+      if (d.protocol != "udp") tcp.push_back(d.port);
+    const int extra = unlisted_domain_port(tcp);
+    for (const auto& a : e.addresses) e.domain_ports.push_back(AddressPort{a, "tcp", extra});
+  }
   e.proxy_skips_sni = named(names, kWeakenSniUnchecked);
   e.proxy_skips_host = named(names, kWeakenHostUnchecked);
 }

@@ -40,6 +40,9 @@ inline constexpr const char* kWeakenAllowSandboxSsh = "nft:allow-sandboxes-2222"
 inline constexpr const char* kWeakenDomainsAnyPort = "nft:allow-domains-any-port";
 inline constexpr const char* kWeakenSniUnchecked = "proxy:sni-not-checked";
 inline constexpr const char* kWeakenHostUnchecked = "proxy:host-not-checked";
+// allowDomainsPorts with one port more than listed: TCP unlisted_domain_port() (nft_rules.h)
+// of every listed address opened beside the listed ones.
+inline constexpr const char* kWeakenDomainsOneMorePort = "nft:allow-domains-one-more-port";
 
 // Weakenings of the verifier's own evidence: each takes away what an egress verdict rests on,
 // so the harness must end the checks that needed it unwitnessed or failed, never passed.

@@ -319,6 +319,24 @@ std::vector<std::string> world_server_listens() {
 
 }  // namespace
 
+void World::serve_domain_ports(const std::vector<AddressPort>& ports) {
+  std::lock_guard<std::mutex> lock(served_mutex_);
+  for (const auto& p : ports) {
+    if (p.protocol == "udp") continue;  // the witness sees datagrams arrive; nothing answers UDP
+    const std::string where = p.address + ":" + std::to_string(p.port);
+    bool held = std::find(served_ports_.begin(), served_ports_.end(), where) != served_ports_.end();
+    for (const auto& listen : world_server_listens())
+      held = held || listen.find("=" + where + "/") != std::string::npos;
+    if (held) continue;
+    const std::string name = "domain-port-" + std::to_string(p.port);
+    spawn_in(world_ns(),
+             {options_.helper_path, "serve", "--tag", "ih-" + paths_.run_id, "--max-seconds", "86400",
+              "--listen", name + "=" + where + "/tcp"},
+             paths_.world_dir() + "/" + name + ".log", "allowDomainsPorts server " + where);
+    served_ports_.push_back(where);
+  }
+}
+
 void World::start_world_services() {
   const std::string dir = paths_.world_dir();
   write_file(dir + "/dnsmasq.conf",

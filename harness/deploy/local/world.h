@@ -87,6 +87,12 @@ class World {
   // Stops it and removes its address. Never throws; idempotent.
   void stop_item_resolver(ItemResolver& resolver) noexcept;
 
+  // A server in the world answering TCP on each address and port allowDomainsPorts opens
+  // (tcp or any), as the listed name's own service would: one per address and port, started
+  // at the first sandbox that lists it and kept until the world goes; a port the world's own
+  // servers hold already is left to them. Thread-safe. Throws InfraError when one cannot start.
+  void serve_domain_ports(const std::vector<AddressPort>& ports);
+
   // The outside witness's log (witness_log.h): one line per packet or query that arrived.
   std::string witness_log_path() const;
   // The file of the token the witness log server MACs its lines with (address_plan.h).
@@ -133,6 +139,8 @@ class World {
   pid_t witness_pid_ = -1;
   std::mutex keys_mutex_;
   std::mutex children_mutex_;
+  std::mutex served_mutex_;
+  std::vector<std::string> served_ports_;  // "address:port" of serve_domain_ports' servers
 };
 
 }  // namespace isoharness::deploy::local
