@@ -276,6 +276,21 @@ void print_serving(const LocalArgs& a, const dl::LocalBackend& backend, const st
   std::fflush(stdout);
 }
 
+// The request for the i-th of the --values files of one `local up`.
+deploy::SandboxRequest up_request(const LocalArgs& a, const std::string& run_id,
+                                  const std::vector<json>& values, std::size_t i,
+                                  const std::string& key_line) {
+  deploy::SandboxRequest req;
+  req.run_id = run_id;
+  req.name = values.size() == 1 ? a.name : a.name + "-" + std::to_string(i + 1);
+  req.item_id = a.values_files[i];
+  req.values = values[i];
+  req.node_class = a.node_class;
+  req.authorized_key = key_line;
+  req.test_weakenings = a.test_weakenings;
+  return req;
+}
+
 int do_up(const LocalArgs& a) {
   BlockStopSignals signals;
   if (!a.join.empty()) return do_join(a, signals);
@@ -300,14 +315,7 @@ int do_up(const LocalArgs& a) {
 
   std::vector<deploy::SandboxHandle> handles;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    deploy::SandboxRequest req;
-    req.run_id = backend->run_id();
-    req.name = values.size() == 1 ? a.name : a.name + "-" + std::to_string(i + 1);
-    req.item_id = a.values_files[i];
-    req.values = values[i];
-    req.node_class = a.node_class;
-    req.authorized_key = key_line;
-    req.test_weakenings = a.test_weakenings;
+    const deploy::SandboxRequest req = up_request(a, backend->run_id(), values, i, key_line);
     auto t0 = std::chrono::steady_clock::now();
     handles.push_back(backend->deploy(req));
     record_up(*backend, handles.back());

@@ -74,6 +74,16 @@ void print_errors(const std::vector<Diagnostic>& errors) {
   for (const auto& d : errors) std::fprintf(stderr, "isoharness: error: %s\n", d.to_string().c_str());
 }
 
+// A config that does not load, as SARIF: each diagnostic an error at its file and line.
+int print_load_errors_sarif(const PlanArgs& a, const UserError& e) {
+  std::vector<reports::SarifFinding> findings;
+  for (const auto& d : e.diagnostics()) findings.push_back(refusal_finding(d));
+  if (findings.empty()) findings.push_back(refusal_finding(Diagnostic{a.file, 0, 0, "", e.what()}));
+  std::cout << reports::render_sarif(findings, isoharness_build_version());
+  print_errors(e.diagnostics());
+  return kExitBadInput;
+}
+
 int run_plan(const PlanArgs& a) {
   std::vector<Diagnostic> load_errors;
   scenario::DeploymentProfile deployment;
@@ -85,14 +95,7 @@ int run_plan(const PlanArgs& a) {
     for (const auto& path : a.task_sandboxes) catalogue.push_back(scenario::load_scenario(path));
     scenario::take_task_sandboxes(scenario, catalogue);
   } catch (const UserError& e) {
-    if (a.format == "sarif") {
-      std::vector<reports::SarifFinding> findings;
-      for (const auto& d : e.diagnostics()) findings.push_back(refusal_finding(d));
-      if (findings.empty()) findings.push_back(refusal_finding(Diagnostic{a.file, 0, 0, "", e.what()}));
-      std::cout << reports::render_sarif(findings, isoharness_build_version());
-      print_errors(e.diagnostics());
-      return kExitBadInput;
-    }
+    if (a.format == "sarif") return print_load_errors_sarif(a, e);
     if (a.format != "json") throw;
     // JSON callers get the errors in the document as well.
     nlohmann::json doc = {

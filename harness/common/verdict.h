@@ -79,8 +79,8 @@ constexpr CheckStatus pass_or_fail(bool pass) {
 // the sandbox (node_view.h), the cluster's API objects. A failing check names the judges
 // whose evidence failed it; a passing one the judges that agreed.
 enum class Judge { posture, sandbox_report, witness, drop_point, node, api };
-inline constexpr std::array<std::string_view, 6> kJudgeLabels{"posture", "sandbox report", "witness",
-                                                              "drop point", "node", "api"};
+inline constexpr std::array<std::string_view, 6> kJudgeLabels{"posture",    "sandbox report", "witness",
+                                                              "drop point", "node",           "api"};
 constexpr std::string_view judge_label(Judge j) {
   return kJudgeLabels.at(static_cast<std::size_t>(j));
 }

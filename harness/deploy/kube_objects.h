@@ -66,8 +66,8 @@ struct KubePod {
   std::vector<KubeContainer> containers;
   std::vector<KubeVolume> volumes;
 
-  const KubeContainer* container(std::string_view name) const;
-  const KubeVolume* volume(std::string_view name) const;
+  const KubeContainer* container(std::string_view wanted) const;
+  const KubeVolume* volume(std::string_view wanted) const;
 };
 
 struct KubePodList {

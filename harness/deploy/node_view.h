@@ -80,7 +80,7 @@ struct NodeFilesystem {
   std::optional<bool> proc_sys_read_only;                          // /proc/sys on a read-only mount
   std::optional<bool> debugfs_mounted;                             // debugfs (or /sys/kernel/debug) reachable
   std::optional<bool> sysrq_present;  // the node's kernel has /proc/sysrq-trigger at all
-  std::vector<NodeMount> mounts;  // what the summary above was made from, bounded
+  std::vector<NodeMount> mounts;      // what the summary above was made from, bounded
 };
 
 // What the node sees of a gVisor sandbox beside the spec: the flags runsc runs with (from

@@ -178,8 +178,8 @@ void own_addresses(const json& posture, std::vector<std::string>& v4, std::vecto
 void join_peer_board(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, const std::string& name,
                      const PeerServeStart& serve, std::optional<BoardMembership>& membership) {
   if (!serve.listening || (serve.ipv4.empty() && serve.ipv6.empty())) return;
-  ctx.peers->join(
-      {name, job.item->id, job.scenario, serve.ipv4, serve.ipv6, sandbox.handle().route, agent_service(*job.item)});
+  ctx.peers->join({name, job.item->id, job.scenario, serve.ipv4, serve.ipv6, sandbox.handle().route,
+                   agent_service(*job.item)});
   membership.emplace(ctx.peers, name, kLeaveWait);
 }
 

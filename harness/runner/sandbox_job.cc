@@ -182,7 +182,8 @@ void judge_kubernetes_api(const JobContext& ctx, const Job& job, LiveSandbox& sa
   const std::optional<deploy::KubernetesApiView> view = ctx.backend.kubernetes_api(sandbox.handle());
   if (!view) return;
   sandbox.timings()["kubernetes_api_s"] = seconds_since(asked);
-  const auto api = verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.runtime_handlers});
+  const auto api =
+      verify::check_kubernetes_api({job.item->values.get(), *view, ctx.settings.runtime_handlers});
   verify::apply_kubernetes_api(claims, api);
   claims.insert(claims.end(), api.begin(), api.end());
 }
@@ -209,8 +210,8 @@ void judge_posture(const JobContext& ctx, const Job& job, LiveSandbox& sandbox, 
   sandbox.timings()["node_view_s"] = seconds_since(viewed);
   out.claims =
       verify::verify_sandbox({job.item->expect.get(), posture, ctx.settings.host, targets, job.item->level,
-                               out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived,
-                               out.node_view ? &*out.node_view : nullptr, ctx.settings.node_view_waived});
+                              out.witness ? &*out.witness : nullptr, ctx.settings.witness_waived,
+                              out.node_view ? &*out.node_view : nullptr, ctx.settings.node_view_waived});
   out.claims.push_back(runtime_version_of(ctx.settings, job, sandbox.handle().facts));
   judge_kubernetes_api(ctx, job, sandbox, out.claims);
   out.siblings = check_siblings(job.item->values.get(), sandbox.handle().facts, posture, none_siblings);

@@ -30,7 +30,8 @@ void read_kubernetes_api_section(const YamlDocument& doc, DeploymentProfile& pro
                                  std::vector<Diagnostic>& errors);
 void read_accepted_escapes(const YamlDocument& doc, DeploymentProfile& profile,
                            std::vector<Diagnostic>& errors);
-void read_accepted_risks(const YamlDocument& doc, DeploymentProfile& profile, std::vector<Diagnostic>& errors);
+void read_accepted_risks(const YamlDocument& doc, DeploymentProfile& profile,
+                         std::vector<Diagnostic>& errors);
 void read_node_image_section(const YamlDocument& doc, DeploymentProfile& profile,
                              std::vector<Diagnostic>& errors);
 void read_node_class_settings(const YamlDocument& doc, DeploymentProfile& profile,

@@ -255,7 +255,8 @@ void read_node_view_section(const YamlDocument& doc, DeploymentProfile& profile,
     return;
   }
   errors.push_back(doc.source.diagnostic(
-      "/node_view", "", "node_view must be the word none (the deployment declares it has no view of its nodes)"));
+      "/node_view", "",
+      "node_view must be the word none (the deployment declares it has no view of its nodes)"));
 }
 
 void read_witness_section(const YamlDocument& doc, DeploymentProfile& profile,

@@ -261,8 +261,8 @@ std::vector<std::string> expect_keys_read() {
 
 nlohmann::json to_json(const CheckResult& c) {
   nlohmann::json out = {{"control", c.control},   {"status", status_label(c.status)},
-          {"expected", c.expected}, {"observed", c.observed},
-          {"reason", c.reason},     {"evidence", c.evidence}};
+                        {"expected", c.expected}, {"observed", c.observed},
+                        {"reason", c.reason},     {"evidence", c.evidence}};
   nlohmann::json judges = nlohmann::json::array();
   for (const auto j : c.judges) judges.push_back(judge_label(j));
   out["judges"] = std::move(judges);

@@ -84,11 +84,23 @@ struct Night {
   }
   RunResult run(const std::string& out, const std::string& ingress, const std::string& accepted = "") const {
     write_profile(accepted);
-    std::vector<std::string> argv = {isoharness_bin(), "run",         "--backend", "hawk",   "--deployment",
-                                     profile,          "--out",       out,         "--isoprobe-bundle",
+    std::vector<std::string> argv = {isoharness_bin(),
+                                     "run",
+                                     "--backend",
+                                     "hawk",
+                                     "--deployment",
+                                     profile,
+                                     "--out",
+                                     out,
+                                     "--isoprobe-bundle",
                                      test::binary_dir() + "/probes/isoprobe-bundle",
-                                     "--accept-new-host-keys",        "--attempts", "1",     "--node-classes",
-                                     "tier",           "--parallel",  "4"};
+                                     "--accept-new-host-keys",
+                                     "--attempts",
+                                     "1",
+                                     "--node-classes",
+                                     "tier",
+                                     "--parallel",
+                                     "4"};
     argv.insert(argv.end(), scenarios.begin(), scenarios.end());
     auto r = run_command(argv, {.deadline = 1500s, .env_set = env(ingress), .merge_stderr = true});
     REQUIRE(r);
@@ -143,7 +155,8 @@ int count_status(const json& result, const std::string& control, const std::stri
 
 }  // namespace
 
-TEST_CASE("hawk: every eval on one network; the platform's ingress rules fail the peer checks", "[system][hawk]") {
+TEST_CASE("hawk: every eval on one network; the platform's ingress rules fail the peer checks",
+          "[system][hawk]") {
   Night night;
   std::size_t events = 0;
 
@@ -162,7 +175,8 @@ TEST_CASE("hawk: every eval on one network; the platform's ingress rules fail th
     night.require_one_network_gone(events);
   }
 
-  SECTION("the per-sample 2222 rule: strict fails peers:tcp-2222 naming the rule; accepted by name it passes") {
+  SECTION(
+      "the per-sample 2222 rule: strict fails peers:tcp-2222 naming the rule; accepted by name it passes") {
     const RunResult r = night.run(night.dir.path + "/ssh", "tcp-2222-from-all");
     INFO(r.out.substr(r.out.size() > 6000 ? r.out.size() - 6000 : 0));
     CHECK(r.exit_code == 1);
@@ -171,14 +185,16 @@ TEST_CASE("hawk: every eval on one network; the platform's ingress rules fail th
     CHECK(count_status(result, "peers:serve-port", "fail") == 0);  // 2222 only
     for (const auto& [id, checks] : peer_checks(result))
       if (checks.count("peers:tcp-2222") && checks.at("peers:tcp-2222")["status"] == "fail")
-        CHECK_THAT(checks.at("peers:tcp-2222")["reason"].get<std::string>(),
-                   Catch::Contains("rule shape: ingress to service 'default' on TCP 2222 from other evals' pods") &&
-                       Catch::Contains("fromEntities [all]"));
+        CHECK_THAT(
+            checks.at("peers:tcp-2222")["reason"].get<std::string>(),
+            Catch::Contains("rule shape: ingress to service 'default' on TCP 2222 from other evals' pods") &&
+                Catch::Contains("fromEntities [all]"));
     night.require_one_network_gone(events);
 
     const std::string why = "the platform opens the human baseliner's sshd to every entity";
-    const RunResult accepted = night.run(night.dir.path + "/accepted", "tcp-2222-from-all",
-                                         "accepted_risks:\n  - check: peers:tcp-2222\n    reason: " + why + "\n");
+    const RunResult accepted =
+        night.run(night.dir.path + "/accepted", "tcp-2222-from-all",
+                  "accepted_risks:\n  - check: peers:tcp-2222\n    reason: " + why + "\n");
     INFO(accepted.out.substr(accepted.out.size() > 6000 ? accepted.out.size() - 6000 : 0));
     CHECK(accepted.exit_code == 0);
     const json ok = result_in(night.dir.path + "/accepted");

@@ -261,8 +261,9 @@ TEST_CASE("deployment profile: node_image declares the rest of the runtime stack
   CHECK(crun.node_image->crun_version == "1.28");
   CHECK(crun.node_image->runc_version.empty());
   // Unquoted, YAML makes 1.28 a number: refused, saying to quote it, rather than read as "1.28".
-  CHECK_THAT(hubble_profile_error("node_image: { name: c, crun_version: 1.28 }\n"),
-             Catch::Contains("node_image.crun_version must be quoted") && Catch::Contains("1.10 would become 1.1"));
+  CHECK_THAT(
+      hubble_profile_error("node_image: { name: c, crun_version: 1.28 }\n"),
+      Catch::Contains("node_image.crun_version must be quoted") && Catch::Contains("1.10 would become 1.1"));
   CHECK_THAT(
       hubble_profile_error("node_image: { name: x, runc_version: 1.3.6, containerd_package: 1.7.31-1 }\n"),
       Catch::Contains("node_image.containerd_package needs containerd_version beside it"));

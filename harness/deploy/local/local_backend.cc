@@ -202,9 +202,9 @@ LocalBackend::LocalBackend(const json& profile, LocalOptions options)
   claim_run(paths_);
   try {
     world_ = std::make_unique<World>(
-        paths_, WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
-                             LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent},
-                             options_.platform_ingress});
+        paths_,
+        WorldOptions{options_.helper_path, options_.seccomp_profile, kernel_release_,
+                     LinkShape{profile_.link_rtt_ms, profile_.link_loss_percent}, options_.platform_ingress});
   } catch (...) {
     world_.reset();
     cleanup_run(paths_.state_root, paths_.run_id);
@@ -239,6 +239,7 @@ std::optional<NodeView> LocalBackend::node_view(const SandboxHandle& handle) con
   const std::vector<UpContainer> found = containers(handle);
   if (found.empty()) return std::nullopt;
   std::vector<ContainerRef> refs;
+  refs.reserve(found.size());
   for (const auto& c : found) refs.push_back(run_container_ref(paths_, c.id, c.service));
   return observe_containers(refs);
 }

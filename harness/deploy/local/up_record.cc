@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxUpRecordBytes = 64 * 1024;
+constexpr std::size_t kMaxUpRecordBytes = std::size_t{64} * 1024;
 constexpr std::size_t kMaxUpRecordContainers = 64;
 
 json up_endpoint_json(const transport::SshEndpoint& e) {
