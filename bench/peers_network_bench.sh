@@ -47,6 +47,7 @@ cat >"$work/night.yaml" <<YAML
 name: night
 backend: hawk
 witness: none
+node_view: none
 runtime_classes: [gvisor]
 sandbox_runtime_class: gvisor
 sandbox_runtime_class_is_default: false
