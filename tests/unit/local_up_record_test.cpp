@@ -17,7 +17,7 @@ UpRecord record(const std::string& run) {
   r.run_id = run;
   r.name = "manual";
   r.route.jump = {"198.51.100.130", 22, "jump", "ssh-ed25519 AAAAjump"};
-  r.route.sandbox = {"10.200.0.10", 2222, "agent", "ssh-ed25519 AAAAsandbox"};
+  r.route.sandbox = {"192.0.2.10", 2222, "agent", "ssh-ed25519 AAAAsandbox"};
   r.containers = {{"default", container_id(run, "manual")}, {"scorer", container_id(run, "manual-scorer")}};
   return r;
 }
