@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "harness/common/capability_table.h"
 #include "harness/common/json_read.h"
 #include "harness/common/subprocess.h"
 #include "harness/deploy/local/host_ops.h"
@@ -291,57 +292,12 @@ std::optional<std::uint64_t> spec_caps(const json& caps, const char* key) {
   const auto* list = common::json_array(caps, key);
   if (!list) return std::nullopt;
   std::uint64_t mask = 0;
-  static const std::map<std::string, int> kBits = [] {
-    std::map<std::string, int> m;
-    const char* names[] = {"CAP_CHOWN",
-                           "CAP_DAC_OVERRIDE",
-                           "CAP_DAC_READ_SEARCH",
-                           "CAP_FOWNER",
-                           "CAP_FSETID",
-                           "CAP_KILL",
-                           "CAP_SETGID",
-                           "CAP_SETUID",
-                           "CAP_SETPCAP",
-                           "CAP_LINUX_IMMUTABLE",
-                           "CAP_NET_BIND_SERVICE",
-                           "CAP_NET_BROADCAST",
-                           "CAP_NET_ADMIN",
-                           "CAP_NET_RAW",
-                           "CAP_IPC_LOCK",
-                           "CAP_IPC_OWNER",
-                           "CAP_SYS_MODULE",
-                           "CAP_SYS_RAWIO",
-                           "CAP_SYS_CHROOT",
-                           "CAP_SYS_PTRACE",
-                           "CAP_SYS_PACCT",
-                           "CAP_SYS_ADMIN",
-                           "CAP_SYS_BOOT",
-                           "CAP_SYS_NICE",
-                           "CAP_SYS_RESOURCE",
-                           "CAP_SYS_TIME",
-                           "CAP_SYS_TTY_CONFIG",
-                           "CAP_MKNOD",
-                           "CAP_LEASE",
-                           "CAP_AUDIT_WRITE",
-                           "CAP_AUDIT_CONTROL",
-                           "CAP_SETFCAP",
-                           "CAP_MAC_OVERRIDE",
-                           "CAP_MAC_ADMIN",
-                           "CAP_SYSLOG",
-                           "CAP_WAKE_ALARM",
-                           "CAP_BLOCK_SUSPEND",
-                           "CAP_AUDIT_READ",
-                           "CAP_PERFMON",
-                           "CAP_BPF",
-                           "CAP_CHECKPOINT_RESTORE"};
-    for (int i = 0; i < static_cast<int>(std::size(names)); ++i) m[names[i]] = i;
-    return m;
-  }();
   for (const auto& c : *list) {
     if (!c.is_string()) return std::nullopt;
-    auto it = kBits.find(c.get<std::string>());
-    if (it == kBits.end()) return std::nullopt;
-    mask |= 1ULL << it->second;
+    const auto& name = c.get_ref<const std::string&>();
+    const auto it = std::find(kCapabilityNames.begin(), kCapabilityNames.end(), name);
+    if (it == kCapabilityNames.end()) return std::nullopt;
+    mask |= 1ULL << (it - kCapabilityNames.begin());
   }
   return mask;
 }
