@@ -64,8 +64,9 @@ struct Family {
   const char* node_words;                      // what the failing reason names of the node's side
 };
 
-const std::vector<Family>& families() {
-  static const std::vector<Family> kFamilies = {
+// The families of the process (runtime, capabilities, privileges, ids).
+std::vector<Family> process_families() {
+  return {
       {"kernel", true, true,
        [](NodeContainer& c) {
          const bool g = c.runtime == deploy::NodeRuntime::runsc;
@@ -89,6 +90,12 @@ const std::vector<Family>& families() {
        [](NodeContainer& c) { c.process.seccomp_mode.reset(); }, "Seccomp 0"},
       {"uid", true, true, [](NodeContainer& c) { c.process.uid = 0; },
        [](NodeContainer& c) { c.process.uid.reset(); }, "uid 0"},
+  };
+}
+
+// The families of the filesystem, the namespaces and the kernel's interfaces.
+std::vector<Family> filesystem_families() {
+  return {
       {"root_filesystem", true, true, [](NodeContainer& c) { c.filesystem.root_read_only = false; },
        [](NodeContainer& c) { c.filesystem.root_read_only.reset(); }, "root mount writable"},
       {"host_devices", true, true, [](NodeContainer& c) { c.devices = std::vector<std::string>{"kmsg"}; },
@@ -135,6 +142,14 @@ const std::vector<Family>& families() {
       {"debugfs", true, false, [](NodeContainer& c) { c.filesystem.debugfs_mounted = true; },
        [](NodeContainer& c) { c.filesystem.debugfs_mounted.reset(); }, "debugfs mounted"},
   };
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> kFamilies = [] {
+    auto all = process_families();
+    for (auto& f : filesystem_families()) all.push_back(std::move(f));
+    return all;
+  }();
   return kFamilies;
 }
 
