@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -490,22 +492,36 @@ std::optional<std::vector<std::string>> devices_of(const std::string& proc, int 
 // /run/containerd say): the node lists the top level of each mount but /, /proc, /sys and
 // /dev through the container's root, bounded, and names every socket inode with a runtime socket's name.
 // Entries are only lstat'ed, never followed, and nothing is read from them.
-void add_sockets_in_bound_dirs(const std::string& root, NodeFilesystem& f) {
-  constexpr std::size_t kMaxEntries = 256;
+void add_sockets_in_bound_dirs(const std::string& root, NodeFilesystem& f,
+                               std::vector<std::string>& problems) {
+  constexpr std::size_t kMaxEntries =
+      65536;                       // names read per directory; only runtime-named ones are lstat'ed
   if (!f.runtime_sockets) return;  // the mounts were not read: nothing to add to
+  // A directory that could not be listed whole leaves runtime_sockets unknown (absent): the
+  // runtime_socket check is then unwitnessed, never passed on a partial look.
+  const auto unseen = [&](const std::string& what) {
+    problems.push_back("runtime sockets: " + what);
+    f.runtime_sockets.reset();
+  };
   for (const auto& m : f.mounts) {
     const std::string& dest = m.destination;
     if (dest == "/" || under(dest, "/proc") || under(dest, "/sys") || under(dest, "/dev")) continue;
     const int fd = ::open((root + dest).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      if (errno == ENOTDIR) continue;  // a file mounted in (/etc/hosts, a socket itself): named by its point
+      return unseen("cannot list " + dest + " (" + std::strerror(errno) + ")");
+    }
     DIR* d = ::fdopendir(fd);
     if (!d) {
       ::close(fd);
-      continue;
+      return unseen("cannot list " + dest);
     }
     std::size_t seen = 0;
     while (const dirent* e = ::readdir(d)) {
-      if (++seen > kMaxEntries || f.runtime_sockets->size() >= kMaxNodeViewList) break;
+      if (++seen > kMaxEntries || f.runtime_sockets->size() >= kMaxNodeViewList) {
+        ::closedir(d);
+        return unseen(dest + " holds more entries than the node view reads");
+      }
       struct stat st {};
       if (!runtime_socket(e->d_name) || ::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       if (S_ISSOCK(st.st_mode)) f.runtime_sockets->push_back(dest + "/" + e->d_name);
@@ -558,7 +574,7 @@ void observe_runc(const ContainerRef& ref, const RuntimeState& st, NodeContainer
   } else {
     c.problems.push_back("cannot read " + dir + "/mountinfo");
   }
-  add_sockets_in_bound_dirs(dir + "/root", c.filesystem);
+  add_sockets_in_bound_dirs(dir + "/root", c.filesystem, c.problems);
   c.filesystem.sysrq_present = ::access((ref.proc_root + "/sysrq-trigger").c_str(), F_OK) == 0;
   c.devices = devices_of(ref.proc_root, st.pid);
   if (!c.devices) c.problems.push_back("cannot list " + dir + "/root/dev");
